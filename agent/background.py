@@ -1,0 +1,91 @@
+"""Compaction without the wait: write the summary in the background before the threshold.
+
+Past a lower mark (85% of the threshold) the summary request starts on a snapshot of the history
+while the user keeps working. At the threshold it is swapped in if the history still begins with
+that snapshot — messages added since follow it verbatim — otherwise the compaction runs as usual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent import debuglog
+from agent.context import threshold
+from agent.events import Notice
+from agent.i18n import t
+
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
+    from pydantic_ai.messages import ModelMessage
+
+    from agent.state import AppState
+    from compact import CompactResult
+
+LOWER_MARK = 0.85
+
+
+@dataclass
+class Background:
+    snapshot: list[ModelMessage]
+    task: asyncio.Task
+    before: int
+
+
+def lower_mark(state: AppState) -> int:
+    return int(threshold(state) * LOWER_MARK)
+
+
+def maybe_start_background(state: AppState, used: int) -> None:
+    if state.background is not None or used < lower_mark(state) or not state.history:
+        return
+    from agent.summarizer import request_summary
+
+    snapshot = list(state.history)
+    task = asyncio.get_running_loop().create_task(request_summary(state, snapshot))
+    # A failure is handled when the result is wanted; retrieve it so asyncio does not warn.
+    task.add_done_callback(lambda t_: t_.cancelled() or t_.exception())
+    state.background = Background(snapshot, task, used)
+    debuglog.log("background_started", used=used, messages=len(snapshot))
+    state.emit(Notice(t("background_started", state.lang)))
+
+
+def cancel_background(state: AppState) -> None:
+    """On exit, /clear, /undo, a model change: the snapshot no longer matters."""
+    background, state.background = state.background, None
+    if background is not None and not background.task.done():
+        background.task.cancel()
+        debuglog.log("background_cancelled")
+
+
+def _still_prefix(snapshot: list[ModelMessage], history: list[ModelMessage]) -> bool:
+    return len(history) >= len(snapshot) and all(a is b for a, b in zip(snapshot, history, strict=False))
+
+
+def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | None:
+    """A coroutine that swaps the background summary in, or None to compact as usual."""
+    background = state.background
+    if background is None:
+        return None
+    state.background = None
+    if not _still_prefix(background.snapshot, state.history):
+        background.task.cancel()
+        debuglog.log("background_discarded", reason="history changed")
+        return None
+    return _swap(state, background)
+
+
+async def _swap(state: AppState, background: Background) -> CompactResult:
+    from compact import finish_background, run_compact
+
+    try:
+        # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
+        reply = await background.task
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
+        debuglog.log("background_failed", error=repr(exc)[:300])
+        return await run_compact(state, trigger="auto")
+    return finish_background(state, background.snapshot, reply)

@@ -1,0 +1,129 @@
+"""The context watermark: how full the window is, and where compaction starts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agent import tokens
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+    from agent.state import AppState
+
+# The design's figures for a 131,072-token window (deepseek-chat): the summary's output and the
+# compaction prompt need 20,000 tokens, and 10,000 more keep a safety margin.
+CONTEXT_WINDOW = 131_072
+COMPACT_OUTPUT_RESERVE = 20_000
+AUTO_COMPACT_BUFFER = 10_000
+# Never plan a summary output smaller than this: below it a summary of a long session is useless.
+MIN_OUTPUT_RESERVE = 1_024
+
+
+def output_reserve(window: int) -> int:
+    """Tokens kept free for the summary; scales with the window (20,000 at 131,072)."""
+    return max(MIN_OUTPUT_RESERVE, window * COMPACT_OUTPUT_RESERVE // CONTEXT_WINDOW)
+
+
+def compact_threshold(window: int = CONTEXT_WINDOW, compact_at: str | None = None) -> int:
+    """Where automatic compaction starts.
+
+    The design's CONTEXT_WINDOW - COMPACT_OUTPUT_RESERVE - AUTO_COMPACT_BUFFER at 131,072 (101,072).
+    Other windows keep the same proportions (77%), so an 8k model compacts at ~6.3k rather than at
+    a negative number, and a 1M model at ~771k rather than at 970k, unless `--compact-at` says
+    otherwise ("N" tokens or "P%" of the window).
+    """
+    if compact_at:
+        return parse_compact_at(compact_at, window)
+    buffer = window * AUTO_COMPACT_BUFFER // CONTEXT_WINDOW
+    return window - output_reserve(window) - buffer
+
+
+def parse_compact_at(value: str, window: int) -> int:
+    """`--compact-at 600000`, `600k` or `60%`; clamped to [10% of window, window - reserve]."""
+    text = value.strip().lower().replace(",", "").replace("_", "")
+    if text.endswith("%"):
+        number = int(float(text[:-1]) * window / 100)
+    elif text.endswith("k"):
+        number = int(float(text[:-1]) * 1000)
+    else:
+        number = int(text)
+    if number <= 0:
+        raise ValueError(f"--compact-at must be positive: {value}")
+    return max(window // 10, min(number, window - output_reserve(window)))
+
+
+def fixed_prefix_tokens(state: AppState) -> int:
+    """Tokens of the instructions and tool definitions: measured once, they never change."""
+    if state.fixed_prefix_tokens is None:
+        from agent.loop import get_agent
+
+        agent = get_agent(state)
+        instructions = "".join(i if isinstance(i, str) else "" for i in _instructions(agent))
+        state.fixed_prefix_tokens = tokens.count_request_prefix(instructions, tool_definitions(agent))
+    return state.fixed_prefix_tokens
+
+
+def _instructions(agent: object) -> list[object]:
+    raw = getattr(agent, "_instructions", None) or []
+    return list(raw) if isinstance(raw, list | tuple) else [raw]
+
+
+def tool_definitions(agent: object) -> list[dict]:
+    """The tools as OpenAI sends them: name, description, JSON schema."""
+    toolset = getattr(agent, "_function_toolset", None)
+    defs = []
+    for tool in getattr(toolset, "tools", {}).values():
+        tool_def = tool.tool_def
+        defs.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": tool_def.name,
+                    "description": tool_def.description or "",
+                    "parameters": tool_def.parameters_json_schema,
+                },
+            }
+        )
+    return defs
+
+
+def tool_definitions_json(agent: object) -> str:
+    return json.dumps(tool_definitions(agent), ensure_ascii=False)
+
+
+def context_tokens(state: AppState, pending: Sequence[ModelMessage] = ()) -> int:
+    """Tokens the next request will carry.
+
+    The design's figure is the newest response's input + output tokens, as the provider measured
+    them. Messages after that response (tool results, the pending user text and @-mentioned files)
+    are not in any usage yet: count them with the DeepSeek tokenizer. With no usage at all (a new
+    or just-compacted history) count everything, instructions and tool definitions included, so the
+    gauge is right right after a compaction and never 0 for a non-empty context.
+    """
+    history = state.history
+    anchor, base = _usage_anchor(history)
+    if anchor is None:
+        return fixed_prefix_tokens(state) + tokens.count_messages(history) + tokens.count_messages(pending)
+    return base + tokens.count_messages(history[anchor + 1 :]) + tokens.count_messages(pending)
+
+
+def _usage_anchor(history: Sequence[ModelMessage]) -> tuple[int | None, int]:
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.kind == "response" and message.usage.input_tokens:
+            return index, message.usage.input_tokens + message.usage.output_tokens
+        if message.kind == "request" and _is_summary(message):
+            # Usage before a summary belongs to the compacted history: never anchor across it.
+            return None, 0
+    return None, 0
+
+
+def _is_summary(message: ModelMessage) -> bool:
+    return bool(message.metadata and message.metadata.get("compact_summary") is not None)
+
+
+def threshold(state: AppState) -> int:
+    return compact_threshold(state.config.context_window, state.config.compact_at)

@@ -1,0 +1,9 @@
+"""Typed ends of a compaction: each carries the one line the user sees."""
+
+
+class CompactError(Exception):
+    """A compaction that did not happen; nothing was changed."""
+
+
+class NothingToCompact(CompactError):
+    pass

@@ -1,0 +1,96 @@
+"""User-facing short texts in English and Chinese. Long prompt texts live in prompts/."""
+
+from __future__ import annotations
+
+import locale
+import os
+
+TEXTS: dict[str, tuple[str, str]] = {
+    # key: (en, zh)
+    "err_auth": (
+        "The endpoint refused the API key (HTTP {status}). Set API_KEY or DEEPSEEK_API_KEY "
+        "(OPENAI_API_KEY with --base-url) to a valid key.",
+        "接口拒绝了 API Key（HTTP {status}）。请把 API_KEY 或 DEEPSEEK_API_KEY（用 --base-url 时也可用 OPENAI_API_KEY）设为有效的 Key。",
+    ),
+    "err_forbidden": (
+        "The endpoint refused access (HTTP 403): the key may lack permission for this model.",
+        "接口拒绝访问（HTTP 403）：这个 Key 可能没有该模型的权限。",
+    ),
+    "err_model": (
+        "The endpoint does not know the model '{model}'. Choose another with --model.",
+        "接口不认识模型 '{model}'，请用 --model 换一个。",
+    ),
+    "err_context": (
+        "The request was longer than the model's context window; run /compact and try again.",
+        "请求超出了模型的上下文窗口；请先 /compact 再重试。",
+    ),
+    "err_http": ("The endpoint answered HTTP {status}: {detail}", "接口返回 HTTP {status}：{detail}"),
+    "err_api": ("Could not reach the model at {url}: {detail}", "无法连接模型接口 {url}：{detail}"),
+    "err_behaviour": ("The model's answer could not be used: {detail}", "模型的回答无法使用：{detail}"),
+    "err_other": ("The turn failed: {detail}", "本轮失败：{detail}"),
+    "auto_compact": (
+        "Context is nearly full ({used:,} / {threshold:,} tokens), compacting automatically",
+        "上下文接近上限（{used:,} / {threshold:,} tokens），自动压缩中",
+    ),
+    "mid_turn_compact": (
+        "Context filled up during this turn ({used:,} / {threshold:,} tokens), compacting and continuing",
+        "本轮执行中上下文接近上限（{used:,} / {threshold:,} tokens），压缩后继续",
+    ),
+    "auto_compact_failed": ("Automatic compaction failed: {reason}", "自动压缩失败：{reason}"),
+    "auto_compact_off": (
+        "Automatic compaction failed {n} times in a row and is now off; use /compact to try by hand.",
+        "自动压缩连续失败 {n} 次，已停止自动压缩；可以用 /compact 手动压缩。",
+    ),
+    "thrashing": (
+        "The context refills within two turns of every compaction, so automatic compaction is now off. "
+        "Try /compact with instructions on what to keep, a larger --context-window, or --compact-at.",
+        "每次压缩后不到两轮上下文又满了，已停止自动压缩。可以试试带说明的 /compact、更大的 --context-window 或 --compact-at。",
+    ),
+    "nothing_to_compact": ("Nothing to compact.", "没有可压缩的内容。"),
+    "compact_empty": ("the model returned an empty summary", "模型返回了空摘要"),
+    "compact_tool_call": ("the model tried to call a tool instead of writing a summary", "模型试图调用工具而不是写摘要"),
+    "compact_no_archive": (
+        "cannot write the archive folder {path}: {error}; nothing was changed",
+        "无法写入存档目录 {path}：{error}；没有做任何改动",
+    ),
+    "compact_not_smaller": (
+        "the summary was not smaller than the history ({before:,} → {after:,} tokens); kept the history",
+        "摘要并不比原历史小（{before:,} → {after:,} tokens）；保留原历史",
+    ),
+    "compact_cancelled": ("Compaction cancelled; nothing was changed.", "压缩已取消，没有做任何改动。"),
+    "compact_failed": ("Compaction failed: {reason}. Nothing was changed.", "压缩失败：{reason}。没有做任何改动。"),
+    "compact_done": (
+        "Compacted: {before:,} → {after:,} tokens. Full transcript archived at {archive}",
+        "压缩完成：{before:,} → {after:,} tokens。完整对话已存档到 {archive}",
+    ),
+    "compact_cheap_done": (
+        "Cleared old tool results: {before:,} → {after:,} tokens (no summary needed). Archived at {archive}",
+        "清理了旧的工具结果：{before:,} → {after:,} tokens（无需摘要）。已存档到 {archive}",
+    ),
+    "compact_left_out": (
+        "{n} oldest messages did not fit in the compaction request and were left out (they are in the archive).",
+        "最早的 {n} 条消息放不进压缩请求，已略去（存档里都有）。",
+    ),
+    "background_started": ("Writing a summary in the background…", "正在后台写摘要……"),
+    "undo_nothing": ("No compaction to undo.", "没有可以撤销的压缩。"),
+    "undo_done": (
+        "Restored the history from {archive} ({n} messages); the compacted history was archived at {saved}.",
+        "已从 {archive} 恢复历史（{n} 条消息）；压缩后的历史已存档到 {saved}。",
+    ),
+    "skipped_lines": ("Session file: skipped {n} unreadable line(s): {first}", "会话文件：跳过了 {n} 行无法读取的内容：{first}"),
+    "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
+}
+
+
+def t(key: str, lang: str, **values: object) -> str:
+    en, zh = TEXTS[key]
+    return (zh if lang == "zh" else en).format(**values)
+
+
+def default_lang() -> str:
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    code = (locale.getlocale()[0] or "").lower()
+    return "zh" if code.startswith("zh") else "en"

@@ -1,0 +1,214 @@
+"""One user turn: run the agent, stream its events to the UI, append every message to the session.
+
+The loop never prints. It emits `agent.events` and keeps `state.history` a history that the next
+request accepts whatever happens (an error, Ctrl-C): every tool call keeps its result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import session
+from agent import debuglog
+from agent.events import Notice, TextDelta, ThinkingDelta, ToolCallStarted, ToolResult, UsageUpdate
+from agent.state import AppState
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse
+
+INTERRUPTED = "Interrupted by the user before this tool finished."
+
+
+@dataclass
+class TurnOutcome:
+    ok: bool
+    error: str | None = None
+    cancelled: bool = False
+
+
+def get_agent(state: AppState) -> Agent[AppState, str]:
+    """The agent for this state's model, built once: its instructions and tools never change,
+    so every request of the session shares one cacheable prefix."""
+    if state.agent is None:
+        from pydantic_ai import Agent
+
+        from agent.model import build_model
+        from agent.prompts import system_prompt
+        from agent.tools import TOOLS
+        from compact import ContextGuard
+
+        state.agent = Agent(
+            build_model(state.config),
+            instructions=system_prompt(state.workspace, state.lang),
+            deps_type=AppState,
+            tools=TOOLS,
+            retries=3,
+            capabilities=[ContextGuard()],
+        )
+    return state.agent
+
+
+def sync_history(state: AppState, messages: list[ModelMessage]) -> None:
+    """Make `messages` the history and append what the session file does not have yet."""
+    state.history = messages
+    if state.persisted < len(messages):
+        session.append_messages(state.session_id, messages[state.persisted :], state.workspace)
+        state.persisted = len(messages)
+
+
+async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None = None) -> TurnOutcome:
+    """Run one turn. `prelude` are messages placed before the user's text (@-mention reads)."""
+    agent = get_agent(state)
+    start = list(state.history)
+    tool_results: dict[str, Any] = {}
+    got_response = False
+    run = None
+    try:
+        async with agent.iter(user_input, message_history=start + (prelude or []), deps=state) as run:
+            async for node in run:
+                if agent.is_model_request_node(node):
+                    async with node.stream(run.ctx) as stream:
+                        async for event in stream:
+                            _emit_stream_event(state, event)
+                        _record_usage(state, stream.response)
+                    got_response = True
+                elif agent.is_call_tools_node(node):
+                    async with node.stream(run.ctx) as stream:
+                        async for event in stream:
+                            _emit_tool_event(state, event, tool_results)
+                sync_history(state, run.all_messages())
+        return TurnOutcome(ok=True)
+    except asyncio.CancelledError:
+        _settle(state, run, start, tool_results, got_response)
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
+        message = describe_error(exc, state)
+        debuglog.log("turn_error", error=repr(exc)[:500])
+        state.emit(Notice(message, level="error"))
+        _settle(state, run, start, tool_results, got_response)
+        return TurnOutcome(ok=False, error=message)
+
+
+def _settle(state: AppState, run: Any, start: list[ModelMessage], results: dict[str, Any], got: bool) -> None:
+    """After an error or Ctrl-C: keep what completed, give every dangling tool call a result."""
+    if run is None or not got:
+        # Nothing came back: the turn never happened. The user's text stays in the input history.
+        state.history = start if state.persisted >= len(start) else state.history
+        return
+    messages = repair(list(run.all_messages()), results)
+    sync_history(state, messages)
+
+
+def repair(messages: list[ModelMessage], results: dict[str, Any]) -> list[ModelMessage]:
+    """Close every tool call that has no return, so the next request is accepted."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+    if not messages or not isinstance(messages[-1], ModelResponse):
+        return messages
+    calls = [p for p in messages[-1].parts if isinstance(p, ToolCallPart)]
+    if not calls:
+        return messages
+    parts = []
+    for call in calls:
+        done = results.get(call.tool_call_id)
+        if done is not None:
+            parts.append(done)
+        else:
+            parts.append(ToolReturnPart(call.tool_name, INTERRUPTED, tool_call_id=call.tool_call_id))
+    return messages + [ModelRequest(parts=parts)]
+
+
+def _emit_stream_event(state: AppState, event: Any) -> None:
+    from pydantic_ai.messages import (
+        PartDeltaEvent,
+        PartStartEvent,
+        TextPart,
+        TextPartDelta,
+        ThinkingPart,
+        ThinkingPartDelta,
+    )
+
+    if isinstance(event, PartStartEvent):
+        if isinstance(event.part, TextPart) and event.part.content:
+            state.emit(TextDelta(event.part.content))
+        elif isinstance(event.part, ThinkingPart) and event.part.content:
+            state.emit(ThinkingDelta(event.part.content))
+    elif isinstance(event, PartDeltaEvent):
+        if isinstance(event.delta, TextPartDelta) and event.delta.content_delta:
+            state.emit(TextDelta(event.delta.content_delta))
+        elif isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
+            state.emit(ThinkingDelta(event.delta.content_delta))
+
+
+def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> None:
+    from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolReturnPart
+
+    if isinstance(event, FunctionToolCallEvent):
+        args = event.part.args_as_dict() if event.args_valid is not False else {}
+        state.emit(ToolCallStarted(event.part.tool_call_id, event.part.tool_name, args))
+    elif isinstance(event, FunctionToolResultEvent):
+        part = event.part
+        results[part.tool_call_id] = part
+        content = part.model_response_str() if isinstance(part, ToolReturnPart) else part.model_response()
+        meta = getattr(part, "metadata", None)
+        diff = meta.get("diff") if isinstance(meta, dict) else None
+        is_error = not isinstance(part, ToolReturnPart) or content.startswith("Error:")
+        state.emit(ToolResult(part.tool_call_id, part.tool_name, content, is_error=is_error, diff=diff))
+
+
+def response_cache_hits(response: ModelResponse) -> int:
+    details = response.usage.details or {}
+    return int(details.get("prompt_cache_hit_tokens") or response.usage.cache_read_tokens or 0)
+
+
+def _record_usage(state: AppState, response: ModelResponse) -> None:
+    from compact import context_tokens
+
+    usage = response.usage
+    hits = response_cache_hits(response)
+    stats = state.stats
+    stats.requests += 1
+    stats.input_tokens += usage.input_tokens
+    stats.output_tokens += usage.output_tokens
+    stats.cache_hit_tokens += hits
+    debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
+    state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, context_tokens(state, [response])))
+
+
+def describe_error(exc: BaseException, state: AppState) -> str:
+    """One clear line for the user; the traceback goes to the debug log only."""
+    from pydantic_ai.exceptions import (
+        ModelAPIError,
+        ModelAuthenticationError,
+        ModelContextWindowExceededError,
+        ModelHTTPError,
+        ModelNotFoundError,
+        UnexpectedModelBehavior,
+    )
+
+    from agent.i18n import t
+
+    lang = state.lang
+    if isinstance(exc, ModelAuthenticationError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 401):
+        return t("err_auth", lang, status=getattr(exc, "status_code", 401))
+    if isinstance(exc, ModelHTTPError) and exc.status_code == 403:
+        return t("err_forbidden", lang)
+    if isinstance(exc, ModelNotFoundError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 404):
+        return t("err_model", lang, model=state.config.model)
+    if isinstance(exc, ModelContextWindowExceededError):
+        return t("err_context", lang)
+    if isinstance(exc, ModelHTTPError):
+        return t("err_http", lang, status=exc.status_code, detail=_short(exc.body or exc.message))
+    if isinstance(exc, ModelAPIError):
+        return t("err_api", lang, detail=_short(str(exc)), url=state.config.endpoint)
+    if isinstance(exc, UnexpectedModelBehavior):
+        return t("err_behaviour", lang, detail=_short(str(exc)))
+    return t("err_other", lang, detail=_short(f"{type(exc).__name__}: {exc}"))
+
+
+def _short(detail: object, limit: int = 200) -> str:
+    text = " ".join(str(detail).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

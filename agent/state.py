@@ -1,0 +1,85 @@
+"""The state of one REPL session. It is also the tools' `deps` (RunContext.deps)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.config import Config
+from agent.events import Emit, Event
+from agent.file_history import FileHistory
+from agent.file_state import ReadFileState
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+# Asked before a shell command runs: returns "y", "n" or "always".
+Approve = Callable[[str], Awaitable[str]]
+
+
+async def _deny(command: str) -> str:
+    return "n"
+
+
+def _drop(event: Event) -> None:
+    pass
+
+
+@dataclass
+class Stats:
+    """Figures /status shows; reset with the session."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_hit_tokens: int = 0
+    compactions: int = 0
+    compaction_tokens: int = 0  # input+output of compaction requests (background included)
+    last_archive: str | None = None
+    cheap_tier_saved: int = 0  # tokens cleared from old tool results
+    cheap_tier_spared_calls: int = 0  # compactions where clearing alone was enough
+    summary_tier_saved: int = 0
+
+
+@dataclass
+class AppState:
+    config: Config
+    session_id: str
+    history: list[ModelMessage] = field(default_factory=list)
+    read_file_state: ReadFileState = field(default_factory=ReadFileState)
+    file_history: FileHistory = field(default_factory=FileHistory)
+    emit: Emit = _drop
+    approve: Approve = _deny
+    always_allowed: set[str] = field(default_factory=set)
+    stats: Stats = field(default_factory=Stats)
+    compact_failures: int = 0
+    auto_compact_off_reason: str | None = None
+    # Messages of `history` already appended to the session file.
+    persisted: int = 0
+    # Tokens of the tool definitions + instructions, measured once (they never change).
+    fixed_prefix_tokens: int | None = None
+    # Turn numbers (count of user turns) at which automatic compactions fired: thrash detection.
+    auto_compact_turns: list[int] = field(default_factory=list)
+    turns: int = 0
+    # The pydantic-ai Agent, built once per model (see agent.loop.get_agent).
+    agent: Any = None
+    # Undo information for "/compact undo": (archive path, checkpoints the compaction dropped).
+    compact_undo: list[tuple[Path, list[Any]]] = field(default_factory=list)
+    # The background compaction task, if one is running (compact.BackgroundCompaction).
+    background: Any = None
+    # True while a compaction request is in flight: the mid-turn guard must not recurse into it.
+    compacting: bool = False
+    # Automatic compactions that came within two turns of the previous one, in a row.
+    thrash_streak: int = 0
+    # The session's flock (session.SessionLock): one writer per session.
+    lock: Any = None
+
+    @property
+    def workspace(self) -> Path:
+        return self.config.workspace
+
+    @property
+    def lang(self) -> str:
+        return self.config.lang

@@ -1,0 +1,407 @@
+"""Context compaction: the design's run_compact / auto_compact_if_needed, and what goes past it.
+
+Order of a compaction (the design's): one LLM call writes the summary; the full session file is
+archived; the history is rebuilt from the summary plus the files read most recently; the session
+file is rewritten atomically. Everything before the rewrite can fail or be cancelled and leaves
+history, session file, ReadFileState and checkpoints exactly as they were: the only await is the
+LLM call, and the steps after it are synchronous.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import session
+from agent import debuglog, tokens
+from agent.context import context_tokens, fixed_prefix_tokens, threshold
+from agent.errors import CompactError, NothingToCompact
+from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
+from agent.file_state import ReadFileState
+from agent.i18n import t
+from agent.mentions import build_mention_messages
+from agent.summary import (
+    SummaryParts,
+    build_summary_message,
+    files_touched,
+    is_summary,
+    missing_user_messages,
+    previous_summary,
+    user_messages,
+)
+from agent.summarizer import request_summary
+from agent.tiers import clear_tool_results
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+    from agent.state import AppState
+
+MAX_COMPACT_FAILURES = 3
+RESTORE_MAX_FILES = 5
+RESTORE_MAX_TOKENS = 50_000
+# The cheap tier alone is enough when it brings the context under this share of the threshold:
+# the margin keeps the next turn from triggering again at once.
+CHEAP_TIER_TARGET = 0.7
+# Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
+CHEAP_TIER_KEEP = 0.25
+# A mid-turn compaction keeps the turn's newest tool exchanges verbatim, up to this share.
+MID_TURN_TAIL = 0.25
+# Two automatic compactions within this many turns count as thrashing.
+THRASH_TURNS = 2
+THRASH_STREAK = 2
+
+
+@dataclass
+class CompactResult:
+    tokens_before: int
+    tokens_after: int
+    archive: str
+    tier: str
+    left_out: int = 0
+
+
+def restore_budget(window: int) -> int:
+    return min(RESTORE_MAX_TOKENS, window // 10)
+
+
+def restore_file_messages(old_state: ReadFileState, new_state: ReadFileState, state: AppState) -> list:
+    """Re-read the newest-read files (at most 5, within the budget) into the new history.
+
+    Newest first; a file that is gone or no longer fits is skipped and older ones may still fit;
+    restored in their original read order, through the same mechanism as @-mentions.
+    """
+    picked, used = [], 0
+    budget = restore_budget(state.config.context_window)
+    for path in reversed(old_state.paths()):
+        if len(picked) >= RESTORE_MAX_FILES:
+            break
+        try:
+            size = tokens.count_text(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if used + size > budget:
+            continue
+        picked.append(str(path))
+        used += size
+    picked.reverse()
+    messages, _notices = build_mention_messages(picked, state, read_file_state=new_state)
+    return messages
+
+
+def _check_archive_writable(state: AppState) -> None:
+    folder = session.archive_dir(state.workspace)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError("permission denied")
+    except OSError as exc:
+        raise CompactError(t("compact_no_archive", state.lang, path=folder, error=exc)) from exc
+
+
+def _without_usage(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Kept responses must not carry usage measured on the old, larger history."""
+    from pydantic_ai.messages import ModelResponse
+    from pydantic_ai.usage import RequestUsage
+
+    return [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in messages]
+
+
+def _history_tokens(state: AppState, history: Sequence[ModelMessage]) -> int:
+    return fixed_prefix_tokens(state) + tokens.count_messages(history)
+
+
+async def run_compact(
+    state: AppState, custom_instructions: str = "", *, trigger: str = "manual", tail_from: int | None = None
+) -> CompactResult:
+    """Compact `state.history`. `tail_from`: messages from this index on are kept verbatim."""
+    history = list(state.history)
+    if not history or all(is_summary(m) for m in history):
+        raise NothingToCompact(t("nothing_to_compact", state.lang))
+    before = context_tokens(state)
+    _check_archive_writable(state)
+    state.emit(CompactionStarted(trigger, before, threshold(state)))
+    tail = history[tail_from:] if tail_from is not None else []
+
+    if trigger != "manual":
+        keep = int(threshold(state) * CHEAP_TIER_KEEP)
+        cleared, saved = clear_tool_results(history, keep)
+        after = _history_tokens(state, cleared)
+        if saved and after <= threshold(state) * CHEAP_TIER_TARGET and after < before:
+            debuglog.log("cheap_tier", before=before, after=after, saved=saved)
+            state.stats.cheap_tier_saved += saved
+            state.stats.cheap_tier_spared_calls += 1
+            return _commit(state, cleared, before, trigger, tier="cheap", summary=None)
+
+    state.compacting = True
+    try:
+        reply = await request_summary(state, history, custom_instructions)
+    finally:
+        state.compacting = False
+    return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, tail)
+
+
+def _finish_summary(
+    state: AppState,
+    history: list[ModelMessage],
+    summary: str,
+    left_out: int,
+    before: int,
+    trigger: str,
+    tail: list[ModelMessage],
+) -> CompactResult:
+    compacted = history[: len(history) - len(tail)]
+    earlier = previous_summary(history)
+    earlier_files = (earlier.metadata or {}).get("files") if earlier else None
+    parts = SummaryParts(
+        summary=summary,
+        archives=list((earlier.metadata or {}).get("archives", [])) if earlier else [],
+        missing_user_messages=missing_user_messages(summary, user_messages(compacted), state.lang),
+        files=files_touched(compacted, earlier_files),
+        left_out=left_out,
+    )
+    return _commit(state, None, before, trigger, tier="summary", summary=parts, tail=tail)
+
+
+def finish_background(state: AppState, snapshot: list[ModelMessage], reply: Any) -> CompactResult:
+    """Swap in a summary written in the background; messages added since follow it verbatim."""
+    before = context_tokens(state)
+    _check_archive_writable(state)
+    tail = state.history[len(snapshot) :]
+    history = list(state.history)
+    return _finish_summary(state, history, reply.summary, reply.left_out, before, "background", tail)
+
+
+def _commit(
+    state: AppState,
+    rebuilt: list[ModelMessage] | None,
+    before: int,
+    trigger: str,
+    *,
+    tier: str,
+    summary: SummaryParts | None,
+    tail: Sequence[ModelMessage] = (),
+) -> CompactResult:
+    """Archive, rebuild, rewrite, swap. Synchronous on purpose: nothing can interleave."""
+    # The archive must hold the whole transcript: append what the session file does not have yet.
+    if state.persisted < len(state.history):
+        session.append_messages(state.session_id, state.history[state.persisted :], state.workspace)
+        state.persisted = len(state.history)
+    archive = session.archive_session(state.session_id, state.workspace)
+    new_read_state = state.read_file_state
+    if summary is not None:
+        summary.archives.append(str(archive))
+        new_read_state = ReadFileState()
+        restored = restore_file_messages(state.read_file_state, new_read_state, state)
+        head = [build_summary_message(summary, state.lang, state.workspace)]
+        rebuilt = head + restored + _without_usage(tail)
+    assert rebuilt is not None
+    after = _history_tokens(state, rebuilt)
+    if after >= before:
+        try:
+            archive.unlink()
+        except OSError:
+            pass
+        raise CompactError(t("compact_not_smaller", state.lang, before=before, after=after))
+    session.rewrite_messages(state.session_id, rebuilt, state.workspace)
+
+    # Only now, with the new file safely on disk, does memory change.
+    dropped = _drop_checkpoints(state, len(state.history) - len(tail))
+    state.compact_undo.append((archive, dropped))
+    state.history = rebuilt
+    state.persisted = len(rebuilt)
+    state.read_file_state = new_read_state
+    state.stats.compactions += 1
+    state.stats.last_archive = str(archive)
+    if tier == "summary":
+        state.stats.summary_tier_saved += before - after
+    left_out = summary.left_out if summary else 0
+    debuglog.log("compacted", trigger=trigger, tier=tier, before=before, after=after, archive=str(archive))
+    state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out))
+    return CompactResult(before, after, str(archive), tier, left_out)
+
+
+def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Any]:
+    """Checkpoints whose history_index points into the compacted messages go (the design drops
+    them all); they are kept aside so "/compact undo" can bring them back."""
+    fh = state.file_history
+    doomed = [cp for cp in fh.checkpoints if cp.history_index <= compacted_until]
+    if not doomed:
+        return []
+    first = doomed[0]
+    dropped = fh.checkpoints[fh.checkpoints.index(first) :]
+    fh.drop_from(first)
+    return dropped
+
+
+# --- automatic compaction ------------------------------------------------------------------
+
+
+def _auto_allowed(state: AppState) -> bool:
+    return state.config.auto_compact and state.auto_compact_off_reason is None
+
+
+async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage] = ()) -> None:
+    """Before the user's turn: over the threshold, compact first. A failure never blocks the turn."""
+    from agent.background import maybe_start_background, take_background
+
+    if not _auto_allowed(state):
+        return
+    used = context_tokens(state, pending)
+    limit = threshold(state)
+    if used < limit:
+        maybe_start_background(state, used)
+        return
+    state.emit(Notice(t("auto_compact", state.lang, used=used, threshold=limit)))
+    await _attempt(state, "auto", lambda: take_background(state) or run_compact(state, trigger="auto"))
+
+
+async def _attempt(state: AppState, trigger: str, start: Any) -> bool:
+    try:
+        await start()
+    except NothingToCompact:
+        return False
+    except CompactError as exc:
+        _failed(state, trigger, str(exc))
+        return False
+    except Exception as exc:  # noqa: BLE001 - an automatic compaction must never break the turn
+        from agent.loop import describe_error
+
+        _failed(state, trigger, describe_error(exc, state))
+        return False
+    state.compact_failures = 0
+    _check_thrashing(state)
+    return True
+
+
+def _failed(state: AppState, trigger: str, reason: str) -> None:
+    state.compact_failures += 1
+    debuglog.log("compact_failed", trigger=trigger, reason=reason, failures=state.compact_failures)
+    state.emit(CompactionFailed(trigger, reason))
+    if state.compact_failures >= MAX_COMPACT_FAILURES and state.auto_compact_off_reason is None:
+        state.auto_compact_off_reason = "failures"
+        state.emit(Notice(t("auto_compact_off", state.lang, n=state.compact_failures), level="warn"))
+
+
+def _check_thrashing(state: AppState) -> None:
+    turns = state.auto_compact_turns
+    if turns and state.turns - turns[-1] <= THRASH_TURNS:
+        state.thrash_streak += 1
+    else:
+        state.thrash_streak = 0
+    turns.append(state.turns)
+    if state.thrash_streak >= THRASH_STREAK:
+        state.auto_compact_off_reason = "thrashing"
+        debuglog.log("thrashing", turns=turns[-3:])
+        state.emit(Notice(t("thrashing", state.lang), level="warn"))
+
+
+def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage]) -> int | None:
+    """Where the kept tail starts: the current user request, then the newest tool exchanges."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
+
+    prompt_at = None
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            prompt_at = index
+            break
+    if prompt_at is None or not any(isinstance(m, ModelResponse) for m in messages[prompt_at:]):
+        return None  # the first request of a turn: the before-turn check covers it
+    budget = int(threshold(state) * MID_TURN_TAIL)
+    start = len(messages)
+    for index in range(len(messages) - 1, prompt_at, -1):
+        if isinstance(messages[index], ModelResponse):
+            cost = tokens.count_messages(messages[index:start])
+            if cost > budget and start < len(messages):
+                break
+            budget -= cost
+            start = index
+    return start
+
+
+class _Guard:
+    """Checks the watermark before every model request inside a run (a pydantic-ai capability)."""
+
+    async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+        state: AppState = ctx.deps
+        if state is None or state.compacting or not _auto_allowed(state):
+            return request_context
+        messages = list(ctx.messages)
+        tail_start = _mid_turn_tail(state, messages)
+        if tail_start is None:
+            return request_context
+        state.history = messages
+        used = context_tokens(state)
+        limit = threshold(state)
+        if used < limit:
+            return request_context
+        state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
+        prompt_at = _last_prompt(messages)
+        keep = [messages[prompt_at]] + messages[tail_start:]
+        ok = await _attempt(state, "mid-turn", lambda: _mid_turn(state, messages, keep))
+        if ok:
+            ctx.messages[:] = state.history
+            request_context.messages = list(state.history)
+        return request_context
+
+
+async def _mid_turn(state: AppState, messages: list[ModelMessage], keep: list[ModelMessage]) -> CompactResult:
+    before = context_tokens(state)
+    _check_archive_writable(state)
+    state.emit(CompactionStarted("mid-turn", before, threshold(state)))
+    state.compacting = True
+    try:
+        reply = await request_summary(state, messages, "")
+    finally:
+        state.compacting = False
+    return _finish_summary(state, messages, reply.summary, reply.left_out, before, "mid-turn", keep)
+
+
+def _last_prompt(messages: Sequence[ModelMessage]) -> int:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return index
+    return 0
+
+
+def ContextGuard() -> Any:  # noqa: N802 - reads as a class where the agent is built
+    from pydantic_ai.capabilities import AbstractCapability
+
+    class _ContextGuard(_Guard, AbstractCapability):
+        pass
+
+    return _ContextGuard()
+
+
+# --- /compact undo -------------------------------------------------------------------------
+
+
+def undo_compaction(state: AppState) -> tuple[str, str, int]:
+    """Restore the history from the newest archive, archiving the current one first, so nothing
+    is lost either way. Checkpoints that compaction dropped come back with it."""
+    archives = session.list_archives(state.session_id, state.workspace)
+    if not archives:
+        raise NothingToCompact(t("undo_nothing", state.lang))
+    newest = archives[-1]
+    loaded = session.parse_lines(newest.read_bytes())
+    if state.persisted < len(state.history):
+        session.append_messages(state.session_id, state.history[state.persisted :], state.workspace)
+    saved = session.archive_session(state.session_id, state.workspace)
+    session.rewrite_messages(state.session_id, loaded.messages, state.workspace)
+    state.history = loaded.messages
+    state.persisted = len(loaded.messages)
+    for index in range(len(state.compact_undo) - 1, -1, -1):
+        archive, dropped = state.compact_undo[index]
+        if archive == newest:
+            state.file_history.restore_checkpoints(dropped)
+            del state.compact_undo[index]
+            break
+    debuglog.log("compact_undo", archive=str(newest), saved=str(saved), messages=len(loaded.messages))
+    return str(newest), str(saved), len(loaded.messages)

@@ -1,0 +1,214 @@
+"""coding-agent-compact: arguments, start-up and on_submit (the design's order)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import session
+from agent.config import DEFAULT_MODEL, Config, known_context_window
+from agent.events import Notice
+from agent.file_history import FileHistory
+from agent.file_state import ReadFileState
+from agent.i18n import default_lang, t
+from agent.state import AppState
+
+__version__ = "0.1.0"
+KEY_VARIABLES = ("API_KEY", "DEEPSEEK_API_KEY")
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(f"CODING_AGENT_{name.upper()}", default)
+
+
+def _env_flag(name: str) -> bool:
+    return (_env(name) or "").lower() in ("1", "true", "yes", "on")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="main.py",
+        description="A terminal coding agent whose long sessions never hit the context wall. "
+        "Every flag can also be set as CODING_AGENT_<NAME> (e.g. CODING_AGENT_MODEL).",
+    )
+    p.add_argument("--model", default=_env("model", DEFAULT_MODEL), help="model name (default deepseek-chat)")
+    p.add_argument("--base-url", default=_env("base_url"), help="any OpenAI-compatible endpoint")
+    p.add_argument("--context-window", type=int, default=_env("context_window"), help="the model's window, tokens")
+    p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
+    p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
+    p.add_argument("-p", "--print", dest="prompt", default=_env("print"), help="run one turn, print, exit")
+    p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
+                   help="resume the latest session of this directory")
+    p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
+    p.add_argument("--yes", action="store_true", default=_env_flag("yes"), help="run shell commands without asking")
+    p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
+    p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
+    p.add_argument("--version", action="version", version=f"coding-agent-compact {__version__}")
+    return p.parse_args(argv)
+
+
+def api_key(args: argparse.Namespace) -> str | None:
+    names = KEY_VARIABLES + (("OPENAI_API_KEY",) if args.base_url else ())
+    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+
+def build_config(args: argparse.Namespace) -> Config:
+    known = known_context_window(args.model)
+    window = int(args.context_window) if args.context_window else (known or 131_072)
+    return Config(
+        model=args.model,
+        base_url=args.base_url,
+        api_key=api_key(args),
+        context_window=window,
+        window_known=bool(args.context_window) or known is not None,
+        compact_at=args.compact_at,
+        auto_compact=not args.no_auto_compact,
+        yes=args.yes,
+        lang=args.lang,
+        workspace=Path.cwd().resolve(),
+        debug=args.debug,
+    )
+
+
+# --- sessions ------------------------------------------------------------------------------
+
+
+def load_session(state: AppState, session_id: str) -> list:
+    loaded = session.load(session_id, state.workspace)
+    if loaded.skipped:
+        state.emit(Notice(t("skipped_lines", state.lang, n=len(loaded.skipped), first=loaded.skipped[0]), "warn"))
+    return loaded.messages
+
+
+def switch_session(state: AppState, session_id: str, messages: list) -> None:
+    """Make `session_id` current: take its lock, reset per-session state."""
+    new_lock = session.SessionLock(session_id, state.workspace)
+    if getattr(state, "lock", None) is not None:
+        state.lock.release()
+    state.lock = new_lock
+    state.session_id = session_id
+    state.history = messages
+    state.persisted = len(messages)
+    state.read_file_state = ReadFileState()
+    state.file_history = FileHistory()
+    state.compact_undo = []
+    state.compact_failures = 0
+    state.auto_compact_off_reason = None
+    state.auto_compact_turns = []
+    state.thrash_streak = 0
+
+
+def start_state(args: argparse.Namespace, config: Config) -> AppState:
+    state = AppState(config=config, session_id="")
+    session_id = None
+    if args.cont:
+        session_id = session.latest_session(config.workspace)
+    elif args.resume:
+        session_id = args.resume
+        if not session.session_file(session_id, config.workspace).exists():
+            raise SystemExit(f"No session {session_id} in this directory.")
+    messages = load_session(state, session_id) if session_id else []
+    switch_session(state, session_id or session.new_session_id(), messages)
+    return state
+
+
+# --- a turn --------------------------------------------------------------------------------
+
+
+async def on_submit(state: AppState, user_input: str) -> None:
+    """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop."""
+    import compact
+    from agent.loop import run_turn
+    from agent.mentions import build_mention_messages, find_mentions
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    mentions = find_mentions(user_input)
+    # Count the pending input (text + mentioned files) without registering the reads yet.
+    preview, _ = build_mention_messages(mentions, state, read_file_state=ReadFileState())
+    pending = preview + [ModelRequest(parts=[UserPromptPart(user_input)])]
+    await compact.auto_compact_if_needed(state, pending)
+
+    state.turns += 1
+    state.file_history.make_checkpoint(len(state.history), user_input)
+    prelude, notices = build_mention_messages(mentions, state)
+    for notice in notices:
+        state.emit(Notice(notice, "warn"))
+    await run_turn(state, user_input, prelude)
+
+
+async def submit(app, text: str) -> None:  # the REPL's callback
+    if text.startswith("/"):
+        from ui.commands import dispatch
+
+        await dispatch(app, text)
+    else:
+        await on_submit(app.state, text)
+
+
+async def print_mode(state: AppState, prompt: str) -> int:
+    from agent.events import EventLog, TextDelta
+
+    log = EventLog()
+    errors: list[str] = []
+
+    def emit(event) -> None:
+        log(event)
+        if isinstance(event, TextDelta):
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, Notice):
+            print(event.text, file=sys.stderr)
+            if event.level == "error":
+                errors.append(event.text)
+
+    state.emit = emit
+    await on_submit(state, prompt)
+    sys.stdout.write("\n")
+    return 1 if errors else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    config = build_config(args)
+    if not config.api_key and not config.base_url:
+        print("No API key: set API_KEY or DEEPSEEK_API_KEY (or use --base-url for a local endpoint).",
+              file=sys.stderr)
+        return 2
+    if config.debug:
+        from agent import debuglog
+
+        debuglog.enable()
+    from agent import tokens
+
+    tokens.preload()  # the tokenizer loads in the background while the prompt comes up
+    try:
+        state = start_state(args, config)
+    except session.SessionLocked as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.prompt is not None:
+        return asyncio.run(print_mode(state, args.prompt))
+    return asyncio.run(repl(state))
+
+
+async def repl(state: AppState) -> int:
+    from agent.background import cancel_background
+    from ui.app import App
+
+    app = App(state, submit)
+    window = f"{state.config.context_window:,}" + ("" if state.config.window_known else " (assumed)")
+    app.say(f"{state.config.model} · {state.workspace} · session {state.session_id} · window {window}", "dim")
+    if state.history:
+        app.say(("已恢复 " if state.lang == "zh" else "Resumed ") + f"{len(state.history)} messages", "dim")
+    try:
+        await app.run()
+    finally:
+        cancel_background(state)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

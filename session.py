@@ -1,0 +1,283 @@
+"""Sessions on disk: one JSONL file per session, one pydantic-ai message per line.
+
+Each message is appended as it is produced, so a crash loses at most the message in flight.
+Rewrites (after a compaction) go through a temp file, fsync and rename, so a reader sees either
+the old file or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent.config import data_home
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+ARCHIVE_DIR_NAME = "compact-history"
+
+
+def _private_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    return path
+
+
+def _slug(workspace: Path) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(workspace.resolve())).strip("-") or "root"
+
+
+def project_dir(workspace: Path | None = None) -> Path:
+    """Where this working directory's sessions live: <home>/projects/<slug>."""
+    home = _private_dir(data_home())
+    _private_dir(home / "projects")
+    return _private_dir(home / "projects" / _slug(workspace or Path.cwd()))
+
+
+def archive_dir(workspace: Path | None = None) -> Path:
+    """Where full transcripts are archived before a compaction rewrites the session."""
+    return project_dir(workspace) / ARCHIVE_DIR_NAME
+
+
+def new_session_id() -> str:
+    return f"{datetime.now():%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def session_file(session_id: str, workspace: Path | None = None) -> Path:
+    return project_dir(workspace) / f"{session_id}.jsonl"
+
+
+# --- serialization -------------------------------------------------------------------------
+
+
+def _adapter():
+    # Imported lazily: pydantic-ai is the slowest import and start-up should not wait for it.
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    return ModelMessagesTypeAdapter
+
+
+def dump_message(message: ModelMessage) -> str:
+    return _adapter().dump_json([message]).decode()[1:-1]
+
+
+def dump_messages(messages: Sequence[ModelMessage]) -> str:
+    return "".join(dump_message(m) + "\n" for m in messages)
+
+
+def _open_private(path: Path, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
+def append_messages(session_id: str, messages: Sequence[ModelMessage], workspace: Path | None = None) -> None:
+    if not messages:
+        return
+    data = dump_messages(messages).encode()
+    fd = _open_private(session_file(session_id, workspace), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so that a crash leaves the old or the new file, never a mix."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def rewrite_messages(session_id: str, history: Sequence[ModelMessage], workspace: Path | None = None) -> None:
+    write_atomic(session_file(session_id, workspace), dump_messages(history).encode())
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+@dataclass
+class Loaded:
+    messages: list[ModelMessage]
+    # One line per skipped line: "line 7: <why>".
+    skipped: list[str]
+
+
+def parse_lines(data: bytes) -> Loaded:
+    adapter = _adapter()
+    messages: list[ModelMessage] = []
+    skipped: list[str] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            messages.extend(adapter.validate_json(b"[" + raw + b"]"))
+        except ValueError as exc:  # pydantic.ValidationError and JSON errors are ValueErrors
+            reason = str(exc).splitlines()[0][:120]
+            skipped.append(f"line {number}: {reason}")
+    return Loaded(messages, skipped)
+
+
+def load(session_id: str, workspace: Path | None = None) -> Loaded:
+    path = session_file(session_id, workspace)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Loaded([], [])
+    return parse_lines(data)
+
+
+@dataclass
+class SessionInfo:
+    session_id: str
+    path: Path
+    modified: float
+    size: int
+    preview: str
+
+
+def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
+    """This directory's sessions, newest first."""
+    infos = []
+    for path in project_dir(workspace).glob("*.jsonl"):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        infos.append(SessionInfo(path.stem, path, st.st_mtime, st.st_size, _preview(path)))
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def _preview(path: Path) -> str:
+    """The first user prompt in the file, cheaply (no full parse)."""
+    try:
+        with path.open("rb") as f:
+            for raw in f:
+                if b'"user-prompt"' not in raw:
+                    continue
+                try:
+                    for part in json.loads(raw).get("parts", []):
+                        if part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str):
+                            return part["content"].strip().splitlines()[0][:60] if part["content"].strip() else ""
+                except (ValueError, AttributeError):
+                    continue
+    except OSError:
+        pass
+    return ""
+
+
+def latest_session(workspace: Path | None = None) -> str | None:
+    sessions = list_sessions(workspace)
+    return sessions[0].session_id if sessions else None
+
+
+# --- archive -------------------------------------------------------------------------------
+
+
+def archive_session(session_id: str, workspace: Path | None = None) -> Path:
+    """Copy the full session file into compact-history/ before anything rewrites it.
+
+    The copy is written under a temp name and renamed when complete, so an archive that exists is
+    always whole.
+    """
+    folder = _private_dir(archive_dir(workspace))
+    stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
+    path = folder / f"{session_id}-{stamp}.jsonl"
+    n = 1
+    while path.exists():  # two compactions in one second must not overwrite each other
+        n += 1
+        path = folder / f"{session_id}-{stamp}-{n}.jsonl"
+    src = session_file(session_id, workspace)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if src.exists():
+                with src.open("rb") as inp:
+                    shutil.copyfileobj(inp, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(folder)
+    return path
+
+
+def list_archives(session_id: str, workspace: Path | None = None) -> list[Path]:
+    """This session's archives, oldest first."""
+    folder = archive_dir(workspace)
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"{session_id}-*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name))
+
+
+# --- one writer per session ----------------------------------------------------------------
+
+
+class SessionLocked(Exception):
+    pass
+
+
+class SessionLock:
+    """An flock on <session>.lock: the kernel releases it when the process dies, so a crashed
+    agent never leaves a session stuck."""
+
+    def __init__(self, session_id: str, workspace: Path | None = None) -> None:
+        import fcntl
+
+        self.path = project_dir(workspace) / f"{session_id}.lock"
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(self._fd)
+            raise SessionLocked(f"Session {session_id} is open in another coding-agent process.") from exc
+        os.ftruncate(self._fd, 0)
+        os.write(self._fd, str(os.getpid()).encode())
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1

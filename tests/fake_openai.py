@@ -1,0 +1,573 @@
+"""A fake OpenAI-compatible (DeepSeek-flavoured) chat-completions server on 127.0.0.1.
+
+Used by the test suite, by pexpect tests and benchmarks (the agent talks HTTP to it), and by a new
+user trying the agent without a key:  python -m tests.fake_openai [--port N] [--latency S]
+
+Replies come from `server.script(...)` in order, else from `smart_reply`. Token usage is counted
+with agent.tokens' rendering rule, with DeepSeek's prefix cache simulated in 64-token blocks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from agent import tokens
+
+BLOCK = 64  # DeepSeek's cache unit, in tokens
+
+
+@dataclass
+class Text:
+    content: str
+    reasoning: str | None = None
+    chunks: int | list[str] | None = None  # how many deltas to stream, or the deltas themselves
+
+
+@dataclass
+class ToolCalls:
+    calls: list[tuple[str, dict[str, Any] | str]]  # (name, args dict or raw JSON string)
+    content: str = ""
+    reasoning: str | None = None
+
+
+@dataclass
+class Error:
+    status: int
+    message: str
+    headers: dict[str, str] = field(default_factory=dict)
+    code: str | None = None
+
+
+@dataclass
+class CutStream:
+    """Stream `after_chunks` deltas of `content`, then drop the connection without [DONE]."""
+
+    content: str
+    after_chunks: int = 2
+
+
+@dataclass
+class Malformed:
+    """A body that is not valid JSON, or an SSE event that is not."""
+
+
+@dataclass
+class Slow:
+    content: str
+    delay_per_chunk: float = 0.1
+    chunks: int = 40
+
+
+@dataclass
+class Hang:
+    """Answer nothing for `seconds`, then `then` (the smart default if None)."""
+
+    seconds: float
+    then: Any = None
+
+
+@dataclass
+class Empty:
+    """No content and no tool calls."""
+
+
+Reply = Text | ToolCalls | Error | CutStream | Malformed | Slow | Hang | Empty
+ReplyLike = Reply | Callable[[dict[str, Any]], Any]
+
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "insufficient_balance",
+                404: "not_found_error", 422: "invalid_request_error", 429: "rate_limit_error"}
+
+
+def split_text(text: str, n: int) -> list[str]:
+    """`text` in about `n` pieces, cut at word starts where possible."""
+    if n <= 1 or len(text) <= 1:
+        return [text]
+    words = re.findall(r"\S+\s*|\s+", text)
+    if len(words) < n:
+        size = max(1, -(-len(text) // n))
+        return [text[i : i + size] for i in range(0, len(text), size)]
+    per = -(-len(words) // n)
+    return ["".join(words[i : i + per]) for i in range(0, len(words), per)]
+
+
+# ---- The smart default ----
+
+
+def _text_of(content: Any) -> str:
+    return "\n".join(tokens._content_texts(content))
+
+
+def _tool_names(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for tool in body.get("tools") or []:
+        fn = tool.get("function", tool)
+        out[fn.get("name", "")] = fn.get("parameters") or {}
+    return out
+
+
+def _arg_name(schema: dict[str, Any], hints: tuple[str, ...], default: str) -> str:
+    """The tool's own parameter name for an argument, so the default works with any tool schema."""
+    props = list((schema.get("properties") or {}).keys())
+    for hint in hints:
+        for prop in props:
+            if hint in prop.lower():
+                return prop
+    return default
+
+
+_COMMANDS = re.compile(r"\b(read|run|write|edit)\s+(\S.*)", re.S)
+
+
+def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCalls | None:
+    match = _COMMANDS.search(text)
+    if not match:
+        return None
+    verb, rest = match.group(1), match.group(2).strip()
+    name = {"read": "read_file", "run": "run_command", "write": "write_file", "edit": "edit_file"}[verb]
+    if name not in tools:
+        return None
+    schema = tools[name]
+    path_key = _arg_name(schema, ("path", "file"), "path")
+    if verb == "read":
+        args = {path_key: rest.split()[0]}
+    elif verb == "run":
+        args = {_arg_name(schema, ("command", "cmd"), "command"): rest.splitlines()[0]}
+    elif verb == "write":
+        path, _, content = rest.partition(" ")
+        args = {path_key: path, _arg_name(schema, ("content", "text"), "content"): content}
+    else:
+        words = rest.split()
+        if len(words) < 3:
+            return None
+        args = {
+            path_key: words[0],
+            _arg_name(schema, ("old",), "old_string"): words[1],
+            _arg_name(schema, ("new",), "new_string"): words[2],
+        }
+    return ToolCalls([(name, args)])
+
+
+def _summary(messages: list[dict[str, Any]]) -> Text:
+    users = [_text_of(m.get("content")) for m in messages if m.get("role") == "user"]
+    users = [u for u in users if not ("<analysis>" in u and "<summary>" in u)]
+    files = []
+    for m in messages:
+        for call in m.get("tool_calls") or []:
+            try:
+                args = json.loads(call["function"]["arguments"] or "{}")
+            except (ValueError, KeyError, TypeError):
+                continue
+            if isinstance(args, dict) and isinstance(args.get("path"), str) and args["path"] not in files:
+                files.append(args["path"])
+    first = users[0] if users else "(none)"
+    lines = [
+        "<analysis>draft</analysis>",
+        "<summary>",
+        f"1. Primary Request and Intent: {first}",
+        "2. Key Technical Concepts: none recorded",
+        "3. Files and Code Sections: " + (", ".join(files) if files else "none"),
+        "4. Errors and fixes: none",
+        "5. All user messages:",
+        *[f"   - {u}" for u in users],
+        "6. Pending Tasks: none",
+        f"7. Current Work: answering \"{users[-1] if users else ''}\"",
+        "8. Optional Next Step: none",
+        "</summary>",
+    ]
+    return Text("\n".join(lines), chunks=4)
+
+
+def smart_reply(body: dict[str, Any]) -> Reply:
+    """What the server says when nothing is scripted: enough to drive the agent by hand."""
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    tools = {} if body.get("tool_choice") == "none" else _tool_names(body)
+    if last.get("role") == "tool":
+        # Name the tool whose call this answers, from the assistant turn before it.
+        name = "tool"
+        for m in reversed(messages):
+            for call in m.get("tool_calls") or []:
+                if call.get("id") == last.get("tool_call_id"):
+                    name = call["function"]["name"]
+            if m.get("role") == "assistant":
+                break
+        return Text(f"Done: {name} returned {len(_text_of(last.get('content')))} characters.")
+    text = _text_of(last.get("content")) if last.get("role") == "user" else ""
+    if "<analysis>" in text and "<summary>" in text:
+        return _summary(messages)
+    if tools and (call := _tool_call_from_text(text, tools)):
+        return call
+    if "slow" in text:
+        story = " ".join(f"Slow answer part {i} of 40." for i in range(1, 41))
+        return Slow(story, delay_per_chunk=0.15, chunks=40)
+    reasoning = "The user wants an echo; I will echo." if "think" in text else None
+    return Text(f"Echo: {text}", reasoning=reasoning, chunks=4)
+
+
+# ---- The server ----
+
+
+class FakeOpenAI:
+    def __init__(
+        self,
+        latency: float = 0.0,
+        *,
+        port: int = 0,
+        max_context: int | None = None,
+        reject_tool_choice_none: bool = False,
+        api_key: str | None = None,
+        model: str = "deepseek-chat",
+    ) -> None:
+        self.latency = latency
+        self.port = port
+        self.max_context = max_context
+        self.reject_tool_choice_none = reject_tool_choice_none
+        self.api_key = api_key
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self._queue: deque[ReplyLike] = deque()
+        self._lock = threading.Lock()
+        self._blocks: set[int] = set()
+        self._ids_cache: dict[str, list[int]] = {}
+        self._counter = itertools.count(1)
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --
+
+    def start(self) -> FakeOpenAI:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._stopping.clear()
+        self._httpd = _Server(("127.0.0.1", self.port), handler)
+        self.port = self._httpd.server_address[1]
+        # A short poll interval keeps stop() fast; tests start and stop many servers.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes hanging handlers
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- scripting and inspection --
+
+    def script(self, *replies: ReplyLike) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def last_request(self) -> dict[str, Any]:
+        with self._lock:
+            return self.requests[-1]
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            reply = self._queue.popleft() if self._queue else None
+        if callable(reply) and not isinstance(reply, type):
+            reply = reply(body)
+        return reply if reply is not None else smart_reply(body)
+
+    # -- token accounting --
+
+    def _ids(self, piece: tokens.Piece) -> list[int]:
+        if isinstance(piece, int):
+            return [piece]
+        ids = self._ids_cache.get(piece)
+        if ids is None:
+            ids = tokens.encode(piece)
+            with self._lock:
+                if len(self._ids_cache) > 50_000:
+                    self._ids_cache.clear()
+                self._ids_cache[piece] = ids
+        return ids
+
+    def prompt_ids(self, body: dict[str, Any]) -> list[int]:
+        pieces = tokens.render_request(body.get("messages") or [], body.get("tools") or [])
+        ids: list[int] = []
+        for piece in pieces:
+            ids.extend(self._ids(piece))
+        return ids
+
+    def _cache_hits(self, ids: list[int]) -> int:
+        """Tokens in whole 64-token blocks shared with an earlier request's prefix.
+
+        Each block's hash chains the ones before it, so a set of hashes holds every prefix seen."""
+        chain = 0
+        hashes = []
+        for i in range(0, len(ids) - BLOCK + 1, BLOCK):
+            chain = hash((chain, tuple(ids[i : i + BLOCK])))
+            hashes.append(chain)
+        with self._lock:
+            hit = 0
+            while hit < len(hashes) and hashes[hit] in self._blocks:
+                hit += 1
+            self._blocks.update(hashes)
+        return hit * BLOCK
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a hanging or keep-alive connection must not hold up stop()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up mid-answer (Ctrl-C, timeouts) is normal here, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output and the agent's terminal clean
+
+    # -- plumbing --
+
+    def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(obj).encode() if not isinstance(obj, bytes) else obj
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error(self, status: int, message: str, headers: dict[str, str] | None = None,
+                    code: str | None = None) -> None:
+        kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+        body = {"error": {"message": message, "type": kind, "param": None, "code": code or kind}}
+        self._send_json(status, body, headers)
+
+    def _authorized(self) -> bool:
+        key = self.fake.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return True
+        self._send_error(401, "Authentication Fails, Your api key is invalid", code="invalid_api_key")
+        return False
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _event(self, obj: Any) -> None:
+        self._chunk(b"data: " + (obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n\n")
+
+    # -- routes --
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") not in ("/v1/models", "/models"):
+            return self._send_error(404, f"no route {self.path}")
+        if self._authorized():
+            models = [{"id": m, "object": "model", "owned_by": "deepseek"}
+                      for m in (self.fake.model, "deepseek-reasoner")]
+            self._send_json(200, {"object": "list", "data": models})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            return self._send_error(404, f"no route {self.path}")
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return self._send_error(400, "request body is not valid JSON")
+        fake = self.fake
+        record: dict[str, Any] = {
+            "path": self.path,
+            "body": body,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "prompt_tokens": 0,
+            "cache_hit_tokens": 0,
+        }
+        with fake._lock:
+            fake.requests.append(record)
+        if not self._authorized():
+            return
+        ids = fake.prompt_ids(body)
+        record["prompt_tokens"] = prompt = len(ids)
+        if fake.max_context is not None and prompt > fake.max_context:
+            return self._send_error(400, (
+                f"This model's maximum context length is {fake.max_context} tokens. However, you requested "
+                f"{prompt} tokens ({prompt} in the messages, 0 in the completion). "
+                "Please reduce the length of the messages."), code="invalid_request_error")
+        if fake.reject_tool_choice_none and body.get("tool_choice") == "none":
+            return self._send_error(400, "tool_choice `none` is not supported by this model")
+        record["cache_hit_tokens"] = hit = fake._cache_hits(ids)
+        reply = fake._next_reply(body)
+        if isinstance(reply, Hang):
+            fake._stopping.wait(reply.seconds)
+            reply = reply.then or smart_reply(body)
+        if fake.latency:
+            time.sleep(fake.latency)
+        if isinstance(reply, Error):
+            return self._send_error(reply.status, reply.message, reply.headers, reply.code)
+        usage = _usage(prompt, hit, reply)
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            self._stream(body, reply, usage if include_usage else None)
+        else:
+            self._complete(body, reply, usage)
+
+    def _base(self, body: dict[str, Any], obj: str) -> dict[str, Any]:
+        return {"id": f"chatcmpl-{next(self.fake._counter)}", "object": obj, "created": int(time.time()),
+                "model": body.get("model") or self.fake.model, "system_fingerprint": "fp_fake"}
+
+    def _complete(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any]) -> None:
+        if isinstance(reply, Malformed):
+            return self._send_json(200, b'{"id": "chatcmpl-bad", "choices": [')
+        if isinstance(reply, Slow):
+            time.sleep(reply.delay_per_chunk * reply.chunks)
+        message: dict[str, Any] = {"role": "assistant", "content": _content(reply)}
+        reasoning = getattr(reply, "reasoning", None)
+        if reasoning:
+            message["reasoning_content"] = reasoning
+        finish = "stop"
+        resp = self._base(body, "chat.completion")
+        if isinstance(reply, ToolCalls):
+            message["tool_calls"] = [
+                {"id": f"call_{resp['id'][9:]}_{i}", "type": "function",
+                 "function": {"name": name, "arguments": args}}
+                for i, (name, args) in enumerate(_calls(reply))
+            ]
+            finish = "tool_calls"
+        resp["choices"] = [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}]
+        resp["usage"] = usage
+        self._send_json(200, resp)
+
+    def _stream(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any] | None) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        base = self._base(body, "chat.completion.chunk")
+
+        def delta(d: dict[str, Any], finish: str | None = None) -> None:
+            choice = {"index": 0, "delta": d, "finish_reason": finish, "logprobs": None}
+            self._event({**base, "choices": [choice]})
+
+        delta({"role": "assistant", "content": ""})
+        if isinstance(reply, Malformed):
+            self._event(b'{"id": "chatcmpl-bad", "choices": [{"delta": ')
+            self._event(b"[DONE]")
+            self._chunk(b"")
+            return
+        if isinstance(reply, CutStream):
+            for piece in split_text(reply.content, reply.after_chunks + 2)[: reply.after_chunks]:
+                delta({"content": piece})
+            self.close_connection = True  # no terminating chunk: the client sees a broken stream
+            return
+        reasoning = getattr(reply, "reasoning", None)
+        if reasoning:
+            for piece in split_text(reasoning, 3):
+                delta({"reasoning_content": piece})
+        finish = "stop"
+        if isinstance(reply, Slow):
+            for piece in split_text(reply.content, reply.chunks):
+                if self.fake._stopping.wait(reply.delay_per_chunk):
+                    break
+                delta({"content": piece})
+        elif isinstance(reply, Text):
+            pieces = reply.chunks
+            if not isinstance(pieces, list):
+                pieces = split_text(reply.content, pieces or 4)
+            for piece in pieces:
+                delta({"content": piece})
+        elif isinstance(reply, ToolCalls):
+            if reply.content:
+                for piece in split_text(reply.content, 2):
+                    delta({"content": piece})
+            for i, (name, args) in enumerate(_calls(reply)):
+                cid = f"call_{base['id'][9:]}_{i}"
+                delta({"tool_calls": [{"index": i, "id": cid, "type": "function",
+                                       "function": {"name": name, "arguments": ""}}]})
+                for piece in split_text(args, 3):
+                    delta({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
+            finish = "tool_calls"
+        delta({}, finish)
+        if usage is not None:
+            self._event({**base, "choices": [], "usage": usage})
+        self._event(b"[DONE]")
+        self._chunk(b"")
+
+
+def _content(reply: Reply) -> str | None:
+    if isinstance(reply, Text | Slow | CutStream):
+        return reply.content
+    if isinstance(reply, ToolCalls):
+        return reply.content or None
+    return None
+
+
+def _calls(reply: ToolCalls) -> list[tuple[str, str]]:
+    """(name, arguments JSON) of each call, raw strings passed through as scripted."""
+    return [(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
+            for name, args in reply.calls]
+
+
+def _usage(prompt: int, hit: int, reply: Reply) -> dict[str, Any]:
+    reasoning = tokens.count_text(getattr(reply, "reasoning", None) or "")
+    completion = reasoning + tokens.count_text(_content(reply) or "")
+    if isinstance(reply, ToolCalls):
+        completion += sum(tokens.count_text(name) + tokens.count_text(args) for name, args in _calls(reply))
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_cache_hit_tokens": hit,
+        "prompt_cache_miss_tokens": prompt - hit,
+        "prompt_tokens_details": {"cached_tokens": hit},
+        "completion_tokens_details": {"reasoning_tokens": reasoning},
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="A fake OpenAI-compatible server for trying the agent.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--max-context", type=int, default=None)
+    args = parser.parse_args(argv)
+    server = FakeOpenAI(args.latency, port=args.port, max_context=args.max_context).start()
+    print(f"FAKE_OPENAI_URL={server.base_url}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""Token counting: the DeepSeek tokenizer, the per-message cache, and agreement with the fake server."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import openai
+import pytest
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from agent import tokens
+from tests.fake_openai import FakeOpenAI, Text, ToolCalls
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ZH = "这是一个关于上下文压缩的测试。我们需要确保中文文本的计数准确无误，包括标点符号和数字2024。"
+EN = "The quick brown fox jumps over the lazy dog while the agent compacts its context window. "
+CODE = (ROOT / "agent" / "tokens.py").read_text()
+DATA = {"files": [{"path": f"src/mod_{i}.py", "size": i * 137, "ok": i % 3 == 0, "note": "注释"} for i in range(80)]}
+
+
+def test_count_text_sanity():
+    assert tokens.exact()
+    assert tokens.count_text("") == 0
+    assert tokens.count_text("hello world") == 2
+    assert tokens.count_text("你好，世界") == 3
+    en = tokens.count_text(EN * 10)
+    assert len(EN * 10) / 6 < en < len(EN * 10) / 3  # English: about 4-5 characters a token
+    zh = tokens.count_text(ZH * 10)
+    assert len(ZH * 10) * 0.4 < zh < len(ZH * 10) * 1.0  # Chinese: under one token a character
+
+
+def test_long_text_is_counted_exactly():
+    text = CODE * 20  # past the size where it is cut and batch-encoded
+    assert len(text) > tokens._BATCH_OVER
+    whole = tokens._load().encode(text, add_special_tokens=False).ids
+    assert tokens.encode(text) == whole
+
+
+def test_heuristic_when_the_tokenizer_cannot_load(monkeypatch):
+    def missing():
+        raise FileNotFoundError("gone")
+
+    monkeypatch.setattr(tokens, "_tokenizer_path", missing)
+    monkeypatch.setattr(tokens, "_tokenizer", None)
+    monkeypatch.setattr(tokens, "_load_failed", False)
+    assert not tokens.exact()
+    assert tokens.count_text("abcdefgh") == 2
+    assert tokens.count_text("abcdefghi") == 3
+    assert tokens.count_text("你好世界") == 4
+    assert tokens.count_request_prefix("sys", []) > 0
+
+
+def test_preload_does_not_block_start_up():
+    code = (
+        "import time; t = time.perf_counter(); from agent import tokens; tokens.preload();"
+        "print(round(time.perf_counter() - t, 3)); tokens._preload_thread.join();"
+        "print(tokens._tokenizer is not None, tokens.count_text('hello world'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    took, loaded = out.stdout.splitlines()
+    assert float(took) < 0.3
+    assert loaded == "True 2"
+
+
+def test_count_message_parts():
+    c = tokens.count_text
+    user = ModelRequest(parts=[UserPromptPart("hello world")])
+    assert tokens.count_message(user) == 1 + c("hello world")
+    ret = ModelRequest(parts=[ToolReturnPart("list_files", {"a": [1, 2]}, tool_call_id="x"),
+                              ToolReturnPart("read_file", "plain text", tool_call_id="y")])
+    assert tokens.count_message(ret) == 2 + c('{"a":[1,2]}') + 2 + c("plain text")
+    resp = ModelResponse(parts=[ThinkingPart("let me see", id="reasoning_content"), TextPart("Reading."),
+                                ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="x")])
+    assert tokens.count_message(resp) == (
+        1 + 2 + c("let me see") + c("Reading.") + 1 + 1 + c("read_file") + 1 + c('{"path":"a.py"}') + 1 + 1 + 1)
+    assert tokens.count_message(ModelRequest(parts=[SystemPromptPart("be brief")])) == 2 + c("be brief")
+    assert tokens.count_message(ModelResponse(parts=[ThinkingPart("only thoughts")])) == 0  # not sent
+
+
+def test_count_messages_is_cached_per_message(monkeypatch):
+    history = []
+    for i in range(5_000):
+        history.append(ModelRequest(parts=[UserPromptPart(f"question {i}: {EN}")]))
+        history.append(ModelResponse(parts=[TextPart(f"answer {i}: {ZH}")]))
+    start = time.perf_counter()
+    total = tokens.count_messages(history)
+    first = time.perf_counter() - start
+
+    def boom(pieces):
+        raise AssertionError("a cached message was counted again")
+
+    monkeypatch.setattr(tokens, "count_pieces", boom)
+    start = time.perf_counter()
+    assert tokens.count_messages(history) == total
+    second = time.perf_counter() - start
+    assert second < 0.1 and second < first / 5
+
+
+def test_cache_entry_dies_with_its_message():
+    msg = ModelRequest(parts=[UserPromptPart("short lived")])
+    tokens.count_message(msg)
+    key = id(msg)
+    assert key in tokens._counts
+    del msg
+    gc.collect()
+    assert key not in tokens._counts
+    other = ModelRequest(parts=[UserPromptPart("a different and longer message " * 5)])
+    assert tokens.count_message(other) == 1 + tokens.count_text("a different and longer message " * 5)
+
+
+def test_request_prefix_matches_the_server_exactly():
+    tools = [{"type": "function", "function": {"name": "read_file", "description": "读取文件 Read a file.",
+                                               "parameters": {"type": "object",
+                                                              "properties": {"path": {"type": "string"}}}}}]
+    with FakeOpenAI() as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="test", max_retries=0)
+        client.chat.completions.create(model="m", messages=[{"role": "system", "content": ZH + EN}], tools=tools)
+        assert tokens.count_request_prefix(ZH + EN, tools) == srv.last_request["prompt_tokens"]
+        # A bare function dict counts the same as the OpenAI wrapper.
+        assert tokens.count_request_prefix(ZH + EN, [tools[0]["function"]]) == srv.last_request["prompt_tokens"]
+
+
+async def test_history_count_agrees_with_the_server(monkeypatch):
+    import pydantic_ai.models
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
+    instructions = "You are a coding agent. 你是一个编程助手。Answer briefly."
+    with FakeOpenAI() as srv:
+        model = OpenAIChatModel("deepseek-chat", provider=OpenAIProvider(base_url=srv.base_url, api_key="test"))
+        agent = Agent(model, instructions=instructions)
+        retried = []
+
+        @agent.tool_plain
+        def read_file(path: str) -> str:
+            """Read a file and return its text."""
+            return CODE if path.endswith(".py") else ZH * 10
+
+        @agent.tool_plain
+        def list_files(pattern: str) -> dict:
+            """List the files matching a glob pattern."""
+            if not retried:
+                retried.append(pattern)
+                raise ModelRetry("use a narrower pattern")
+            return DATA
+
+        srv.script(
+            ToolCalls([("read_file", {"path": "agent/tokens.py"}), ("list_files", {"pattern": "*"})],
+                      content="Let me look.", reasoning="先看看代码。"),
+            ToolCalls([("list_files", {"pattern": "src/*.py"})]),
+            Text(EN * 10, reasoning="思考 " + EN),
+            ToolCalls([("read_file", {"path": "README"})]),
+            Text(ZH * 5),
+        )
+        result = await agent.run(ZH * 10 + "\n" + EN * 10)
+        async with agent.run_stream("请读一下 README", message_history=result.all_messages()) as run:
+            await run.get_output()
+        history = run.all_messages()
+        tool_defs = srv.last_request["body"]["tools"]
+        sent = [m for r in srv.requests for m in r["body"]["messages"]]
+        # The history has a retried tool call (sent as {"error": ...}) and thinking sent back.
+        assert any(m["role"] == "tool" and m["content"].startswith('{"error":') for m in sent)
+        assert any(m.get("reasoning_content") for m in sent)
+        # Request k carried the history up to the k-th response.
+        answers = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)]
+        assert len(answers) == len(srv.requests) == 5
+        prefix = tokens.count_request_prefix(instructions, tool_defs)
+        for i, request in zip(answers, srv.requests, strict=True):
+            mine, theirs = prefix + tokens.count_messages(history[:i]), request["prompt_tokens"]
+            assert abs(mine - theirs) <= 0.02 * theirs, (mine, theirs)
+        assert srv.last_request["prompt_tokens"] > 3000

@@ -1,0 +1,476 @@
+import asyncio
+import subprocess
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from pydantic_ai import Agent, RunContext, ToolReturn
+from pydantic_ai.messages import (
+    FunctionToolResultEvent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
+from pydantic_ai.usage import RunUsage
+
+import session
+from agent import tools
+from agent.config import Config
+from agent.state import AppState
+from agent.tools import (
+    TOOLS,
+    HeadTail,
+    cap_text,
+    command_env,
+    edit_file,
+    grep,
+    list_files,
+    read_file,
+    run_command,
+    write_file,
+)
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    monkeypatch.setenv("CODING_AGENT_HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def state(ws: Path) -> AppState:
+    return AppState(config=Config(workspace=ws), session_id="s1")
+
+
+@pytest.fixture
+def ctx(state: AppState) -> RunContext[AppState]:
+    return RunContext(deps=state, model=TestModel(), usage=RunUsage())
+
+
+def _text(result: ToolReturn | str) -> str:
+    return result.return_value if isinstance(result, ToolReturn) else result  # type: ignore[return-value]
+
+
+def _diff(result: ToolReturn | str) -> str:
+    assert isinstance(result, ToolReturn), result
+    return result.metadata["diff"]
+
+
+# --- cap_text / HeadTail -------------------------------------------------------------------
+
+
+def test_cap_text() -> None:
+    assert cap_text("short", 10) == "short"
+    capped = cap_text("a" * 50 + "b" * 50, 20)
+    assert capped.startswith("a" * 10) and capped.endswith("b" * 10)
+    assert "[... 80 characters cut ...]" in capped
+
+
+def test_head_tail_keeps_ends() -> None:
+    out = HeadTail(head=4, tail=4)
+    for chunk in [b"ab", b"cdef", b"x" * 100, b"wxyz"]:
+        out.add(chunk)
+    assert out.text() == "abcd\n[... 102 bytes cut ...]\nwxyz"
+    assert HeadTail(4, 4).text() == ""
+
+
+# --- read_file -----------------------------------------------------------------------------
+
+
+def test_read_file_numbered(ctx: RunContext[AppState], ws: Path) -> None:
+    (ws / "a.txt").write_text("one\ntwo\r\nthree")
+    assert read_file(ctx, "a.txt") == "     1\tone\n     2\ttwo\n     3\tthree"
+    assert ws / "a.txt" in ctx.deps.read_file_state
+
+
+def test_read_file_offset_limit(ctx: RunContext[AppState], ws: Path) -> None:
+    (ws / "a.txt").write_text("".join(f"line {i}\n" for i in range(1, 11)))
+    out = read_file(ctx, "a.txt", offset=3, limit=2)
+    assert out == "     3\tline 3\n     4\tline 4\n[more lines follow; continue with offset=5]"
+    assert read_file(ctx, "a.txt", offset=10) == "    10\tline 10"
+    assert read_file(ctx, "a.txt", offset=11).startswith("Error: offset=11 is past the end of the file (10 lines)")
+    assert read_file(ctx, "a.txt", offset=0).startswith("Error: ")
+
+
+def test_read_file_errors(ctx: RunContext[AppState], ws: Path) -> None:
+    (ws / "bin").write_bytes(b"\x89PNG\0\0data")
+    (ws / "dir").mkdir()
+    (ws / "empty").write_text("")
+    assert read_file(ctx, "missing.txt") == "Error: no such file: missing.txt"
+    assert "binary" in read_file(ctx, "bin")
+    assert "directory" in read_file(ctx, "dir")
+    assert "outside the workspace" in read_file(ctx, "../x")
+    assert read_file(ctx, "empty") == "[the file is empty]"
+    assert "bin" not in ctx.deps.read_file_state
+
+
+def test_read_file_archive_allowed(ctx: RunContext[AppState], ws: Path) -> None:
+    archive = session.archive_dir(ws)
+    archive.mkdir(parents=True, exist_ok=True)
+    (archive / "old.jsonl").write_text('{"x": 1}\n')
+    assert read_file(ctx, str(archive / "old.jsonl")) == '     1\t{"x": 1}'
+
+
+async def test_write_into_archive_refused(ctx: RunContext[AppState], ws: Path) -> None:
+    archive = session.archive_dir(ws)
+    archive.mkdir(parents=True, exist_ok=True)
+    target = archive / "old.jsonl"
+    target.write_text("{}\n")
+    read_file(ctx, str(target))
+    result = await write_file(ctx, str(target), "forged")
+    assert _text(result).startswith("Error: ") and "data folder" in _text(result)
+    result = await edit_file(ctx, str(target), "{}", "[]")
+    assert "data folder" in _text(result)
+    assert target.read_text() == "{}\n"
+
+
+def test_read_file_huge_single_line_capped(ctx: RunContext[AppState], ws: Path) -> None:
+    (ws / "big.txt").write_bytes(b"x" * 5_000_000 + b"\nend\n")
+    out = read_file(ctx, "big.txt")
+    assert len(out) < 3000
+    assert "[... line cut at 2000 characters]" in out and out.endswith("     2\tend")
+
+
+def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], ws: Path) -> None:
+    (ws / "wide.txt").write_text(("y" * 150 + "\n") * 1500)
+    out = read_file(ctx, "wide.txt")
+    assert len(out) <= tools.READ_CAP + 200
+    last = out.splitlines()[-1]
+    assert last.startswith("[output capped at 100000 characters; continue with offset=")
+    offset = int(last.rsplit("=", 1)[1].rstrip("]"))
+    assert read_file(ctx, "wide.txt", offset=offset).startswith(f"{offset:6}\t")
+
+
+def test_read_file_bounded_memory(ctx: RunContext[AppState], ws: Path) -> None:
+    line = b"z" * 99 + b"\n"
+    with (ws / "huge.txt").open("wb") as f:
+        f.write(b"w" * 20_000_000 + b"\n")  # one 20 MB line too
+        f.write(line * 300_000)
+    tracemalloc.start()
+    try:
+        out = read_file(ctx, "huge.txt", limit=100_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "[output capped" in out
+    assert peak < 5_000_000
+    assert ws / "huge.txt" in ctx.deps.read_file_state
+
+
+# --- write_file / edit_file ----------------------------------------------------------------
+
+
+async def test_write_new_file_with_diff(ctx: RunContext[AppState], ws: Path) -> None:
+    ctx.deps.file_history.make_checkpoint(0, "turn")
+    result = await write_file(ctx, "pkg/new.py", "print(1)\n")
+    assert _text(result) == "Created pkg/new.py (1 lines)"
+    assert (ws / "pkg/new.py").read_text() == "print(1)\n"
+    diff = _diff(result)
+    assert "+++ b/pkg/new.py" in diff and "+print(1)" in diff
+    assert ctx.deps.read_file_state.check_fresh(ws / "pkg/new.py") is None
+    assert ctx.deps.file_history.checkpoints[-1].files == {(ws / "pkg/new.py").resolve(): None}
+
+
+async def test_overwrite_requires_fresh_read(ctx: RunContext[AppState], ws: Path) -> None:
+    path = ws / "a.txt"
+    path.write_text("old\n")
+    assert "read it first with read_file" in _text(await write_file(ctx, "a.txt", "new\n"))
+    read_file(ctx, "a.txt")
+    path.write_text("changed by the user\n")
+    assert "changed on disk" in _text(await write_file(ctx, "a.txt", "new\n"))
+    assert path.read_text() == "changed by the user\n"
+    read_file(ctx, "a.txt")
+    result = await write_file(ctx, "a.txt", "new\n")
+    assert _text(result) == "Wrote a.txt (1 lines)"
+    assert "-changed by the user\n+new" in _diff(result)
+
+
+async def test_write_outside_refused(ctx: RunContext[AppState], tmp_path: Path) -> None:
+    assert "outside the workspace" in _text(await write_file(ctx, "../evil.txt", "x"))
+    assert "outside the workspace" in _text(await write_file(ctx, str(tmp_path / "evil.txt"), "x"))
+    assert not (tmp_path / "evil.txt").exists()
+
+
+async def test_edit_unique_match(ctx: RunContext[AppState], ws: Path) -> None:
+    path = ws / "m.py"
+    path.write_text("def f():\n    return 1\n")
+    assert "read it first" in _text(await edit_file(ctx, "m.py", "return 1", "return 2"))
+    read_file(ctx, "m.py")
+    result = await edit_file(ctx, "m.py", "return 1", "return 2")
+    assert _text(result) == "Edited m.py: replaced 1 occurrence"
+    assert path.read_text() == "def f():\n    return 2\n"
+    assert "-    return 1\n+    return 2" in _diff(result)
+    # The agent knows what it wrote: a second edit needs no new read.
+    assert _text(await edit_file(ctx, "m.py", "f()", "g()")) == "Edited m.py: replaced 1 occurrence"
+
+
+async def test_edit_errors(ctx: RunContext[AppState], ws: Path) -> None:
+    path = ws / "m.py"
+    path.write_text("x = 1\nx = 1\n    value = compute(a, b)\n")
+    read_file(ctx, "m.py")
+    many = _text(await edit_file(ctx, "m.py", "x = 1", "x = 2"))
+    assert many.startswith("Error: old_string occurs 2 times in m.py") and "replace_all" in many
+    indent = _text(await edit_file(ctx, "m.py", "value = compute(a, b)\n  more", "v"))
+    assert indent.startswith("Error: old_string was not found") and "Line 3" in indent
+    close = _text(await edit_file(ctx, "m.py", "value = compute(a, c)", "v"))
+    assert "closest line is 3" in close
+    assert "no such file" in _text(await edit_file(ctx, "nope.py", "a", "b"))
+    assert "empty" in _text(await edit_file(ctx, "m.py", "", "b"))
+    assert "identical" in _text(await edit_file(ctx, "m.py", "x", "x"))
+    result = await edit_file(ctx, "m.py", "x = 1", "x = 2", replace_all=True)
+    assert _text(result) == "Edited m.py: replaced 2 occurrences"
+    assert path.read_text().startswith("x = 2\nx = 2\n")
+
+
+async def test_edit_stale_refused(ctx: RunContext[AppState], ws: Path) -> None:
+    path = ws / "m.py"
+    path.write_text("a = 1\n")
+    read_file(ctx, "m.py")
+    path.write_text("a = 1\nb = 2\n")
+    assert "changed on disk since you read it" in _text(await edit_file(ctx, "m.py", "a = 1", "a = 3"))
+    assert path.read_text() == "a = 1\nb = 2\n"
+
+
+async def test_edit_crlf_and_non_utf8_preserved(ctx: RunContext[AppState], ws: Path) -> None:
+    path = ws / "w.txt"
+    path.write_bytes(b"caf\xe9\r\none\r\ntwo\r\n")
+    read_file(ctx, "w.txt")
+    result = await edit_file(ctx, "w.txt", "one\ntwo", "uno\ndos")
+    assert _text(result).startswith("Edited")
+    assert path.read_bytes() == b"caf\xe9\r\nuno\r\ndos\r\n"
+
+
+async def test_undo_after_tool_writes(ctx: RunContext[AppState], ws: Path) -> None:
+    (ws / "keep.txt").write_text("original\n")
+    ctx.deps.file_history.make_checkpoint(0, "turn")
+    read_file(ctx, "keep.txt")
+    await edit_file(ctx, "keep.txt", "original", "edited")
+    await write_file(ctx, "made.txt", "new\n")
+    checkpoint = ctx.deps.file_history.undo()
+    assert checkpoint is not None
+    assert (ws / "keep.txt").read_text() == "original\n"
+    assert not (ws / "made.txt").exists()
+
+
+# --- through an Agent run ------------------------------------------------------------------
+
+
+async def test_agent_run_diff_in_metadata_not_sent_to_model(state: AppState, ws: Path) -> None:
+    seen: list[ToolReturnPart] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("write_file", {"path": "x.py", "content": "a\n"}, "c1")])
+        last = messages[-1]
+        assert isinstance(last, ModelRequest)
+        seen.extend(p for p in last.parts if isinstance(p, ToolReturnPart))
+        return ModelResponse(parts=[TextPart("done")])
+
+    agent = Agent(FunctionModel(model), deps_type=AppState, tools=TOOLS)
+    events: list[FunctionToolResultEvent] = []
+    async with agent.iter("go", deps=state) as run:
+        async for node in run:
+            if agent.is_call_tools_node(node):
+                async with node.stream(run.ctx) as stream:
+                    events.extend([e async for e in stream if isinstance(e, FunctionToolResultEvent)])
+    assert [e.part.content for e in events] == ["Created x.py (1 lines)"]
+    assert "+a" in events[0].part.metadata["diff"]
+    assert seen[0].content == "Created x.py (1 lines)"
+    assert "+a" not in seen[0].model_response_str()
+
+
+def test_tool_definitions_are_stable() -> None:
+    def definitions() -> list[tuple[str, str | None, object]]:
+        return [(t.name, t.description, t.function_schema.json_schema) for t in TOOLS]
+
+    first = definitions()
+    assert [name for name, _, _ in first] == [
+        "read_file", "write_file", "edit_file", "list_files", "grep", "run_command",
+    ]
+    assert all(desc and "Args:" not in desc for _, desc, _ in first)
+    assert first == definitions()
+
+
+# --- list_files / grep ---------------------------------------------------------------------
+
+
+def _git_repo(ws: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    (ws / ".gitignore").write_text("build/\n*.log\n")
+
+
+def _tree(ws: Path) -> None:
+    for rel, text in {
+        "src/app.py": "def main():\n    return 'needle'\n",
+        "src/util.py": "x = 1\n",
+        "build/out.py": "needle\n",
+        "debug.log": "needle\n",
+        "README.md": "Needle here\n",
+    }.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text)
+    (ws / "blob.bin").write_bytes(b"needle\0\0")
+
+
+def test_list_files_respects_gitignore(ctx: RunContext[AppState], ws: Path) -> None:
+    _git_repo(ws)
+    _tree(ws)
+    assert list_files(ctx, "**/*.py") == "src/app.py\nsrc/util.py"
+    assert list_files(ctx) == ".gitignore\nREADME.md\nblob.bin\nsrc/app.py\nsrc/util.py"
+    assert list_files(ctx, "*.md") == "README.md"
+    assert list_files(ctx, "*.rs") == "No files match *.rs"
+    assert list_files(ctx, "../**").startswith("Error: ")
+
+
+def test_list_files_without_git_and_cap(ctx: RunContext[AppState], ws: Path, monkeypatch) -> None:
+    _tree(ws)
+    assert "build/out.py" in list_files(ctx, "**/*.py")
+    monkeypatch.setattr(tools, "LIST_CAP", 2)
+    out = list_files(ctx)
+    assert out.splitlines()[:2] == ["README.md", "blob.bin"]
+    assert "[... 4 more files not shown" in out
+
+
+def test_grep(ctx: RunContext[AppState], ws: Path) -> None:
+    _git_repo(ws)
+    _tree(ws)
+    assert grep(ctx, "needle") == "src/app.py:2:    return 'needle'"
+    assert grep(ctx, "(?i)needle") == "README.md:1:Needle here\nsrc/app.py:2:    return 'needle'"
+    assert grep(ctx, "x", "src/util.py") == "src/util.py:1:x = 1"
+    assert grep(ctx, "zzz") == "No matches"
+    assert grep(ctx, "(").startswith("Error: invalid regular expression")
+    assert "outside" in grep(ctx, "x", "..")
+    assert "no such file" in grep(ctx, "x", "nope")
+
+
+def test_grep_cap(ctx: RunContext[AppState], ws: Path, monkeypatch) -> None:
+    (ws / "many.txt").write_text("hit\n" * 50)
+    monkeypatch.setattr(tools, "GREP_CAP", 5)
+    lines = grep(ctx, "hit").splitlines()
+    assert len(lines) == 6 and lines[-1].startswith("[stopped after 5 matches")
+
+
+# --- run_command ---------------------------------------------------------------------------
+
+
+def _approver(answer: str, asked: list[str]):
+    async def approve(command: str) -> str:
+        asked.append(command)
+        return answer
+
+    return approve
+
+
+async def test_run_command_approval(ctx: RunContext[AppState], ws: Path) -> None:
+    asked: list[str] = []
+    ctx.deps.approve = _approver("n", asked)
+    assert await run_command(ctx, "touch made") == "Error: the user declined to run this command"
+    assert not (ws / "made").exists()
+    ctx.deps.approve = _approver("y", asked)
+    assert await run_command(ctx, "echo hi") == "hi\n[exit code: 0]"
+    assert ctx.deps.always_allowed == set()
+    ctx.deps.approve = _approver("always", asked)
+    assert await run_command(ctx, "echo once") == "once\n[exit code: 0]"
+    ctx.deps.approve = _approver("n", asked)
+    assert await run_command(ctx, "echo once") == "once\n[exit code: 0]"  # not asked again
+    assert "declined" in await run_command(ctx, "echo once && touch made")
+    assert asked == ["touch made", "echo hi", "echo once", "echo once && touch made"]
+    assert not (ws / "made").exists()
+
+
+async def test_run_command_yes_exit_code_and_cwd(ctx: RunContext[AppState], ws: Path) -> None:
+    ctx.deps.config.yes = True
+    assert await run_command(ctx, "pwd; echo err >&2; exit 3") == f"{ws}\nerr\n[exit code: 3]"
+    assert await run_command(ctx, "true") == "(no output)\n[exit code: 0]"
+
+
+async def test_run_command_env_has_no_api_keys(
+    ctx: RunContext[AppState], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ["API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY", "MY_SERVICE_API_KEY"]:
+        monkeypatch.setenv(name, "secret-value")
+    monkeypatch.setenv("OTHER_SETTING", "visible")
+    assert not any(k.endswith("API_KEY") for k in command_env())
+    ctx.deps.config.yes = True
+    out = await run_command(ctx, "env")
+    assert "secret-value" not in out and "OTHER_SETTING=visible" in out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead, just not reaped
+
+
+async def _wait_dead(pid: int) -> bool:
+    for _ in range(50):
+        if not _alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_run_command_timeout_kills_group(
+    ctx: RunContext[AppState], ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tools, "KILL_GRACE", 0.3)
+    ctx.deps.config.yes = True
+    # The child ignores SIGTERM: only the SIGKILL after the grace period ends it.
+    command = "echo started; (trap '' TERM; sleep 30) & echo $! > child.pid; wait"
+    start = time.monotonic()
+    out = await run_command(ctx, command, timeout=1)
+    assert time.monotonic() - start < 5
+    assert out == "started\n[killed: timed out after 1 seconds]"
+    assert await _wait_dead(int((ws / "child.pid").read_text()))
+
+
+async def test_run_command_cancel_kills_group(
+    ctx: RunContext[AppState], ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tools, "KILL_GRACE", 0.3)
+    ctx.deps.config.yes = True
+    task = asyncio.create_task(run_command(ctx, "sleep 30 & echo $! > child.pid; wait"))
+    while not (ws / "child.pid").exists() or not (ws / "child.pid").read_text():
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _wait_dead(int((ws / "child.pid").read_text()))
+
+
+async def test_run_command_background_child_does_not_block(ctx: RunContext[AppState]) -> None:
+    ctx.deps.config.yes = True
+    start = time.monotonic()
+    out = await run_command(ctx, "sleep 3 & echo quick")
+    assert out == "quick\n[exit code: 0]"
+    assert time.monotonic() - start < 2.5
+
+
+async def test_run_command_big_output_bounded(ctx: RunContext[AppState]) -> None:
+    ctx.deps.config.yes = True
+    tracemalloc.start()
+    try:
+        out = await run_command(ctx, "yes | head -c 50000000; echo; echo tail-marker")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000
+    assert len(out) < tools.COMMAND_HEAD + tools.COMMAND_TAIL + 200
+    assert "bytes cut ...]" in out
+    assert out.endswith("tail-marker\n[exit code: 0]")

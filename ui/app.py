@@ -1,0 +1,177 @@
+"""The REPL: prompt-toolkit input, rich output, Ctrl-C handling."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings
+from rich.console import Console
+from rich.text import Text
+
+from agent.config import data_home
+from agent.context import context_tokens
+from agent.state import AppState
+from ui.render import Renderer
+
+OnSubmit = Callable[["App", str], Awaitable[None]]
+MAX_PATH_COMPLETIONS = 50
+
+
+class AgentCompleter(Completer):
+    """Slash commands at the start of the line, workspace paths after '@'."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def get_completions(self, document, complete_event):
+        from ui.commands import unique_commands
+
+        text = document.text_before_cursor
+        if text.startswith("/") and " " not in text:
+            for cmd in unique_commands():
+                for name in (cmd.name, *cmd.aliases):
+                    if name.startswith(text[1:]):
+                        yield Completion("/" + name, -len(text), display_meta=cmd.describe(self.app.lang))
+            return
+        word = text.split()[-1] if text.split() and not text.endswith(" ") else ""
+        if word.startswith("@"):
+            yield from self._paths(word[1:])
+
+    def _paths(self, prefix: str):
+        root = self.app.state.workspace
+        folder, _, stem = prefix.rpartition("/")
+        base = root / folder if folder else root
+        try:
+            entries = sorted(base.iterdir())
+        except OSError:
+            return
+        shown = 0
+        for entry in entries:
+            if not entry.name.startswith(stem) or entry.name.startswith(".git"):
+                continue
+            rel = entry.relative_to(root).as_posix() + ("/" if entry.is_dir() else "")
+            yield Completion("@" + rel, -len(prefix) - 1)
+            shown += 1
+            if shown >= MAX_PATH_COMPLETIONS:
+                return
+
+
+class App:
+    def __init__(self, state: AppState, on_submit: OnSubmit, console: Console | None = None) -> None:
+        self.state = state
+        self.on_submit = on_submit
+        self.console = console or Console(highlight=False)
+        self.renderer = Renderer(self.console, state.lang)
+        state.emit = self.renderer
+        state.approve = self.approve
+        self.session: PromptSession | None = None
+        self.running = True
+
+    @property
+    def lang(self) -> str:
+        return self.state.lang
+
+    def say(self, text: str, style: str = "") -> None:
+        self.renderer.end_answer()
+        self.console.print(Text(text, style=style))
+
+    # --- questions asked while a turn runs -------------------------------------------------
+
+    async def ask(self, question: str) -> str:
+        self.renderer.stop_spinner()
+        try:
+            return (await PromptSession().prompt_async(question)).strip().lower()
+        except (KeyboardInterrupt, EOFError):
+            # Ctrl-C at a question cancels the whole turn, the same as Ctrl-C anywhere else in it.
+            raise asyncio.CancelledError() from None
+
+    async def approve(self, command: str) -> str:
+        zh = self.lang == "zh"
+        self.say(("运行命令：" if zh else "Run command: ") + command, "bold yellow")
+        answer = await self.ask("允许？[y]是 / [n]否 / [a]本会话一直允许: " if zh else "Allow? [y]es / [n]o / [a]lways: ")
+        self.renderer.wait()
+        return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
+
+    async def confirm(self, question: str) -> bool:
+        answer = await self.ask(question + " [y/N] ")
+        return answer in ("y", "yes", "是")
+
+    # --- the prompt ------------------------------------------------------------------------
+
+    def toolbar(self) -> HTML:
+        state = self.state
+        window = state.config.context_window
+        try:
+            used = context_tokens(state)
+        except Exception:  # noqa: BLE001 - the toolbar must never crash the prompt
+            used = 0
+        pct = 100 * used / window if window else 0
+        assumed = "" if state.config.window_known else "?"
+        folder = _short_path(state.workspace)
+        return HTML(f" {state.config.model} · {folder} · context {pct:.0f}% of {window:,}{assumed} ")
+
+    def _prompt_session(self) -> PromptSession:
+        bindings = KeyBindings()
+
+        @bindings.add("escape", "enter")
+        def _newline(event) -> None:  # Alt+Enter / Esc Enter: a newline instead of submitting
+            event.current_buffer.insert_text("\n")
+
+        history_file = data_home() / "input_history"
+        history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        history_file.touch(mode=0o600, exist_ok=True)
+        return PromptSession(
+            history=FileHistory(str(history_file)),
+            completer=AgentCompleter(self),
+            complete_while_typing=False,
+            key_bindings=bindings,
+            bottom_toolbar=self.toolbar,
+        )
+
+    async def run(self) -> None:
+        self.session = self._prompt_session()
+        while self.running:
+            try:
+                text = await self.session.prompt_async("> ")
+            except KeyboardInterrupt:
+                continue  # Ctrl-C at the prompt clears the line
+            except EOFError:
+                break  # Ctrl-D exits
+            if text.strip():
+                await self.submit(text.strip())
+
+    async def submit(self, text: str) -> None:
+        """Run one input as a task that Ctrl-C cancels; the history stays valid either way."""
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self.on_submit(self, text))
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        ticker = loop.create_task(self._tick())
+        try:
+            await task
+        except asyncio.CancelledError:
+            self.renderer.end_answer()
+            self.say("⏹ 已中断" if self.lang == "zh" else "⏹ Interrupted", "yellow")
+        finally:
+            ticker.cancel()
+            loop.remove_signal_handler(signal.SIGINT)
+            self.renderer.end_answer()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            self.renderer.tick()
+
+
+def _short_path(path: Path) -> str:
+    home = Path.home()
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)

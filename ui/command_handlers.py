@@ -1,0 +1,118 @@
+"""The slash commands, one small function each."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import compact
+import session
+from agent.background import cancel_background
+from agent.errors import CompactError, NothingToCompact
+from agent.i18n import t
+from ui.commands import command, unique_commands
+from ui.status import status_lines
+
+if TYPE_CHECKING:
+    from ui.app import App
+
+
+@command("help", "List the commands", "列出所有命令", aliases=("h", "?"))
+async def cmd_help(app: App) -> None:
+    for cmd in unique_commands():
+        aliases = f" ({', '.join('/' + a for a in cmd.aliases)})" if cmd.aliases else ""
+        args = " [instructions|undo]" if cmd.name == "compact" else ""
+        app.console.print(f"  [bold]/{cmd.name}[/bold]{args}{aliases} — {cmd.describe(app.lang)}")
+    zh = app.lang == "zh"
+    app.console.print("  @path — " + ("把文件内容带进消息" if zh else "include a file in your message"))
+    app.console.print("  Alt+Enter — " + ("换行" if zh else "new line") + " · Ctrl-C — "
+                      + ("中断" if zh else "interrupt") + " · Ctrl-D — " + ("退出" if zh else "exit"))
+
+
+@command("status", "Model, session, tokens and context used", "模型、会话、token 用量和上下文占用")
+async def cmd_status(app: App) -> None:
+    for line in status_lines(app.state):
+        app.console.print(line)
+
+
+@command("clear", "Start a new session", "开始新会话", aliases=("new",))
+async def cmd_clear(app: App) -> None:
+    from main import switch_session
+
+    cancel_background(app.state)
+    switch_session(app.state, session.new_session_id(), [])
+    app.say(("新会话：" if app.lang == "zh" else "New session: ") + app.state.session_id, "cyan")
+
+
+@command("resume", "List this directory's sessions and pick one", "列出本目录的会话并选择一个")
+async def cmd_resume(app: App) -> None:
+    from main import load_session, switch_session
+
+    sessions = [s for s in session.list_sessions(app.state.workspace) if s.session_id != app.state.session_id]
+    if not sessions:
+        app.say("没有其他会话。" if app.lang == "zh" else "No other sessions.", "yellow")
+        return
+    for number, info in enumerate(sessions[:20], start=1):
+        app.console.print(f"  {number:>2}. {info.session_id}  {info.preview}")
+    answer = await app.ask("编号：" if app.lang == "zh" else "Number: ")
+    if not answer.isdigit() or not 1 <= int(answer) <= min(20, len(sessions)):
+        return
+    chosen = sessions[int(answer) - 1].session_id
+    cancel_background(app.state)
+    messages = load_session(app.state, chosen)
+    switch_session(app.state, chosen, messages)
+    app.say(("已恢复会话 " if app.lang == "zh" else "Resumed session ") + chosen, "cyan")
+
+
+@command("undo", "Undo the last turn: files and conversation", "撤销上一轮：文件和对话")
+async def cmd_undo(app: App) -> None:
+    state = app.state
+    checkpoint = state.file_history.undo()
+    if checkpoint is None:
+        app.say("没有可撤销的轮次。" if app.lang == "zh" else "Nothing to undo.", "yellow")
+        return
+    cancel_background(state)
+    state.history = state.history[: checkpoint.history_index]
+    session.rewrite_messages(state.session_id, state.history, state.workspace)
+    state.persisted = len(state.history)
+    restored = len(checkpoint.files)
+    zh = app.lang == "zh"
+    app.say((f"已撤销：{checkpoint.user_input[:60]}（恢复了 {restored} 个文件）" if zh
+             else f"Undone: {checkpoint.user_input[:60]} ({restored} file(s) restored)"), "cyan")
+
+
+@command("compact", "Compact the conversation now; '/compact undo' restores the last archive",
+         "立即压缩对话；'/compact undo' 从最近的存档恢复", takes_args=True)
+async def cmd_compact(app: App, args: str) -> None:
+    if args.strip().lower() == "undo":
+        await _compact_undo(app)
+        return
+    cancel_background(app.state)
+    try:
+        await compact.run_compact(app.state, args)
+    except NothingToCompact as exc:
+        app.say(str(exc), "yellow")
+    except CompactError as exc:
+        app.say(t("compact_failed", app.lang, reason=exc), "red")
+    except Exception as exc:  # noqa: BLE001 - one clear line, state untouched
+        from agent.loop import describe_error
+
+        app.say(t("compact_failed", app.lang, reason=describe_error(exc, app.state)), "red")
+
+
+async def _compact_undo(app: App) -> None:
+    state = app.state
+    if not session.list_archives(state.session_id, state.workspace):
+        app.say(t("undo_nothing", app.lang), "yellow")
+        return
+    question = ("用最近的存档替换当前历史？" if app.lang == "zh"
+                else "Replace the current history with the newest archive?")
+    if not await app.confirm(question):
+        return
+    cancel_background(state)
+    archive, saved, count = compact.undo_compaction(state)
+    app.say(t("undo_done", app.lang, archive=archive, n=count, saved=saved), "cyan")
+
+
+@command("exit", "Leave the agent", "退出", aliases=("quit", "q"))
+async def cmd_exit(app: App) -> None:
+    app.running = False
