@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import debuglog, tokens
-from agent.context import context_tokens, fixed_prefix_tokens, threshold
-from agent.errors import CompactError, NothingToCompact
+from agent.context import context_tokens, fixed_prefix_tokens, threshold  # noqa: F401 - re-exported
+from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.file_state import ReadFileState
 from agent.i18n import t
@@ -200,7 +200,9 @@ def _commit(
         rebuilt = head + restored + _without_usage(tail)
     assert rebuilt is not None
     after = _history_tokens(state, rebuilt)
-    if after >= before:
+    # An automatic compaction that does not shrink the context would only fire again: discard it.
+    # One the user asked for is done as asked.
+    if after >= before and trigger != "manual":
         try:
             archive.unlink()
         except OSError:

@@ -23,22 +23,27 @@ MIN_OUTPUT_RESERVE = 1_024
 
 
 def output_reserve(window: int) -> int:
-    """Tokens kept free for the summary; scales with the window (20,000 at 131,072)."""
-    return max(MIN_OUTPUT_RESERVE, window * COMPACT_OUTPUT_RESERVE // CONTEXT_WINDOW)
+    """Tokens kept free for the summary: the design's 20,000, scaled down for small windows."""
+    return max(MIN_OUTPUT_RESERVE, min(COMPACT_OUTPUT_RESERVE, window * COMPACT_OUTPUT_RESERVE // CONTEXT_WINDOW))
+
+
+# The design's threshold is 77% of its window (101,072 / 131,072).
+DEFAULT_SHARE = (CONTEXT_WINDOW - COMPACT_OUTPUT_RESERVE - AUTO_COMPACT_BUFFER) / CONTEXT_WINDOW
 
 
 def compact_threshold(window: int = CONTEXT_WINDOW, compact_at: str | None = None) -> int:
     """Where automatic compaction starts.
 
     The design's CONTEXT_WINDOW - COMPACT_OUTPUT_RESERVE - AUTO_COMPACT_BUFFER at 131,072 (101,072).
-    Other windows keep the same proportions (77%), so an 8k model compacts at ~6.3k rather than at
-    a negative number, and a 1M model at ~771k rather than at 970k, unless `--compact-at` says
-    otherwise ("N" tokens or "P%" of the window).
+    Other windows keep the same 77% share, so an 8k model compacts at ~6.3k rather than at a
+    negative number, and a 1M model at ~771k rather than at 970k (users of peers complain both of
+    compacting far too early and of requests that fail at the very end of the window), unless
+    `--compact-at` says otherwise ("N" tokens, "Nk" or "P%" of the window).
     """
     if compact_at:
         return parse_compact_at(compact_at, window)
-    buffer = window * AUTO_COMPACT_BUFFER // CONTEXT_WINDOW
-    return window - output_reserve(window) - buffer
+    return min(window - output_reserve(window) - AUTO_COMPACT_BUFFER * window // CONTEXT_WINDOW,
+               int(window * DEFAULT_SHARE))
 
 
 def parse_compact_at(value: str, window: int) -> int:
@@ -61,14 +66,8 @@ def fixed_prefix_tokens(state: AppState) -> int:
         from agent.loop import get_agent
 
         agent = get_agent(state)
-        instructions = "".join(i if isinstance(i, str) else "" for i in _instructions(agent))
-        state.fixed_prefix_tokens = tokens.count_request_prefix(instructions, tool_definitions(agent))
+        state.fixed_prefix_tokens = tokens.count_request_prefix(state.instructions, tool_definitions(agent))
     return state.fixed_prefix_tokens
-
-
-def _instructions(agent: object) -> list[object]:
-    raw = getattr(agent, "_instructions", None) or []
-    return list(raw) if isinstance(raw, list | tuple) else [raw]
 
 
 def tool_definitions(agent: object) -> list[dict]:

@@ -40,9 +40,10 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
         from agent.tools import TOOLS
         from compact import ContextGuard
 
+        state.instructions = system_prompt(state.workspace, state.lang)
         state.agent = Agent(
             build_model(state.config),
-            instructions=system_prompt(state.workspace, state.lang),
+            instructions=state.instructions,
             deps_type=AppState,
             tools=TOOLS,
             retries=3,
@@ -165,8 +166,6 @@ def response_cache_hits(response: ModelResponse) -> int:
 
 
 def _record_usage(state: AppState, response: ModelResponse) -> None:
-    from compact import context_tokens
-
     usage = response.usage
     hits = response_cache_hits(response)
     stats = state.stats
@@ -175,7 +174,7 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
-    state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, context_tokens(state, [response])))
+    state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))
 
 
 def describe_error(exc: BaseException, state: AppState) -> str:

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 MAX_RETRIES = 3
 
 
+def max_retries() -> int:
+    return int(os.environ.get("CODING_AGENT_MAX_RETRIES", MAX_RETRIES))
+
+
 def request_timeout() -> float:
     return float(os.environ.get("CODING_AGENT_TIMEOUT", "300"))
 
@@ -29,7 +33,7 @@ def build_model(config: Config) -> Model:
         base_url=config.endpoint,
         # Local servers take no key; the client insists on a string.
         api_key=config.api_key or "no-key",
-        max_retries=MAX_RETRIES,
+        max_retries=max_retries(),
         timeout=request_timeout(),
     )
     # DeepSeek's profile knows its quirks (reasoning_content sent back on tool turns, max_tokens).

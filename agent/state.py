@@ -65,6 +65,8 @@ class AppState:
     turns: int = 0
     # The pydantic-ai Agent, built once per model (see agent.loop.get_agent).
     agent: Any = None
+    # The agent's instructions (system prompt) as sent; byte-stable for the session.
+    instructions: str = ""
     # Undo information for "/compact undo": (archive path, checkpoints the compaction dropped).
     compact_undo: list[tuple[Path, list[Any]]] = field(default_factory=list)
     # The background compaction task, if one is running (compact.BackgroundCompaction).

@@ -108,7 +108,7 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
     debuglog.log("compact_fallback_no_tools", reason="endpoint rejected tool_choice=none")
     from pydantic_ai import Agent
 
-    bare = Agent(agent.model, instructions=agent._instructions)  # noqa: SLF001 - same instructions
+    bare = Agent(agent.model, instructions=state.instructions)
     return await _first_response(bare, state, messages, prompt, {"max_tokens": settings["max_tokens"]})
 
 

@@ -286,16 +286,16 @@ def openai_messages(msg: ModelMessage) -> list[dict[str, Any]]:
 
 
 # Keyed by id() with a weak reference that drops the entry when the message dies, so a
-# reused id never returns a stale count (the message dataclasses are unhashable).
+# reused id never returns a stale count (the message dataclasses are unhashable, so no
+# WeakKeyDictionary). No lock: single dict operations are atomic, and a lock taken here could
+# deadlock when garbage collection runs _forget while the same thread holds it.
 _counts: dict[int, tuple[weakref.ref, int]] = {}
-_counts_lock = threading.Lock()
 
 
 def _forget(key: int, ref: weakref.ref) -> None:
-    with _counts_lock:
-        entry = _counts.get(key)
-        if entry is not None and entry[0] is ref:
-            del _counts[key]
+    entry = _counts.get(key)
+    if entry is not None and entry[0] is ref:
+        _counts.pop(key, None)
 
 
 def count_message(msg: ModelMessage) -> int:
@@ -309,8 +309,7 @@ def count_message(msg: ModelMessage) -> int:
         ref = weakref.ref(msg, lambda r, key=key: _forget(key, r))
     except TypeError:
         return n  # not weak-referenceable: don't cache
-    with _counts_lock:
-        _counts[key] = (ref, n)
+    _counts[key] = (ref, n)
     return n
 
 

@@ -6,11 +6,8 @@ ModelRetry would end the run once the retry budget ran out, while a plain answer
 
 from __future__ import annotations
 
-import asyncio
 import difflib
-import os
 import re
-import signal
 from pathlib import Path
 from typing import BinaryIO
 
@@ -18,6 +15,7 @@ from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
 from agent.file_state import ReadFileState, file_lines, looks_binary
+from agent.shell import execute
 from agent.state import AppState
 from agent.workspace import PathError, iter_files, match_glob, resolve_path
 
@@ -27,12 +25,8 @@ READ_CAP = 100_000  # characters of one read_file answer
 DIFF_CAP = 50_000
 LIST_CAP = 1000  # paths list_files shows
 GREP_CAP = 200  # matching lines grep shows
-GREP_LINE_CAP = 500
-COMMAND_HEAD = 15_000  # bytes of command output kept from the start...
-COMMAND_TAIL = 15_000  # ...and from the end
+GREP_LINE_CAP = 500  # characters shown of a matching line
 MAX_TIMEOUT = 600
-KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
-DRAIN_GRACE = 1.0  # seconds to keep reading after the shell exits (background children)
 
 
 class ToolError(Exception):
@@ -47,6 +41,10 @@ def cap_text(text: str, limit: int) -> str:
     tail = limit - head
     cut = len(text) - head - tail
     return f"{text[:head]}\n[... {cut} characters cut ...]\n{text[len(text) - tail:]}"
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
 
 
 def _display(path: Path, workspace: Path) -> str:
@@ -185,7 +183,7 @@ async def write_file(ctx: RunContext[AppState], path: str, content: str) -> Tool
         new = content.encode("utf-8")
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         verb = "Wrote" if existed else "Created"
-        return _commit(ctx, target, old, new, f"{verb} {path} ({lines} lines)")
+        return _commit(ctx, target, old, new, f"{verb} {path} ({lines} line{_s(lines)})")
     except ToolError as exc:
         return f"Error: {exc}"
     except OSError as exc:
@@ -253,8 +251,7 @@ async def edit_file(
         text = old.decode("utf-8", errors="surrogateescape")
         new_text, count = _replace(text, old_string, new_string, replace_all, path)
         new = new_text.encode("utf-8", errors="surrogateescape")
-        s = "" if count == 1 else "s"
-        return _commit(ctx, target, old, new, f"Edited {path}: replaced {count} occurrence{s}")
+        return _commit(ctx, target, old, new, f"Edited {path}: replaced {count} occurrence{_s(count)}")
     except ToolError as exc:
         return f"Error: {exc}"
     except OSError as exc:
@@ -292,9 +289,10 @@ def _grep_file(path: Path, name: str, regex: re.Pattern[str], found: list[str]) 
         with path.open("rb") as f:
             if looks_binary(f):
                 return
-            for n, line in enumerate(file_lines(f, GREP_LINE_CAP), start=1):
+            for n, line in enumerate(file_lines(f, LINE_CAP), start=1):
                 if regex.search(line):
-                    found.append(f"{name}:{n}:{line}")
+                    shown = line if len(line) <= GREP_LINE_CAP else line[:GREP_LINE_CAP] + " [...]"
+                    found.append(f"{name}:{n}:{shown}")
                     if len(found) > GREP_CAP:
                         return
     except OSError:
@@ -336,104 +334,12 @@ def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
 # --- run_command ---------------------------------------------------------------------------
 
 
-def command_env() -> dict[str, str]:
-    """The environment for commands: ours without API keys, so a command cannot leak them."""
-    return {k: v for k, v in os.environ.items() if k != "API_KEY" and not k.endswith("_API_KEY")}
-
-
-class HeadTail:
-    """Keeps the first and last bytes of a stream of any length in bounded memory."""
-
-    def __init__(self, head: int = COMMAND_HEAD, tail: int = COMMAND_TAIL) -> None:
-        self.head_limit, self.tail_limit = head, tail
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        self.tail += chunk
-        if len(self.tail) > self.tail_limit:
-            del self.tail[: len(self.tail) - self.tail_limit]
-
-    def text(self) -> str:
-        cut = self.total - len(self.head) - len(self.tail)
-        middle = f"\n[... {cut} bytes cut ...]\n".encode() if cut else b""
-        return bytes(self.head + middle + self.tail).decode("utf-8", errors="replace")
-
-
-async def _pump(stream: asyncio.StreamReader, out: HeadTail) -> None:
-    while chunk := await stream.read(1 << 16):
-        out.add(chunk)
-
-
-def _signal_group(pid: int, sig: signal.Signals) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-async def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    _signal_group(proc.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(proc.wait(), KILL_GRACE)
-    except TimeoutError:
-        pass
-    finally:
-        # Always: children that ignored SIGTERM or outlived the shell still hold the group.
-        _signal_group(proc.pid, signal.SIGKILL)
-
-
-async def _finish(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
-    """Wait for the end of the output, or for the shell's exit and a short drain: a background
-    child (`server &`) may hold the pipe open forever. (proc.wait() alone waits for the pipe.)"""
-    while not reader.done() and proc.returncode is None:
-        await asyncio.wait({reader}, timeout=0.05)
-    await asyncio.wait({reader}, timeout=DRAIN_GRACE)
-    if reader.done():
-        await proc.wait()
-
-
-async def execute(command: str, cwd: Path, timeout: float) -> str:
-    """Run `command` in a shell; its output (capped) and how it ended."""
-    proc = await asyncio.create_subprocess_shell(
-        command,
-        cwd=cwd,
-        start_new_session=True,  # its own process group, so it can be killed whole
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env=command_env(),
-    )
-    assert proc.stdout is not None
-    output = HeadTail()
-    reader = asyncio.create_task(_pump(proc.stdout, output))
-    ending = ""
-    try:
-        async with asyncio.timeout(timeout):
-            await _finish(proc, reader)
-    except TimeoutError:
-        await _kill_group(proc)
-        ending = f"[killed: timed out after {timeout:g} seconds]"
-    except asyncio.CancelledError:
-        await _kill_group(proc)
-        raise
-    finally:
-        reader.cancel()
-    text = output.text() or "(no output)"
-    return f"{text.rstrip()}\n{ending or f'[exit code: {proc.returncode}]'}"
-
-
 async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 120) -> str:
     """Run a shell command in the workspace and return its output (stdout and stderr together)
     and exit code. The user may be asked to approve it first. Long output keeps its start and
     end. The command is killed after `timeout` seconds (at most 600); do not start commands
-    that wait for input or never end (servers, watchers) in the foreground.
+    that wait for input or never end (servers, watchers) in the foreground. Redirect the
+    output of background commands (`cmd > log 2>&1 &`) to a file.
 
     Args:
         command: The shell command line.

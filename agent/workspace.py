@@ -103,16 +103,15 @@ def _translate(pattern: str) -> str:
     i = 0
     while i < len(pattern):
         c = pattern[i]
-        end = pattern.find("]" if c == "[" else "}", i + 1)
+        closing = {"[": "]", "{": "}"}.get(c)
+        end = pattern.find(closing, i + 1) if closing else -1
         if pattern.startswith("**/", i):
             out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
             i += 2
-            continue
-        if c == "*":
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 1
+        elif c == "*":
             out.append("[^/]*")
         elif c == "?":
             out.append("[^/]")
@@ -123,7 +122,7 @@ def _translate(pattern: str) -> str:
         elif c == "{" and end > i:
             out.append("(?:" + "|".join(_translate(alt) for alt in pattern[i + 1 : end].split(",")) + ")")
             i = end
-        else:
+        else:  # an unmatched "[" or "{" is literal too
             out.append(re.escape(c))
         i += 1
     return "".join(out)

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import openai
-import pytest
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,

@@ -20,14 +20,13 @@ from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RunUsage
 
 import session
-from agent import tools
+from agent import shell, tools
 from agent.config import Config
+from agent.shell import HeadTail, command_env
 from agent.state import AppState
 from agent.tools import (
     TOOLS,
-    HeadTail,
     cap_text,
-    command_env,
     edit_file,
     grep,
     list_files,
@@ -177,7 +176,7 @@ def test_read_file_bounded_memory(ctx: RunContext[AppState], ws: Path) -> None:
 async def test_write_new_file_with_diff(ctx: RunContext[AppState], ws: Path) -> None:
     ctx.deps.file_history.make_checkpoint(0, "turn")
     result = await write_file(ctx, "pkg/new.py", "print(1)\n")
-    assert _text(result) == "Created pkg/new.py (1 lines)"
+    assert _text(result) == "Created pkg/new.py (1 line)"
     assert (ws / "pkg/new.py").read_text() == "print(1)\n"
     diff = _diff(result)
     assert "+++ b/pkg/new.py" in diff and "+print(1)" in diff
@@ -195,7 +194,7 @@ async def test_overwrite_requires_fresh_read(ctx: RunContext[AppState], ws: Path
     assert path.read_text() == "changed by the user\n"
     read_file(ctx, "a.txt")
     result = await write_file(ctx, "a.txt", "new\n")
-    assert _text(result) == "Wrote a.txt (1 lines)"
+    assert _text(result) == "Wrote a.txt (1 line)"
     assert "-changed by the user\n+new" in _diff(result)
 
 
@@ -287,9 +286,9 @@ async def test_agent_run_diff_in_metadata_not_sent_to_model(state: AppState, ws:
             if agent.is_call_tools_node(node):
                 async with node.stream(run.ctx) as stream:
                     events.extend([e async for e in stream if isinstance(e, FunctionToolResultEvent)])
-    assert [e.part.content for e in events] == ["Created x.py (1 lines)"]
+    assert [e.part.content for e in events] == ["Created x.py (1 line)"]
     assert "+a" in events[0].part.metadata["diff"]
-    assert seen[0].content == "Created x.py (1 lines)"
+    assert seen[0].content == "Created x.py (1 line)"
     assert "+a" not in seen[0].model_response_str()
 
 
@@ -429,7 +428,7 @@ async def _wait_dead(pid: int) -> bool:
 async def test_run_command_timeout_kills_group(
     ctx: RunContext[AppState], ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tools, "KILL_GRACE", 0.3)
+    monkeypatch.setattr(shell, "KILL_GRACE", 0.3)
     ctx.deps.config.yes = True
     # The child ignores SIGTERM: only the SIGKILL after the grace period ends it.
     command = "echo started; (trap '' TERM; sleep 30) & echo $! > child.pid; wait"
@@ -443,7 +442,7 @@ async def test_run_command_timeout_kills_group(
 async def test_run_command_cancel_kills_group(
     ctx: RunContext[AppState], ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tools, "KILL_GRACE", 0.3)
+    monkeypatch.setattr(shell, "KILL_GRACE", 0.3)
     ctx.deps.config.yes = True
     task = asyncio.create_task(run_command(ctx, "sleep 30 & echo $! > child.pid; wait"))
     while not (ws / "child.pid").exists() or not (ws / "child.pid").read_text():
@@ -471,6 +470,12 @@ async def test_run_command_big_output_bounded(ctx: RunContext[AppState]) -> None
     finally:
         tracemalloc.stop()
     assert peak < 5_000_000
-    assert len(out) < tools.COMMAND_HEAD + tools.COMMAND_TAIL + 200
+    assert len(out) < shell.COMMAND_HEAD + shell.COMMAND_TAIL + 200
     assert "bytes cut ...]" in out
     assert out.endswith("tail-marker\n[exit code: 0]")
+
+
+def test_grep_finds_matches_past_the_shown_part(ctx: RunContext[AppState], ws: Path) -> None:
+    (ws / "wide.txt").write_text("x" * 1000 + "needle\n")
+    out = grep(ctx, "needle")
+    assert out.startswith("wide.txt:1:xxx") and out.endswith(" [...]") and len(out) < 600

@@ -1,0 +1,61 @@
+"""Shared fixtures: a private data folder, a workspace, the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai import models
+
+import session
+from agent.config import Config
+from agent.events import EventLog
+from agent.state import AppState
+from tests.fake_openai import FakeOpenAI
+
+# No test reaches a real model: only the fixture below, pointed at 127.0.0.1, allows requests.
+models.ALLOW_MODEL_REQUESTS = False
+
+
+@pytest.fixture(autouse=True)
+def _quick_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The openai client's retries back off for seconds; tests that test retries turn them back on.
+    monkeypatch.setenv("CODING_AGENT_MAX_RETRIES", "0")
+    monkeypatch.setenv("CODING_AGENT_TIMEOUT", "20")
+    for name in ("API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    path = tmp_path / "home"
+    monkeypatch.setenv("CODING_AGENT_HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    monkeypatch.chdir(ws)
+    return ws.resolve()
+
+
+@pytest.fixture
+def server(monkeypatch):
+    monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def make_state(home, workspace, server):
+    """An AppState talking to the local server; its `emit` is an EventLog to assert on."""
+
+    def make(**config: object) -> AppState:
+        options = {"base_url": server.base_url, "api_key": "test-key", "workspace": workspace, "lang": "en",
+                   "yes": True}
+        options.update(config)
+        state = AppState(config=Config(**options), session_id=session.new_session_id())
+        state.emit = EventLog()
+        return state
+
+    return make
