@@ -20,9 +20,11 @@ from agent import debuglog, tokens
 from agent.context import context_tokens, fixed_prefix_tokens, threshold  # noqa: F401 - re-exported
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
+from agent.faults import fault
 from agent.file_state import ReadFileState
 from agent.i18n import t
 from agent.mentions import build_mention_messages
+from agent.summarizer import request_summary
 from agent.summary import (
     SummaryParts,
     build_summary_message,
@@ -32,7 +34,6 @@ from agent.summary import (
     previous_summary,
     user_messages,
 )
-from agent.summarizer import request_summary
 from agent.tiers import clear_tool_results
 
 if TYPE_CHECKING:
@@ -209,6 +210,7 @@ def _commit(
             pass
         raise CompactError(t("compact_not_smaller", state.lang, before=before, after=after))
     session.rewrite_messages(state.session_id, rebuilt, state.workspace)
+    fault("rewrite_done")
 
     # Only now, with the new file safely on disk, does memory change.
     dropped = _drop_checkpoints(state, len(state.history) - len(tail))

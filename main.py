@@ -8,6 +8,9 @@ import os
 import sys
 from pathlib import Path
 
+# pydantic-ai prints a banner on first use; a terminal app has its own start-up line.
+os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
+
 import session
 from agent.config import DEFAULT_MODEL, Config, known_context_window
 from agent.events import Notice
@@ -120,10 +123,11 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
 async def on_submit(state: AppState, user_input: str) -> None:
     """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
     import compact
     from agent.loop import run_turn
     from agent.mentions import build_mention_messages, find_mentions
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     mentions = find_mentions(user_input)
     # Count the pending input (text + mentioned files) without registering the reads yet.

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import tempfile
 import uuid
 from collections.abc import Sequence
@@ -20,11 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.config import data_home
+from agent.faults import fault
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
 ARCHIVE_DIR_NAME = "compact-history"
+COPY_CHUNK = 1 << 20
 
 
 def _private_dir(path: Path) -> Path:
@@ -98,7 +99,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            f.write(data[: len(data) // 2])
+            fault("rewrite_mid_write")
+            f.write(data[len(data) // 2 :])
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o600)
@@ -225,12 +228,15 @@ def archive_session(session_id: str, workspace: Path | None = None) -> Path:
         n += 1
         path = folder / f"{session_id}-{stamp}-{n}.jsonl"
     src = session_file(session_id, workspace)
+    fault("archive_started")
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
             if src.exists():
                 with src.open("rb") as inp:
-                    shutil.copyfileobj(inp, out)
+                    while chunk := inp.read(COPY_CHUNK):
+                        out.write(chunk)
+                        fault("archive_mid_copy")
             out.flush()
             os.fsync(out.fileno())
         os.chmod(tmp, 0o600)
@@ -242,6 +248,7 @@ def archive_session(session_id: str, workspace: Path | None = None) -> Path:
             pass
         raise
     _fsync_dir(folder)
+    fault("archive_done")
     return path
 
 

@@ -7,9 +7,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import session
-from agent.i18n import t
-
 if TYPE_CHECKING:
     from ui.app import App
 
