@@ -1,0 +1,162 @@
+"""The REPL in a real pseudo-terminal, typed into as a person would."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+import session
+from tests.fake_openai import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 20
+
+
+@pytest.fixture
+def live_server():
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str = "en") -> pexpect.spawn:
+    env = dict(os.environ)
+    env.update({
+        "CODING_AGENT_HOME": str(home),
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "TERM": "xterm-256color",
+        "PYDANTIC_AI_NO_BANNER": "1",
+        "CODING_AGENT_MAX_RETRIES": "0",
+    })
+    child = pexpect.spawn(
+        sys.executable,
+        [str(ROOT / "main.py"), "--base-url", server.base_url, "--lang", lang, *args],
+        cwd=str(workspace), env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 140),
+    )
+    child.expect(r"session (\S+)")
+    child.session_id = child.match.group(1)
+    return child
+
+
+def wait_prompt(child: pexpect.spawn) -> None:
+    """The prompt is ready when prompt-toolkit turns bracketed paste on."""
+    child.expect_exact("\x1b[?2004h")
+
+
+def type_line(child: pexpect.spawn, text: str) -> None:
+    child.send(text)
+    child.send("\r")
+
+
+def test_a_session_in_a_real_terminal(workspace, home, live_server):
+    (workspace / "notes.txt").write_text("the secret word is pineapple\n")
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+
+    type_line(child, "hello there")
+    child.expect("Echo: hello there")
+    wait_prompt(child)
+
+    type_line(child, "read notes.txt")
+    child.expect("read_file")
+    child.expect("Done: read_file returned")
+    wait_prompt(child)
+
+    type_line(child, "/help")
+    child.expect("/status")
+    child.expect("/compact")
+    wait_prompt(child)
+
+    type_line(child, "/status")
+    child.expect("Context:")
+    child.expect("left until auto-compact")
+    wait_prompt(child)
+
+    type_line(child, "/stauts")
+    child.expect("Did you mean /status")
+    wait_prompt(child)
+
+    # Ctrl-C in the middle of a streamed answer cancels the turn and leaves a usable history.
+    type_line(child, "slow answer please")
+    child.expect("Slow answer part 3 of 40")
+    child.sendintr()
+    child.expect("Interrupted")
+    wait_prompt(child)
+    type_line(child, "still there?")
+    child.expect("Echo: still there")
+    wait_prompt(child)
+
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+    sessions = session.list_sessions(workspace)
+    assert len(sessions) == 1
+    messages = session.load(sessions[0].session_id, workspace).messages
+    assert len(messages) >= 8
+
+    # --continue resumes the same session.
+    child = spawn(workspace, home, live_server, "--continue")
+    assert child.session_id == sessions[0].session_id
+    child.expect(f"Resumed {len(messages)} messages")
+    wait_prompt(child)
+    type_line(child, "/status")
+    child.expect(sessions[0].session_id)
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+def test_compact_and_status_in_a_real_terminal(workspace, home, live_server):
+    (workspace / "code.py").write_text("def add(a, b):\n    return a + b\n" * 50)
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "/compact")
+    child.expect("Nothing to compact")
+    wait_prompt(child)
+    type_line(child, "read code.py")
+    child.expect("Done: read_file")
+    wait_prompt(child)
+    type_line(child, "please remember the plan: add tests for add()")
+    child.expect("Echo:")
+    wait_prompt(child)
+
+    type_line(child, "/compact keep the plan")
+    child.expect("Compacted: ([0-9,]+) → ([0-9,]+) tokens")
+    before, after = (int(x.replace(",", "")) for x in child.match.groups())
+    child.expect("archived at")
+    wait_prompt(child)
+    archives = session.list_archives(session.latest_session(workspace), workspace)
+    assert len(archives) == 1 and archives[0].stat().st_size > 0
+    assert before > 0 and after > 0
+
+    type_line(child, "/status")
+    child.expect("Compactions: 1")
+    child.expect("Newest archive")
+    wait_prompt(child)
+
+    # The request after the compaction starts with the summary and carries the custom instruction.
+    compaction_request = live_server.requests[-1]["body"]["messages"][-1]["content"]
+    assert "Additional instructions:\nkeep the plan" in compaction_request
+    type_line(child, "what now?")
+    child.expect("Echo: what now")
+    wait_prompt(child)
+    first = live_server.requests[-1]["body"]["messages"][1]["content"]
+    assert "compacted because the context filled up" in first
+
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+
+def test_missing_key_for_deepseek_is_one_clear_line(workspace, home):
+    env = {k: v for k, v in os.environ.items() if k not in ("API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
+    env["CODING_AGENT_HOME"] = str(home)
+    child = pexpect.spawn(sys.executable, [str(ROOT / "main.py")], cwd=str(workspace), env=env,
+                          encoding="utf-8", timeout=TIMEOUT)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "API_KEY" in child.before and "DEEPSEEK_API_KEY" in child.before
+    assert "Traceback" not in child.before
