@@ -116,20 +116,19 @@ def _history_tokens(state: AppState, history: Sequence[ModelMessage]) -> int:
 
 
 async def run_compact(
-    state: AppState, custom_instructions: str = "", *, trigger: str = "manual", tail_from: int | None = None
+    state: AppState, custom_instructions: str = "", *, trigger: str = "manual", keep: Sequence[ModelMessage] = ()
 ) -> CompactResult:
-    """Compact `state.history`. `tail_from`: messages from this index on are kept verbatim."""
+    """Compact `state.history`. `keep`: messages kept verbatim after the summary (mid-turn)."""
     history = list(state.history)
     if not history or all(is_summary(m) for m in history):
         raise NothingToCompact(t("nothing_to_compact", state.lang))
     before = context_tokens(state)
     _check_archive_writable(state)
     state.emit(CompactionStarted(trigger, before, threshold(state)))
-    tail = history[tail_from:] if tail_from is not None else []
 
     if trigger != "manual":
-        keep = int(threshold(state) * CHEAP_TIER_KEEP)
-        cleared, saved = clear_tool_results(history, keep)
+        keep_tokens = int(threshold(state) * CHEAP_TIER_KEEP)
+        cleared, saved = clear_tool_results(history, keep_tokens)
         after = _history_tokens(state, cleared)
         if saved and after <= threshold(state) * CHEAP_TIER_TARGET and after < before:
             debuglog.log("cheap_tier", before=before, after=after, saved=saved)
@@ -142,7 +141,7 @@ async def run_compact(
         reply = await request_summary(state, history, custom_instructions)
     finally:
         state.compacting = False
-    return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, tail)
+    return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, list(keep))
 
 
 def _finish_summary(
@@ -154,7 +153,8 @@ def _finish_summary(
     trigger: str,
     tail: list[ModelMessage],
 ) -> CompactResult:
-    compacted = history[: len(history) - len(tail)]
+    kept = {id(m) for m in tail}
+    compacted = [m for m in history if id(m) not in kept]
     earlier = previous_summary(history)
     earlier_files = (earlier.metadata or {}).get("files") if earlier else None
     parts = SummaryParts(
@@ -213,7 +213,8 @@ def _commit(
     fault("rewrite_done")
 
     # Only now, with the new file safely on disk, does memory change.
-    dropped = _drop_checkpoints(state, len(state.history) - len(tail))
+    # The cheap tier removes no message, so checkpoints still point at the right places.
+    dropped = _drop_checkpoints(state, _first_kept(state.history, tail)) if summary is not None else []
     state.compact_undo.append((archive, dropped))
     state.history = rebuilt
     state.persisted = len(rebuilt)
@@ -226,6 +227,11 @@ def _commit(
     debuglog.log("compacted", trigger=trigger, tier=tier, before=before, after=after, archive=str(archive))
     state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out))
     return CompactResult(before, after, str(archive), tier, left_out)
+
+
+def _first_kept(history: Sequence[ModelMessage], tail: Sequence[ModelMessage]) -> int:
+    kept = {id(m) for m in tail}
+    return next((i for i, m in enumerate(history) if id(m) in kept), len(history))
 
 
 def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Any]:
@@ -346,23 +352,11 @@ class _Guard:
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
         prompt_at = _last_prompt(messages)
         keep = [messages[prompt_at]] + messages[tail_start:]
-        ok = await _attempt(state, "mid-turn", lambda: _mid_turn(state, messages, keep))
+        ok = await _attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
             ctx.messages[:] = state.history
             request_context.messages = list(state.history)
         return request_context
-
-
-async def _mid_turn(state: AppState, messages: list[ModelMessage], keep: list[ModelMessage]) -> CompactResult:
-    before = context_tokens(state)
-    _check_archive_writable(state)
-    state.emit(CompactionStarted("mid-turn", before, threshold(state)))
-    state.compacting = True
-    try:
-        reply = await request_summary(state, messages, "")
-    finally:
-        state.compacting = False
-    return _finish_summary(state, messages, reply.summary, reply.left_out, before, "mid-turn", keep)
 
 
 def _last_prompt(messages: Sequence[ModelMessage]) -> int:

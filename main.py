@@ -83,7 +83,17 @@ def load_session(state: AppState, session_id: str) -> list:
     loaded = session.load(session_id, state.workspace)
     if loaded.skipped:
         state.emit(Notice(t("skipped_lines", state.lang, n=len(loaded.skipped), first=loaded.skipped[0]), "warn"))
-    return loaded.messages
+    if not loaded.messages:
+        return loaded.messages
+    from agent.loop import repair_history
+
+    # A crash mid-tool leaves a call without its result: unrepaired, every later prompt is refused.
+    messages, fixes = repair_history(loaded.messages)
+    if fixes:
+        text = (f"会话文件：修复了 {fixes} 处没有结果的工具调用（上次在工具运行中退出）" if state.lang == "zh"
+                else f"Session file: closed {fixes} tool call(s) left without a result (the agent stopped mid-tool)")
+        state.emit(Notice(text, "warn"))
+    return messages
 
 
 def switch_session(state: AppState, session_id: str, messages: list) -> None:
@@ -144,12 +154,21 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
-    if text.startswith("/"):
-        from ui.commands import dispatch
+    try:
+        if text.startswith("/"):
+            from ui.commands import dispatch
 
-        await dispatch(app, text)
-    else:
-        await on_submit(app.state, text)
+            await dispatch(app, text)
+        else:
+            await on_submit(app.state, text)
+    except session.SessionLocked as exc:  # /resume of a session another process has open
+        app.say(str(exc), "red")
+    except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session
+        from agent import debuglog
+        from agent.loop import describe_error
+
+        debuglog.log("submit_error", error=repr(exc)[:500])
+        app.say(describe_error(exc, app.state), "red")
 
 
 async def print_mode(state: AppState, prompt: str) -> int:

@@ -7,6 +7,7 @@ the old file or the new one, never a mix.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -83,13 +84,37 @@ def _open_private(path: Path, flags: int) -> int:
     return os.open(path, flags, 0o600)
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    # os.write may write less than asked (a full disk, a signal): loop until done or an error.
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def append_messages(session_id: str, messages: Sequence[ModelMessage], workspace: Path | None = None) -> None:
+    """Append `messages`, one line each. A failed write (a full disk) is rolled back and raised:
+    the file never keeps half a message from us."""
     if not messages:
         return
     data = dump_messages(messages).encode()
-    fd = _open_private(session_file(session_id, workspace), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    fd = _open_private(session_file(session_id, workspace), os.O_RDWR | os.O_CREAT | os.O_APPEND)
     try:
-        os.write(fd, data)
+        size = os.fstat(fd).st_size
+        # A crash mid-append leaves a last line without its newline; our first message must not be
+        # glued to it (it would be skipped with the torn line on the next load).
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        half = len(data) // 2
+        try:
+            _write_all(fd, data[:half])
+            fault("append_mid_write")
+            _write_all(fd, data[half:])
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
     finally:
         os.close(fd)
 
@@ -152,9 +177,23 @@ def parse_lines(data: bytes) -> Loaded:
         try:
             messages.extend(adapter.validate_json(b"[" + raw + b"]"))
         except ValueError as exc:  # pydantic.ValidationError and JSON errors are ValueErrors
-            reason = str(exc).splitlines()[0][:120]
-            skipped.append(f"line {number}: {reason}")
+            skipped.append(f"line {number}: {_reason(exc)}")
     return Loaded(messages, skipped)
+
+
+def _reason(exc: ValueError) -> str:
+    """Why a line was skipped, in a few words: pydantic's first line only names the type."""
+    errors = getattr(exc, "errors", None)
+    try:
+        first = errors()[0] if callable(errors) else None
+    except Exception:  # noqa: BLE001 - a reason is a nicety; never fail the load over it
+        first = None
+    if first:
+        where = ".".join(str(x) for x in first.get("loc", ())[1:])
+        text = first.get("msg", "") + (f" at {where}" if where else "")
+    else:
+        text = next(iter(str(exc).splitlines()), "") or type(exc).__name__
+    return text[:120]
 
 
 def load(session_id: str, workspace: Path | None = None) -> Loaded:
@@ -163,6 +202,8 @@ def load(session_id: str, workspace: Path | None = None) -> Loaded:
         data = path.read_bytes()
     except FileNotFoundError:
         return Loaded([], [])
+    except OSError as exc:  # a folder in its place, no permission, an I/O error: say so, start empty
+        return Loaded([], [f"cannot read {path}: {exc.strerror or exc}"])
     return parse_lines(data)
 
 
@@ -267,6 +308,23 @@ class SessionLocked(Exception):
     pass
 
 
+def _remove_stale_temps(session_id: str, workspace: Path | None) -> None:
+    """Partial copies a crash left mid-rewrite or mid-archive. Only the lock holder writes them, so
+    with the lock just taken, any that exist are stale."""
+    name = glob.escape(session_id)
+    temps = ((project_dir(workspace), f".{name}.jsonl.*.tmp"), (archive_dir(workspace), f".{name}-*.tmp"))
+    for folder, pattern in temps:
+        try:
+            stale = list(folder.glob(pattern))
+        except OSError:
+            continue
+        for path in stale:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+
+
 class SessionLock:
     """An flock on <session>.lock: the kernel releases it when the process dies, so a crashed
     agent never leaves a session stuck."""
@@ -279,10 +337,19 @@ class SessionLock:
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
+            try:
+                holder = os.pread(self._fd, 32, 0).decode(errors="replace").strip()
+            except OSError:
+                holder = ""
             os.close(self._fd)
-            raise SessionLocked(f"Session {session_id} is open in another coding-agent process.") from exc
+            pid = f" (pid {holder})" if holder.isdigit() else ""
+            raise SessionLocked(
+                f"Session {session_id} is open in another coding-agent process{pid}; "
+                "close it there, or start a new session here without --continue/--resume."
+            ) from exc
         os.ftruncate(self._fd, 0)
         os.write(self._fd, str(os.getpid()).encode())
+        _remove_stale_temps(session_id, workspace)
 
     def release(self) -> None:
         if self._fd >= 0:

@@ -7,6 +7,8 @@ request accepts whatever happens (an error, Ctrl-C): every tool call keeps its r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,12 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
 
 INTERRUPTED = "Interrupted by the user before this tool finished."
+LOST = "No result: the agent stopped before this tool finished (a crash, or a lost line of the session file)."
+SAVE_FAILED = (
+    "Could not write the session file ({error}); the conversation goes on in memory and is saved "
+    "once writing works again.",
+    "无法写入会话文件（{error}）；对话继续保存在内存中，等写入恢复后再存盘。",
+)
 
 
 @dataclass
@@ -52,12 +60,23 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
     return state.agent
 
 
-def sync_history(state: AppState, messages: list[ModelMessage]) -> None:
-    """Make `messages` the history and append what the session file does not have yet."""
+def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
+    """Make `messages` the history and append what the session file does not have yet.
+
+    A failed write (a full disk, a removed folder) must not end the turn: the history stays in
+    memory, `persisted` stays where it was so the next append retries, and the reason is returned
+    for the caller to show once.
+    """
     state.history = messages
     if state.persisted < len(messages):
-        session.append_messages(state.session_id, messages[state.persisted :], state.workspace)
+        try:
+            session.append_messages(state.session_id, messages[state.persisted :], state.workspace)
+        except OSError as exc:
+            debuglog.log("save_failed", error=str(exc))
+            en, zh = SAVE_FAILED
+            return (zh if state.lang == "zh" else en).format(error=exc.strerror or exc)
         state.persisted = len(messages)
+    return None
 
 
 async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None = None) -> TurnOutcome:
@@ -67,6 +86,14 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
     tool_results: dict[str, Any] = {}
     got_response = False
     run = None
+    save_errors: list[str] = []
+
+    def save(messages: list[ModelMessage]) -> None:
+        # One notice per turn, not one per message, while the disk stays full.
+        if (error := sync_history(state, messages)) and not save_errors:
+            save_errors.append(error)
+            state.emit(Notice(error, level="warn"))
+
     try:
         async with agent.iter(user_input, message_history=start + (prelude or []), deps=state) as run:
             async for node in run:
@@ -80,27 +107,34 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
                     async with node.stream(run.ctx) as stream:
                         async for event in stream:
                             _emit_tool_event(state, event, tool_results)
-                sync_history(state, run.all_messages())
+                save(run.all_messages())
         return TurnOutcome(ok=True)
     except asyncio.CancelledError:
-        _settle(state, run, start, tool_results, got_response)
+        _settle(state, run, start, tool_results, got_response, save)
         raise
     except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
         message = describe_error(exc, state)
         debuglog.log("turn_error", error=repr(exc)[:500])
         state.emit(Notice(message, level="error"))
-        _settle(state, run, start, tool_results, got_response)
+        _settle(state, run, start, tool_results, got_response, save)
         return TurnOutcome(ok=False, error=message)
 
 
-def _settle(state: AppState, run: Any, start: list[ModelMessage], results: dict[str, Any], got: bool) -> None:
+def _settle(
+    state: AppState,
+    run: Any,
+    start: list[ModelMessage],
+    results: dict[str, Any],
+    got: bool,
+    save: Callable[[list[ModelMessage]], None],
+) -> None:
     """After an error or Ctrl-C: keep what completed, give every dangling tool call a result."""
     if run is None or not got:
         # Nothing came back: the turn never happened. The user's text stays in the input history.
         state.history = start if state.persisted >= len(start) else state.history
         return
     messages = repair(list(run.all_messages()), results)
-    sync_history(state, messages)
+    save(messages)
 
 
 def repair(messages: list[ModelMessage], results: dict[str, Any]) -> list[ModelMessage]:
@@ -120,6 +154,52 @@ def repair(messages: list[ModelMessage], results: dict[str, Any]) -> list[ModelM
         else:
             parts.append(ToolReturnPart(call.tool_name, INTERRUPTED, tool_call_id=call.tool_call_id))
     return messages + [ModelRequest(parts=parts)]
+
+
+def _answers_call(part: Any) -> bool:
+    from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
+
+    return isinstance(part, ToolReturnPart) or (isinstance(part, RetryPromptPart) and part.tool_name is not None)
+
+
+def repair_history(messages: list[ModelMessage]) -> tuple[list[ModelMessage], int]:
+    """A history read from disk, made one the next request accepts; and how many fixes it took.
+
+    A crash mid-tool leaves a tool call without its result (pydantic-ai then refuses every new
+    prompt, and the API refuses the request); a skipped corrupt line can leave a result without
+    its call. Every call gets a result in the request right after it, results without a call go.
+    Untouched messages are kept as the same objects.
+    """
+    from pydantic_ai.messages import ModelRequest, ToolCallPart, ToolReturnPart
+
+    def lost(calls: list[ToolCallPart]) -> list[Any]:
+        return [ToolReturnPart(c.tool_name, LOST, tool_call_id=c.tool_call_id) for c in calls]
+
+    out: list[ModelMessage] = []
+    fixes = 0
+    calls: list[ToolCallPart] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            ids = {c.tool_call_id for c in calls}
+            parts = [p for p in message.parts if not _answers_call(p) or p.tool_call_id in ids]
+            answered = {p.tool_call_id for p in parts if _answers_call(p)}
+            missing = lost([c for c in calls if c.tool_call_id not in answered])
+            fixes += len(missing) + len(message.parts) - len(parts)
+            if missing or len(parts) != len(message.parts):
+                message = dataclasses.replace(message, parts=missing + parts)
+            calls = []
+            if message.parts:
+                out.append(message)
+        else:
+            if calls:
+                fixes += len(calls)
+                out.append(ModelRequest(parts=lost(calls)))
+            calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
+            out.append(message)
+    if calls:
+        fixes += len(calls)
+        out.append(ModelRequest(parts=lost(calls)))
+    return out, fixes
 
 
 def _emit_stream_event(state: AppState, event: Any) -> None:

@@ -323,7 +323,13 @@ def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     files = [(base, _display(base, workspace))] if base.is_file() else [
         (base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))
     ]
+    roots = _readable_roots(workspace)
     for file, name in files:
+        try:
+            # A symlink inside the workspace may point out of it: its content is off limits too.
+            resolve_path(str(file), workspace, readable_roots=roots)
+        except PathError:
+            continue
         _grep_file(file, name, regex, found)
         if len(found) > GREP_CAP:
             found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]

@@ -1,0 +1,71 @@
+"""Helpers that build sessions and scripted model behaviour for the compaction tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import session
+from agent.state import AppState
+from tests.fake_openai import Reply, Text, smart_reply
+
+SUMMARY = "<analysis>draft</analysis>\n<summary>1. The user asked to read files. 5. read big0.txt</summary>"
+
+
+def is_compaction(body: dict[str, Any]) -> bool:
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    content = last.get("content") if last.get("role") == "user" else ""
+    return isinstance(content, str) and "<analysis>" in content and "<summary>" in content
+
+
+def responder(turn: list[Reply], summary: str | Callable[[dict], str] = SUMMARY) -> Callable[[dict], Reply]:
+    """Compaction requests get `summary`; other requests take `turn` in order, then the smart default."""
+    queue = list(turn)
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if is_compaction(body):
+            return Text(summary(body) if callable(summary) else summary)
+        return queue.pop(0) if queue else smart_reply(body)
+
+    return reply
+
+
+def script_forever(server, reply: Callable[[dict], Reply], n: int = 200) -> None:
+    server.script(*([reply] * n))
+
+
+def big_files(workspace, count: int, lines: int = 150, prefix: str = "big") -> None:
+    for i in range(count):
+        (workspace / f"{prefix}{i}.txt").write_text(
+            "".join(f"line {n} of file {i}: some words to fill the context window\n" for n in range(lines))
+        )
+
+
+def note(n: int, size: int = 300) -> str:
+    return f"note {n}: " + "remember this detail please " * size
+
+
+def persist(state: AppState, messages: list) -> None:
+    """Make `messages` the session's history, on disk too."""
+    state.history = list(messages)
+    session.rewrite_messages(state.session_id, state.history, state.workspace)
+    state.persisted = len(state.history)
+
+
+def pairs_intact(messages: list) -> bool:
+    """Every tool call has its result and every result its call."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart
+
+    calls: set[str] = set()
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            calls |= {p.tool_call_id for p in message.parts if isinstance(p, ToolCallPart)}
+        elif isinstance(message, ModelRequest):
+            for part in message.parts:
+                call_id = getattr(part, "tool_call_id", None)
+                if call_id is not None:
+                    if call_id not in calls:
+                        return False
+                    calls.discard(call_id)
+    return not calls
