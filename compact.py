@@ -340,22 +340,23 @@ class _Guard:
         state: AppState = ctx.deps
         if state is None or state.compacting or not _auto_allowed(state):
             return request_context
-        messages = list(ctx.messages)
-        tail_start = _mid_turn_tail(state, messages)
-        if tail_start is None:
-            return request_context
+        if _mid_turn_tail(state, ctx.messages) is None:
+            return request_context  # a run's first request (checked before the turn), or a summary request
+        # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
+        messages = state.turn_base + list(ctx.messages[state.turn_offset :])
         state.history = messages
         used = context_tokens(state)
         limit = threshold(state)
         if used < limit:
             return request_context
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
-        prompt_at = _last_prompt(messages)
-        keep = [messages[prompt_at]] + messages[tail_start:]
+        tail_start = _mid_turn_tail(state, messages) or len(messages)
+        keep = [messages[_last_prompt(messages)]] + messages[tail_start:]
         ok = await _attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
             ctx.messages[:] = state.history
             request_context.messages = list(state.history)
+            state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
         return request_context
 
 

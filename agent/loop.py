@@ -96,7 +96,11 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
 
     try:
         async with agent.iter(user_input, message_history=start + (prelude or []), deps=state) as run:
+            state.turn_base, state.turn_offset = start + (prelude or []), -1
             async for node in run:
+                if state.turn_offset < 0 and not agent.is_user_prompt_node(node):
+                    # The run's own messages start after its cleaned copy of the history we passed.
+                    state.turn_offset = len(run.all_messages())
                 if agent.is_model_request_node(node):
                     async with node.stream(run.ctx) as stream:
                         async for event in stream:
@@ -107,7 +111,7 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
                     async with node.stream(run.ctx) as stream:
                         async for event in stream:
                             _emit_tool_event(state, event, tool_results)
-                save(run.all_messages())
+                save(_ours(state, run))
         return TurnOutcome(ok=True)
     except asyncio.CancelledError:
         _settle(state, run, start, tool_results, got_response, save)
@@ -133,8 +137,20 @@ def _settle(
         # Nothing came back: the turn never happened. The user's text stays in the input history.
         state.history = start if state.persisted >= len(start) else state.history
         return
-    messages = repair(list(run.all_messages()), results)
-    save(messages)
+    save(repair(_ours(state, run), results))
+
+
+def _ours(state: AppState, run: Any) -> list[ModelMessage]:
+    """Our history: the turn's base plus what the run produced since.
+
+    pydantic-ai merges adjacent requests of the history it is given at the start of every run (a
+    normalisation for the provider). We keep our own unmerged copy instead of its merged one: the
+    session file then only ever grows by appends, and our messages keep their metadata (the
+    summary's). `turn_base`/`turn_offset` move when a mid-turn compaction rebuilds the history.
+    """
+    messages = run.all_messages()
+    offset = state.turn_offset if state.turn_offset >= 0 else len(messages)
+    return state.turn_base + list(messages[offset:])
 
 
 def repair(messages: list[ModelMessage], results: dict[str, Any]) -> list[ModelMessage]:

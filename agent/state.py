@@ -75,6 +75,9 @@ class AppState:
     compacting: bool = False
     # Automatic compactions that came within two turns of the previous one, in a row.
     thrash_streak: int = 0
+    # During a run: our history is turn_base + run.all_messages()[turn_offset:] (see agent.loop).
+    turn_base: list[Any] = field(default_factory=list)
+    turn_offset: int = 0
     # The session's flock (session.SessionLock): one writer per session.
     lock: Any = None
 
