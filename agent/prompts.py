@@ -10,7 +10,7 @@ import platform
 from functools import cache
 from pathlib import Path
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 AGENTS_MD_LIMIT = 20_000  # characters; a huge AGENTS.md must not eat the window
 
 
