@@ -47,8 +47,9 @@ def server(monkeypatch):
 
 
 @pytest.fixture
-def make_state(home, workspace, server):
+async def make_state(home, workspace, server):
     """An AppState talking to the local server; its `emit` is an EventLog to assert on."""
+    made: list[AppState] = []
 
     def make(**config: object) -> AppState:
         options = {"base_url": server.base_url, "api_key": "test-key", "workspace": workspace, "lang": "en",
@@ -56,6 +57,13 @@ def make_state(home, workspace, server):
         options.update(config)
         state = AppState(config=Config(**options), session_id=session.new_session_id())
         state.emit = EventLog()
+        made.append(state)
         return state
 
-    return make
+    yield make
+    for state in made:
+        # Close the HTTP client inside the test's event loop, not at garbage collection after it.
+        if state.background is not None:
+            state.background.task.cancel()
+        if state.agent is not None:
+            await state.agent.model.client.close()
