@@ -115,17 +115,47 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
 
 
 def start_state(args: argparse.Namespace, config: Config) -> AppState:
-    state = AppState(config=config, session_id="")
+    from agent.events import EventLog
+
+    # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
+    state = AppState(config=config, session_id="", emit=EventLog())
     session_id = None
     if args.cont:
         session_id = session.latest_session(config.workspace)
+    elif args.resume == "":
+        session_id = pick_session(config)
     elif args.resume:
         session_id = args.resume
-        if not session.session_file(session_id, config.workspace).exists():
+        # An id is a file name in this directory's session folder, never a path out of it.
+        if session_id in (".", "..") or Path(session_id).name != session_id or \
+                not session.session_file(session_id, config.workspace).exists():
             raise SystemExit(f"No session {session_id} in this directory.")
     messages = load_session(state, session_id) if session_id else []
     switch_session(state, session_id or session.new_session_id(), messages)
     return state
+
+
+def pick_session(config: Config) -> str | None:
+    """`--resume` without an id: list this directory's sessions and read a number."""
+    sessions = session.list_sessions(config.workspace)[:20]
+    if not sessions:
+        print("No sessions in this directory yet; starting a new one.", file=sys.stderr)
+        return None
+    for number, info in enumerate(sessions, start=1):
+        print(f"{number:>2}. {info.session_id}  {info.preview}")
+    try:
+        answer = input("Session number (Enter for a new one): ").strip()
+    except EOFError:
+        return None
+    if answer.isdigit() and 1 <= int(answer) <= len(sessions):
+        return sessions[int(answer) - 1].session_id
+    return None
+
+
+def replay_early(state: AppState, early: object) -> None:
+    """Show what start_state had to say, now that `state.emit` reaches the user."""
+    for event in getattr(early, "events", ()):
+        state.emit(event)
 
 
 # --- a turn --------------------------------------------------------------------------------
@@ -187,15 +217,33 @@ async def print_mode(state: AppState, prompt: str) -> int:
             if event.level == "error":
                 errors.append(event.text)
 
-    state.emit = emit
+    early, state.emit = state.emit, emit
+    replay_early(state, early)
     await on_submit(state, prompt)
     sys.stdout.write("\n")
     return 1 if errors else 0
 
 
+def check_config(config: Config) -> None:
+    """Bad numbers stop here with one line, not with a traceback at the first turn."""
+    from agent.context import compact_threshold
+
+    if config.context_window <= 0:
+        raise ValueError(f"--context-window must be a positive number of tokens, not {config.context_window}")
+    try:
+        compact_threshold(config.context_window, config.compact_at)
+    except ValueError as exc:
+        raise ValueError(f"--compact-at takes N tokens, Nk or P% of the window, not {config.compact_at!r}") from exc
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = build_config(args)
+    try:
+        check_config(config)
+    except ValueError as exc:
+        print(f"main.py: {exc}", file=sys.stderr)
+        return 2
     if not config.api_key and not config.base_url:
         print("No API key: set API_KEY or DEEPSEEK_API_KEY (or use --base-url for a local endpoint).",
               file=sys.stderr)
@@ -221,11 +269,13 @@ async def repl(state: AppState) -> int:
     from agent.background import cancel_background
     from ui.app import App
 
+    early = state.emit
     app = App(state, submit)
     window = f"{state.config.context_window:,}" + ("" if state.config.window_known else " (assumed)")
     app.say(f"{state.config.model} · {state.workspace} · session {state.session_id} · window {window}", "dim")
     if state.history:
         app.say(("已恢复 " if state.lang == "zh" else "Resumed ") + f"{len(state.history)} messages", "dim")
+    replay_early(state, early)
     try:
         await app.run()
     finally:

@@ -160,3 +160,56 @@ def test_missing_key_for_deepseek_is_one_clear_line(workspace, home):
     assert child.exitstatus == 2
     assert "API_KEY" in child.before and "DEEPSEEK_API_KEY" in child.before
     assert "Traceback" not in child.before
+
+
+def test_one_turn_reading_many_large_files_never_hits_the_wall(workspace, home, live_server):
+    from tests.builders import big_files, responder, script_forever
+    from tests.fake_openai import Text, ToolCalls
+
+    window = 16_000
+    live_server.max_context = window  # past this the "provider" refuses, as a real one would
+    big_files(workspace, 12, lines=60)
+    calls = [ToolCalls([("read_file", {"path": f"big{i}.txt"})]) for i in range(12)]
+    script_forever(live_server, responder(calls + [Text("All twelve files reviewed.")]))
+    child = spawn(workspace, home, live_server, "--context-window", str(window))
+    wait_prompt(child)
+
+    type_line(child, "review every file in this folder")
+    child.expect("Context filled up during this turn")
+    child.expect("All twelve files reviewed.", timeout=60)
+    wait_prompt(child)
+    assert "maximum context length" not in child.before and "longer than the model" not in child.before
+
+    # /compact undo brings the history from before the (last) compaction back, after confirming.
+    type_line(child, "/compact undo")
+    child.expect("newest archive")
+    child.send("y\r")
+    child.expect("Restored the history from")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert len(session.list_archives(session.latest_session(workspace), workspace)) >= 2
+
+
+def test_resume_picker_lists_sessions(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "first session here")
+    child.expect("Echo: first session here")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+    env = dict(os.environ, CODING_AGENT_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1")
+    child = pexpect.spawn(sys.executable, [str(ROOT / "main.py"), "--base-url", live_server.base_url, "--lang",
+                                           "en", "--resume"], cwd=str(workspace), env=env, encoding="utf-8",
+                          timeout=TIMEOUT, dimensions=(40, 140))
+    child.expect("1. (\\S+)  first session here")
+    picked = child.match.group(1)
+    child.expect("Session number")
+    child.send("1\r")
+    child.expect(r"session (\S+)")
+    assert child.match.group(1) == picked
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
