@@ -10,7 +10,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "err_auth": (
         "The endpoint refused the API key (HTTP {status}). Set API_KEY or DEEPSEEK_API_KEY "
         "(OPENAI_API_KEY with --base-url) to a valid key.",
-        "接口拒绝了 API Key（HTTP {status}）。请把 API_KEY 或 DEEPSEEK_API_KEY（用 --base-url 时也可用 OPENAI_API_KEY）设为有效的 Key。",
+        "接口拒绝了 API Key（HTTP {status}）。请把 API_KEY 或 DEEPSEEK_API_KEY"
+        "（用 --base-url 时也可用 OPENAI_API_KEY）设为有效的 Key。",
     ),
     "err_forbidden": (
         "The endpoint refused access (HTTP 403): the key may lack permission for this model.",
@@ -44,11 +45,15 @@ TEXTS: dict[str, tuple[str, str]] = {
     "thrashing": (
         "The context refills within two turns of every compaction, so automatic compaction is now off. "
         "Try /compact with instructions on what to keep, a larger --context-window, or --compact-at.",
-        "每次压缩后不到两轮上下文又满了，已停止自动压缩。可以试试带说明的 /compact、更大的 --context-window 或 --compact-at。",
+        "每次压缩后不到两轮上下文又满了，已停止自动压缩。"
+        "可以试试带说明的 /compact、更大的 --context-window 或 --compact-at。",
     ),
     "nothing_to_compact": ("Nothing to compact.", "没有可压缩的内容。"),
     "compact_empty": ("the model returned an empty summary", "模型返回了空摘要"),
-    "compact_tool_call": ("the model tried to call a tool instead of writing a summary", "模型试图调用工具而不是写摘要"),
+    "compact_tool_call": (
+        "the model tried to call a tool instead of writing a summary",
+        "模型试图调用工具而不是写摘要",
+    ),
     "compact_no_archive": (
         "cannot write the archive folder {path}: {error}; nothing was changed",
         "无法写入存档目录 {path}：{error}；没有做任何改动",
@@ -77,7 +82,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Restored the history from {archive} ({n} messages); the compacted history was archived at {saved}.",
         "已从 {archive} 恢复历史（{n} 条消息）；压缩后的历史已存档到 {saved}。",
     ),
-    "skipped_lines": ("Session file: skipped {n} unreadable line(s): {first}", "会话文件：跳过了 {n} 行无法读取的内容：{first}"),
+    "skipped_lines": (
+        "Session file: skipped {n} unreadable line(s): {first}",
+        "会话文件：跳过了 {n} 行无法读取的内容：{first}",
+    ),
     "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
 }
 

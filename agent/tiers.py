@@ -85,7 +85,8 @@ def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tu
                 new_parts.append(part)
                 continue
             template = SUPERSEDED if superseded else PLACEHOLDER
-            new_parts.append(dataclasses.replace(part, content=template.format(call=_describe_call(call, part.tool_name))))
+            placeholder = template.format(call=_describe_call(call, part.tool_name))
+            new_parts.append(dataclasses.replace(part, content=placeholder))
             changed = True
         if changed:
             new_parts.reverse()

@@ -57,7 +57,8 @@ def test_compact_at_overrides() -> None:
 
 
 def _response(text: str, input_tokens: int, output_tokens: int) -> ModelResponse:
-    return ModelResponse(parts=[TextPart(text)], usage=RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens))
+    usage = RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens)
+    return ModelResponse(parts=[TextPart(text)], usage=usage)
 
 
 def test_context_tokens_uses_newest_usage_plus_newer_messages(make_state) -> None:

@@ -11,7 +11,7 @@ from agent.events import CompactionFailed, CompactionFinished, Notice
 from agent.summary import is_summary
 from agent.tiers import PLACEHOLDER, SUPERSEDED
 from main import on_submit
-from tests.builders import big_files, is_compaction, note, pairs_intact, persist, responder, script_forever
+from tests.builders import big_files, is_compaction, note, pairs_intact, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
 
 

@@ -95,7 +95,8 @@ class App:
     async def approve(self, command: str) -> str:
         zh = self.lang == "zh"
         self.say(("运行命令：" if zh else "Run command: ") + command, "bold yellow")
-        answer = await self.ask("允许？[y]是 / [n]否 / [a]本会话一直允许: " if zh else "Allow? [y]es / [n]o / [a]lways: ")
+        question = "允许？[y]是 / [n]否 / [a]本会话一直允许: " if zh else "Allow? [y]es / [n]o / [a]lways: "
+        answer = await self.ask(question)
         self.renderer.wait()
         return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
 

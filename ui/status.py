@@ -36,9 +36,10 @@ def status_lines(state: AppState) -> list[Text | str]:
         ("关" if zh else "off") + (f" ({state.auto_compact_off_reason})" if state.auto_compact_off_reason else ""))
     gauge = Text(f"{'上下文' if zh else 'Context'}: {used:,} / {limit:,} (threshold) / {window:,} (window, {known}) ")
     gauge.append_text(_bar(used, limit, window))
+    session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
         f"{'模型' if zh else 'Model'}: {cfg.model}   Base URL: {cfg.endpoint}",
-        f"{'会话' if zh else 'Session'}: {state.session_id}   {session.session_file(state.session_id, state.workspace)}",
+        f"{'会话' if zh else 'Session'}: {state.session_id}   {session_path}",
         f"{'消息' if zh else 'Messages'}: {len(state.history):,}",
         gauge,
         (f"距离自动压缩还剩 {left:.0f}%（自动压缩：{auto}）" if zh
