@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
 
 INTERRUPTED = "Interrupted by the user before this tool finished."
+ENDED = "No result: the turn ended with an error before this tool finished."
 LOST = "No result: the agent stopped before this tool finished (a crash, or a lost line of the session file)."
 SAVE_FAILED = (
     "Could not write the session file ({error}); the conversation goes on in memory and is saved "
@@ -37,9 +40,29 @@ class TurnOutcome:
     cancelled: bool = False
 
 
+_AGENT_LOCK = threading.Lock()
+
+
 def get_agent(state: AppState) -> Agent[AppState, str]:
     """The agent for this state's model, built once: its instructions and tools never change,
-    so every request of the session shares one cacheable prefix."""
+    so every request of the session shares one cacheable prefix.
+
+    The REPL builds it in a worker thread while the prompt is already up (see `warm_up`); the lock
+    keeps a turn submitted meanwhile from building a second one."""
+    with _AGENT_LOCK:
+        if state.agent is None:
+            _build_agent(state)
+    return state.agent
+
+
+def warm_up(state: AppState) -> None:
+    """Import pydantic-ai, build the agent and measure its fixed prefix, off the start-up path."""
+    from agent.context import fixed_prefix_tokens
+
+    fixed_prefix_tokens(state)
+
+
+def _build_agent(state: AppState) -> None:
     if state.agent is None:
         from pydantic_ai import Agent
 
@@ -57,7 +80,6 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
             retries=3,
             capabilities=[ContextGuard()],
         )
-    return state.agent
 
 
 def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
@@ -114,13 +136,13 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
                 save(_ours(state, run))
         return TurnOutcome(ok=True)
     except asyncio.CancelledError:
-        _settle(state, run, start, tool_results, got_response, save)
+        _settle(state, run, start, tool_results, got_response, save, INTERRUPTED)
         raise
     except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
         message = describe_error(exc, state)
         debuglog.log("turn_error", error=repr(exc)[:500])
         state.emit(Notice(message, level="error"))
-        _settle(state, run, start, tool_results, got_response, save)
+        _settle(state, run, start, tool_results, got_response, save, ENDED)
         return TurnOutcome(ok=False, error=message)
 
 
@@ -131,13 +153,14 @@ def _settle(
     results: dict[str, Any],
     got: bool,
     save: Callable[[list[ModelMessage]], None],
+    note: str,
 ) -> None:
     """After an error or Ctrl-C: keep what completed, give every dangling tool call a result."""
     if run is None or not got:
         # Nothing came back: the turn never happened. The user's text stays in the input history.
         state.history = start if state.persisted >= len(start) else state.history
         return
-    save(repair(_ours(state, run), results))
+    save(repair(_ours(state, run), results, note))
 
 
 def _ours(state: AppState, run: Any) -> list[ModelMessage]:
@@ -153,23 +176,34 @@ def _ours(state: AppState, run: Any) -> list[ModelMessage]:
     return state.turn_base + list(messages[offset:])
 
 
-def repair(messages: list[ModelMessage], results: dict[str, Any]) -> list[ModelMessage]:
+def repair(messages: list[ModelMessage], results: dict[str, Any], note: str = INTERRUPTED) -> list[ModelMessage]:
     """Close every tool call that has no return, so the next request is accepted."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
+    messages = list(messages)
+    # A failure while tools run (e.g. a tool's retries used up) leaves the request pydantic-ai
+    # opened for their results empty or half-filled.
+    while messages and isinstance(messages[-1], ModelRequest) and not messages[-1].parts:
+        messages.pop()
+    opened = None
+    if len(messages) >= 2 and isinstance(messages[-1], ModelRequest) and isinstance(messages[-2], ModelResponse):
+        opened = messages.pop()
     if not messages or not isinstance(messages[-1], ModelResponse):
-        return messages
+        return messages + ([opened] if opened is not None else [])
     calls = [p for p in messages[-1].parts if isinstance(p, ToolCallPart)]
-    if not calls:
-        return messages
+    answered = {p.tool_call_id for p in opened.parts if _answers_call(p)} if opened is not None else set()
     parts = []
     for call in calls:
+        if call.tool_call_id in answered:
+            continue
         done = results.get(call.tool_call_id)
         if done is not None:
             parts.append(done)
         else:
-            parts.append(ToolReturnPart(call.tool_name, INTERRUPTED, tool_call_id=call.tool_call_id))
-    return messages + [ModelRequest(parts=parts)]
+            parts.append(ToolReturnPart(call.tool_name, note, tool_call_id=call.tool_call_id))
+    if opened is not None:
+        return messages + [dataclasses.replace(opened, parts=parts + list(opened.parts)) if parts else opened]
+    return messages + [ModelRequest(parts=parts)] if parts else messages
 
 
 def _answers_call(part: Any) -> bool:
@@ -295,13 +329,37 @@ def describe_error(exc: BaseException, state: AppState) -> str:
         return t("err_model", lang, model=state.config.model)
     if isinstance(exc, ModelContextWindowExceededError):
         return t("err_context", lang)
+    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and _UNKNOWN_MODEL.search(str(exc.body or "")):
+        return t("err_model", lang, model=state.config.model)  # DeepSeek: 400 "Model Not Exist"
     if isinstance(exc, ModelHTTPError):
         return t("err_http", lang, status=exc.status_code, detail=_short(exc.body or exc.message))
     if isinstance(exc, ModelAPIError):
+        # "Could not reach" is wrong for an answer that broke off or was not JSON: say what happened.
+        causes = {type(e).__name__: e for e in _causes(exc)}
+        zh = lang == "zh"
+        if "RemoteProtocolError" in causes or "ReadError" in causes:
+            detail = _short(causes.get("RemoteProtocolError") or causes["ReadError"])
+            return (f"与模型的连接在回答中途断开（{detail}）；不完整的回答没有保存。" if zh else
+                    f"The connection to the model broke off mid-answer ({detail}); the partial answer was not kept.")
+        if "JSONDecodeError" in causes:
+            return (f"接口 {state.config.endpoint} 返回的内容不是有效的 JSON：{_short(exc)}" if zh else
+                    f"The endpoint {state.config.endpoint} sent a reply that is not valid JSON: {_short(exc)}")
         return t("err_api", lang, detail=_short(str(exc)), url=state.config.endpoint)
     if isinstance(exc, UnexpectedModelBehavior):
         return t("err_behaviour", lang, detail=_short(str(exc)))
     return t("err_other", lang, detail=_short(f"{type(exc).__name__}: {exc}"))
+
+
+_UNKNOWN_MODEL = re.compile(r"model[ _]not[ _]exist|model_not_found|model .{0,80}does not exist", re.I)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc` and what it was raised from, outermost first."""
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain and len(chain) < 10:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return chain
 
 
 def _short(detail: object, limit: int = 200) -> str:

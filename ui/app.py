@@ -109,10 +109,14 @@ class App:
     def toolbar(self) -> HTML:
         state = self.state
         window = state.config.context_window
-        try:
-            used = context_tokens(state)
-        except Exception:  # noqa: BLE001 - the toolbar must never crash the prompt
-            used = 0
+        used = 0
+        # Until the agent is built (in the background, after start-up) the prefix is not measured:
+        # computing it here would block the first paint of the prompt for a second.
+        if state.fixed_prefix_tokens is not None:
+            try:
+                used = context_tokens(state)
+            except Exception:  # noqa: BLE001 - the toolbar must never crash the prompt
+                used = 0
         pct = 100 * used / window if window else 0
         assumed = "" if state.config.window_known else "?"
         folder = _short_path(state.workspace)
@@ -136,8 +140,15 @@ class App:
             bottom_toolbar=self.toolbar,
         )
 
-    async def run(self) -> None:
+    async def run(self, on_first_paint: Callable[[], None] | None = None) -> None:
         self.session = self._prompt_session()
+        if on_first_paint is not None:
+
+            def first_paint(_app: object) -> None:
+                self.session.app.after_render -= first_paint
+                on_first_paint()
+
+            self.session.app.after_render += first_paint
         while self.running:
             try:
                 text = await self.session.prompt_async("> ")

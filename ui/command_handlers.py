@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import compact
@@ -89,6 +90,9 @@ async def cmd_compact(app: App, args: str) -> None:
     cancel_background(app.state)
     try:
         await compact.run_compact(app.state, args)
+    except asyncio.CancelledError:
+        app.say(t("compact_cancelled", app.lang), "yellow")
+        raise
     except NothingToCompact as exc:
         app.say(str(exc), "yellow")
     except CompactError as exc:

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.live import Live
-from rich.markdown import Markdown
-from rich.status import Status
-from rich.syntax import Syntax
 from rich.text import Text
 
 from agent.events import (
@@ -24,6 +21,10 @@ from agent.events import (
     UsageUpdate,
 )
 from agent.i18n import t
+
+if TYPE_CHECKING:
+    from rich.live import Live
+    from rich.status import Status
 
 # The argument that best names what a tool call does, shown on its one line.
 MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "list_files": "pattern",
@@ -107,6 +108,9 @@ class Renderer:
             self._thinking = ""
 
     def _on_text(self, delta: str) -> None:
+        from rich.live import Live
+        from rich.markdown import Markdown  # markdown-it is slow to import: not on the start-up path
+
         if self._live is None:
             self.stop_spinner()
             self._flush_thinking()
@@ -121,6 +125,8 @@ class Renderer:
         self.stop_spinner()
         self._flush_thinking()
         if self._live is not None:
+            from rich.markdown import Markdown
+
             self._live.update(Markdown(self._text))
             self._live.stop()
             self._live = None
@@ -147,6 +153,8 @@ class Renderer:
             lines = event.content.count("\n") + 1 if event.content else 0
             self.console.print(Text(f"  ⎿ {lines:,} lines, {len(event.content):,} chars", style="dim"))
         if event.diff:
+            from rich.syntax import Syntax
+
             diff_lines = event.diff.splitlines()
             shown = "\n".join(diff_lines[:DIFF_MAX_LINES])
             if len(diff_lines) > DIFF_MAX_LINES:
