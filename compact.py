@@ -23,7 +23,6 @@ from agent.events import CompactionFailed, CompactionFinished, CompactionStarted
 from agent.faults import fault
 from agent.file_state import ReadFileState
 from agent.i18n import t
-from agent.mentions import build_mention_messages
 from agent.summarizer import request_summary
 from agent.summary import (
     SummaryParts,
@@ -89,6 +88,8 @@ def restore_file_messages(old_state: ReadFileState, new_state: ReadFileState, st
         picked.append(str(path))
         used += size
     picked.reverse()
+    from agent.mentions import build_mention_messages
+
     messages, _notices = build_mention_messages(picked, state, read_file_state=new_state)
     return messages
 

@@ -184,6 +184,9 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
+    if app.state.ready is not None:
+        # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
+        await asyncio.shield(app.state.ready)
     try:
         if text.startswith("/"):
             from ui.commands import dispatch
@@ -273,7 +276,7 @@ def start_warm_up(state: AppState) -> None:
     from agent.loop import warm_up
 
     tokens.preload()
-    asyncio.get_running_loop().run_in_executor(None, warm_up, state)
+    state.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
 
 
 async def repl(state: AppState) -> int:

@@ -59,7 +59,10 @@ def warm_up(state: AppState) -> None:
     """Import pydantic-ai, build the agent and measure its fixed prefix, off the start-up path."""
     from agent.context import fixed_prefix_tokens
 
-    fixed_prefix_tokens(state)
+    try:
+        fixed_prefix_tokens(state)
+    except Exception as exc:  # noqa: BLE001 - the first turn builds it again and reports the error
+        debuglog.log("warm_up_failed", error=repr(exc)[:300])
 
 
 def _build_agent(state: AppState) -> None:

@@ -78,6 +78,8 @@ class AppState:
     # During a run: our history is turn_base + run.all_messages()[turn_offset:] (see agent.loop).
     turn_base: list[Any] = field(default_factory=list)
     turn_offset: int = 0
+    # The REPL's background warm-up (agent.loop.warm_up), awaited before the first turn.
+    ready: Any = None
     # The session's flock (session.SessionLock): one writer per session.
     lock: Any = None
 
