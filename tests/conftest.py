@@ -24,8 +24,9 @@ def _quick_client(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch):
+    """Every test keeps its data (sessions, archives, input history) in a temporary folder."""
     path = tmp_path / "home"
     monkeypatch.setenv("CODING_AGENT_HOME", str(path))
     return path

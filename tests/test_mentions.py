@@ -22,13 +22,6 @@ from agent.state import AppState
 from agent.tools import TOOLS, read_file
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("CODING_AGENT_HOME", str(path))
-    return path
-
-
 @pytest.fixture
 def state(tmp_path: Path) -> AppState:
     ws = tmp_path / "ws"

@@ -15,13 +15,6 @@ from agent.state import AppState
 from agent.tools import run_command
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("CODING_AGENT_HOME", str(path))
-    return path
-
-
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     path = tmp_path / "ws"

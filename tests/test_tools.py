@@ -32,13 +32,6 @@ from agent.tools import (
 )
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("CODING_AGENT_HOME", str(path))
-    return path
-
-
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     path = tmp_path / "ws"

@@ -5,13 +5,6 @@ import pytest
 from agent.workspace import PathError, iter_files, match_glob, resolve_path
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("CODING_AGENT_HOME", str(path))
-    return path
-
-
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
     path = tmp_path / "ws"
