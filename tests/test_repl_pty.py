@@ -60,6 +60,14 @@ def test_a_session_in_a_real_terminal(workspace, home, live_server):
     child.expect("Echo: hello there")
     wait_prompt(child)
 
+    # Alt+Enter (Esc Enter) inserts a newline instead of sending.
+    child.send("line one")
+    child.send("\x1b\r")
+    type_line(child, "line two")
+    child.expect("line two")
+    wait_prompt(child)
+    assert live_server.requests[-1]["body"]["messages"][-1]["content"] == "line one\nline two"
+
     type_line(child, "read notes.txt")
     child.expect("read_file")
     child.expect("Done: read_file returned")
