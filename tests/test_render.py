@@ -1,0 +1,54 @@
+"""The renderer draws the loop's events: streamed answer, collapsed reasoning, tool lines, diffs."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+from rich.console import Console
+
+from agent.events import (
+    CompactionFinished,
+    CompactionStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStarted,
+    ToolResult,
+)
+from ui.render import Renderer
+
+
+def _render(events, lang="en") -> str:
+    out = StringIO()
+    renderer = Renderer(Console(file=out, width=100, force_terminal=True, color_system="standard"), lang)
+    for event in events:
+        renderer(event)
+    renderer.end_answer()
+    return out.getvalue()
+
+
+def test_answer_reasoning_and_tools():
+    text = _render([
+        ThinkingDelta("I should read the file first. " * 10),
+        TextDelta("Here is **the** plan"),
+        ToolCallStarted("c1", "edit_file", {"path": "app.py", "old_string": "a", "new_string": "b"}),
+        ToolResult("c1", "edit_file", "Edited app.py: replaced 1 occurrence",
+                   diff="--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"),
+        ToolCallStarted("c2", "read_file", {"path": "missing.py"}),
+        ToolResult("c2", "read_file", "Error: missing.py does not exist", is_error=True),
+    ])
+    assert "Reasoning (300 chars): I should read the file first." in text
+    assert "\x1b[2" in text  # dimmed
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+    assert "the" in text and "plan" in text
+    assert "edit_file app.py" in text and "read_file missing.py" in text
+    assert "+a = 2" in text and "-a = 1" in text
+    assert "Error: missing.py does not exist" in text
+
+
+def test_compaction_lines_in_chinese():
+    text = _render([
+        CompactionStarted("manual", 9000, 8000),
+        CompactionFinished("manual", 9000, 1200, "/tmp/archive.jsonl"),
+    ], lang="zh")
+    assert "压缩完成：9,000 → 1,200 tokens" in text and "/tmp/archive.jsonl" in text
