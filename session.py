@@ -347,8 +347,11 @@ class SessionLock:
                 f"Session {session_id} is open in another coding-agent process{pid}; "
                 "close it there, or start a new session here without --continue/--resume."
             ) from exc
-        os.ftruncate(self._fd, 0)
-        os.write(self._fd, str(os.getpid()).encode())
+        try:  # the pid is for the "open in another process" message; a full disk must not stop us
+            os.ftruncate(self._fd, 0)
+            os.write(self._fd, str(os.getpid()).encode())
+        except OSError:
+            pass
         _remove_stale_temps(session_id, workspace)
 
     def release(self) -> None:

@@ -87,7 +87,9 @@ class App:
     async def ask(self, question: str) -> str:
         self.renderer.stop_spinner()
         try:
-            return (await PromptSession().prompt_async(question)).strip().lower()
+            # handle_sigint=False: prompt-toolkit would otherwise take over SIGINT and, on leaving,
+            # remove the handler that lets Ctrl-C cancel the rest of the turn.
+            return (await PromptSession().prompt_async(question, handle_sigint=False)).strip().lower()
         except (KeyboardInterrupt, EOFError):
             # Ctrl-C at a question cancels the whole turn, the same as Ctrl-C anywhere else in it.
             raise asyncio.CancelledError() from None

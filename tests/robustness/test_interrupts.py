@@ -1,0 +1,323 @@
+"""4. Interrupts: Ctrl-C while streaming, while a shell command runs (its whole process group
+ends), at an approval prompt, during a compaction and during a background compaction. Each
+leaves a valid history, no orphan processes and a session file that matches memory.
+
+The in-process tests cancel the turn's task, which is what the REPL's Ctrl-C handler does; the
+last test presses Ctrl-C in a real terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+import compact
+import session
+from agent.background import take_background
+from agent.context import threshold
+from agent.events import TextDelta, ToolResult
+from main import on_submit
+from tests.fake_openai import FakeOpenAI, Slow, smart_reply
+from tests.robustness.harness import (
+    MAIN,
+    agent_env,
+    history_problems,
+    kill_group,
+    long_history,
+    prepare_session,
+    process_gone,
+    request_problems,
+    wait_for,
+)
+
+SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.</summary>"
+
+
+def is_compaction(body: dict[str, Any]) -> bool:
+    last = (body.get("messages") or [{}])[-1]
+    content = last.get("content") if last.get("role") == "user" else ""
+    return isinstance(content, str) and "<analysis>" in content and "<summary>" in content
+
+
+def slow_summaries(server: FakeOpenAI, seconds: float = 6.0) -> None:
+    """From now on compaction requests stream a summary for `seconds`; others get the default."""
+
+    def reply(body: dict[str, Any]) -> Any:
+        return Slow(SUMMARY, delay_per_chunk=seconds / 20, chunks=20) if is_compaction(body) else smart_reply(body)
+
+    with server._lock:
+        server._queue.clear()
+    server.script(*([reply] * 200))
+
+
+def _answer(state) -> str:
+    return "".join(e.text for e in state.emit.of(TextDelta))
+
+
+def _consistent(state) -> None:
+    assert history_problems(state.history) == []
+    loaded = session.load(state.session_id, state.workspace)
+    assert loaded.skipped == []
+    assert session.dump_messages(loaded.messages) == session.dump_messages(state.history)
+
+
+async def _next_turn_is_accepted(state, server) -> None:
+    with server._lock:
+        server._queue.clear()
+    await on_submit(state, "still there?")
+    assert "Echo: still there?" in _answer(state)
+    assert request_problems(server.last_request["body"]) == []
+    _consistent(state)
+
+
+async def _cancel(task: asyncio.Task) -> None:
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_ctrl_c_while_streaming(make_state, server):
+    state = make_state()
+    await on_submit(state, "hello")
+    task = asyncio.create_task(on_submit(state, "slow answer please"))
+    await asyncio.to_thread(wait_for, lambda: "part 3 of 40" in _answer(state), 10)
+    await _cancel(task)
+    _consistent(state)
+    assert "part 3 of 40" not in session.session_file(state.session_id, state.workspace).read_text()
+    await _next_turn_is_accepted(state, server)
+
+
+@pytest.mark.parametrize("command", [
+    "echo $$ > shell.pid; sleep 30",
+    "sleep 30 & echo $! > child.pid; echo $$ > shell.pid; wait",
+    "sh -c 'trap \"\" TERM; echo $$ > child.pid; sleep 30' & echo $$ > shell.pid; wait",
+], ids=["command", "background-child", "child-ignoring-sigterm"])
+async def test_ctrl_c_while_a_command_runs(command, make_state, server, workspace):
+    state = make_state(yes=True)
+    task = asyncio.create_task(on_submit(state, f"run {command}"))
+    pid_files = [workspace / "shell.pid"] + ([workspace / "child.pid"] if "child" in command else [])
+    assert await asyncio.to_thread(wait_for, lambda: all(p.exists() and p.read_text().strip() for p in pid_files))
+    pids = [int(p.read_text()) for p in pid_files]
+    await _cancel(task)
+    # The whole group is gone (SIGTERM, then SIGKILL after the grace period), nothing orphaned.
+    assert await asyncio.to_thread(wait_for, lambda: all(process_gone(pid) for pid in pids), 5)
+    [result] = state.emit.of(ToolResult) or [None]
+    assert result is None  # the call never finished; its result in the history says so
+    _consistent(state)
+    returns = [p for m in state.history for p in m.parts if getattr(p, "part_kind", "") == "tool-return"]
+    assert returns and "Interrupted" in returns[-1].content
+    await _next_turn_is_accepted(state, server)
+
+
+async def test_ctrl_c_at_the_approval_prompt(make_state, server, workspace):
+    state = make_state(yes=False)
+    asked = asyncio.Event()
+
+    async def approve(command: str) -> str:
+        asked.set()
+        await asyncio.Event().wait()  # the user is thinking...
+        return "y"
+
+    state.approve = approve
+    task = asyncio.create_task(on_submit(state, "run touch never.txt"))
+    await asyncio.wait_for(asked.wait(), 10)
+    await _cancel(task)
+    assert not (workspace / "never.txt").exists()
+    _consistent(state)
+    await _next_turn_is_accepted(state, server)
+
+
+async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
+    state = make_state(context_window=16_000)
+    history = long_history()
+    state.history = list(history)
+    session.rewrite_messages(state.session_id, history, workspace)
+    state.persisted = len(history)
+    before = session.session_file(state.session_id, workspace).read_bytes()
+    slow_summaries(server)
+    # The automatic compaction before a turn...
+    task = asyncio.create_task(on_submit(state, "go on"))
+    await asyncio.to_thread(wait_for, lambda: any(is_compaction(r["body"]) for r in server.requests), 10)
+    await asyncio.sleep(0.3)
+    await _cancel(task)
+    assert session.session_file(state.session_id, workspace).read_bytes() == before
+    assert session.list_archives(state.session_id, workspace) == []
+    assert state.history == history and not state.compacting
+    # ...and /compact.
+    task = asyncio.create_task(compact.run_compact(state))
+    await asyncio.sleep(1.0)
+    await _cancel(task)
+    assert session.session_file(state.session_id, workspace).read_bytes() == before
+    assert session.list_archives(state.session_id, workspace) == []
+    _consistent(state)
+
+
+def _in_band(state) -> list:
+    """A history between the background mark (85% of the threshold) and the threshold."""
+    from agent.background import lower_mark
+
+    for turns in range(1, 40):
+        state.history = long_history(turns=turns, words=60)
+        used = compact.context_tokens(state)
+        if lower_mark(state) + 200 <= used <= threshold(state) - 800:
+            return state.history
+    raise AssertionError("no history lands between the marks")
+
+
+async def test_ctrl_c_during_a_background_compaction(make_state, server, workspace):
+    state = make_state(context_window=16_000)
+    history = _in_band(state)
+    session.rewrite_messages(state.session_id, history, workspace)
+    state.persisted = len(history)
+    slow_summaries(server, seconds=3)
+    task = asyncio.create_task(on_submit(state, "slow answer please"))
+    await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in _answer(state), 10)
+    background = state.background
+    assert background is not None and not background.task.done()
+    await _cancel(task)
+    _consistent(state)
+    # The summary in the background goes on; it is swapped in when the threshold comes, and the
+    # history it is swapped into is still a valid one.
+    reply = await asyncio.wait_for(background.task, 10)
+    assert reply.summary
+    swap = take_background(state)
+    assert swap is not None
+    await swap
+    _consistent(state)
+    assert session.list_archives(state.session_id, workspace)  # that compaction completed, archived
+    await _next_turn_is_accepted(state, server)
+
+
+async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, server, workspace):
+    state = make_state(context_window=16_000)
+    history = _in_band(state)
+    session.rewrite_messages(state.session_id, history, workspace)
+    state.persisted = len(history)
+    before = session.session_file(state.session_id, workspace).read_bytes()
+    slow_summaries(server, seconds=4)
+    await on_submit(state, "hello")  # starts the background summary
+    assert state.background is not None
+    swap = take_background(state)
+    assert swap is not None
+    task = asyncio.create_task(swap)
+    await asyncio.sleep(0.5)
+    await _cancel(task)
+    assert session.list_archives(state.session_id, workspace) == []
+    assert session.session_file(state.session_id, workspace).read_bytes().startswith(before)
+    _consistent(state)
+    await _next_turn_is_accepted(state, server)
+
+
+# --- a real terminal -----------------------------------------------------------------------
+
+# Runs for 30 s (with a child in the background) once the file "go" exists; at once before.
+LONG_COMMAND = "test -e go && (sleep 30 & echo $! > child.pid; echo $$ > shell.pid; wait) || echo not yet"
+
+
+class Terminal:
+    """The REPL in a pseudo-terminal, typed into as a person would."""
+
+    def __init__(self, home: Path, workspace: Path, server: FakeOpenAI, *args: str) -> None:
+        self.log: list[str] = []
+        self.child = pexpect.spawn(
+            sys.executable, [str(MAIN), "--base-url", server.base_url, "--lang", "en", *args],
+            cwd=str(workspace), env=agent_env(home), encoding="utf-8", timeout=20, dimensions=(40, 160))
+        self.child.logfile_read = self
+        self.child.expect("session")
+        self.prompt()
+
+    def write(self, text: str) -> None:  # pexpect's log of what the terminal shows
+        self.log.append(text)
+
+    def flush(self) -> None:
+        pass
+
+    def prompt(self) -> None:
+        self.child.expect_exact("\x1b[?2004h")  # prompt-toolkit is reading a line again
+
+    def say(self, text: str) -> None:
+        self.child.send(text + "\r")
+
+    def interrupt(self, timeout: float = 10) -> None:
+        self.child.sendintr()
+        self.child.expect("Interrupted", timeout=timeout)
+        self.prompt()
+
+    def exit(self) -> str:
+        self.say("/exit")
+        self.child.expect(pexpect.EOF)
+        self.child.close()
+        return "".join(self.log)
+
+
+def _pids(workspace: Path) -> list[int]:
+    files = [workspace / "child.pid", workspace / "shell.pid"]
+    assert wait_for(lambda: all(f.exists() and f.read_text().strip() for f in files), 10)
+    return [int(f.read_text()) for f in files]
+
+
+def test_ctrl_c_in_a_real_terminal(home, workspace, server):
+    """Ctrl-C (SIGINT from the terminal) while streaming, at an approval prompt, while an
+    (always-approved) command runs and during /compact; then the REPL goes on."""
+    prepare_session(home, workspace, long_history(turns=2, words=20))
+    slow_summaries(server)
+    term = Terminal(home, workspace, server, "--continue")
+    try:
+        term.say("slow answer please")
+        term.child.expect("part 3 of 40")
+        term.interrupt()
+
+        term.say("run touch never.txt")
+        term.child.expect("Allow")
+        term.interrupt()
+        assert not (workspace / "never.txt").exists()
+
+        term.say(f"run {LONG_COMMAND}")
+        term.child.expect("Allow")
+        term.say("a")
+        term.child.expect("Done: run_command")
+        term.prompt()
+        (workspace / "go").touch()
+        term.say(f"run {LONG_COMMAND}")  # always allowed now: no question
+        pids = _pids(workspace)
+        term.interrupt()
+        assert wait_for(lambda: all(process_gone(pid) for pid in pids), 5), "orphan processes"
+
+        term.say("/compact")
+        assert wait_for(lambda: any(is_compaction(r["body"]) for r in server.requests), 10)
+        term.interrupt()
+
+        term.say("hello")
+        term.child.expect("Echo: hello")
+        term.prompt()
+        shown = term.exit()
+    finally:
+        term.child.close(force=True)
+    assert "Traceback" not in shown
+    [info] = session.list_sessions(workspace)
+    loaded = session.load(info.session_id, workspace)
+    assert loaded.skipped == [] and history_problems(loaded.messages) == []
+    assert session.list_archives(info.session_id, workspace) == []
+    for request in server.requests:
+        assert request_problems(request["body"]) == []
+
+
+def test_ctrl_c_after_approving_a_command(home, workspace, server):
+    term = Terminal(home, workspace, server)
+    (workspace / "go").touch()
+    pids: list[int] = []
+    try:
+        term.say(f"run {LONG_COMMAND}")
+        term.child.expect("Allow")
+        term.say("y")
+        pids = _pids(workspace)
+        term.interrupt(timeout=5)
+        assert wait_for(lambda: all(process_gone(pid) for pid in pids), 5), "orphan processes"
+    finally:
+        term.child.close(force=True)
+        for pid in pids:
+            kill_group(pid)

@@ -1,0 +1,95 @@
+"""5. One session, one writer: a second agent process on the same session is refused with a
+clear message; the lock (an flock) is released by the kernel when its holder dies, so a crashed
+agent never leaves a session stuck."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+import main
+import session
+from tests.robustness.harness import (
+    crash_text,
+    long_history,
+    prepare_session,
+    run_agent,
+    session_path,
+    start_agent,
+    wait_for,
+)
+
+
+def _lock_holder(home, workspace, session_id) -> str:
+    path = session_path(home, workspace, session_id).with_suffix(".lock")
+    return path.read_text().strip() if path.exists() else ""
+
+
+def test_second_process_is_refused_and_a_killed_one_leaves_no_lock(tmp_path, workspace, server):
+    home = tmp_path / "home"
+    session_id = prepare_session(home, workspace, long_history(turns=2, words=20))
+    first = start_agent(workspace, home, server, "--continue", "-p", "slow answer please")
+    try:
+        assert wait_for(lambda: _lock_holder(home, workspace, session_id) == str(first.pid), 20)
+        before = session_path(home, workspace, session_id).read_bytes()
+        for args in (["--continue", "-p", "me too"], ["--resume", session_id, "-p", "me too"], ["--continue"]):
+            second = run_agent(workspace, home, server, *args)
+            assert second.returncode == 2, second.stderr
+            assert not crash_text(second.stderr)
+            [line] = second.stderr.strip().splitlines()
+            assert f"Session {session_id} is open in another coding-agent process (pid {first.pid})" in line
+            assert second.stdout == ""
+        assert session_path(home, workspace, session_id).read_bytes().startswith(before)
+        assert first.poll() is None
+    finally:
+        first.kill()  # SIGKILL: no cleanup, the lock file stays behind
+        first.communicate(timeout=30)
+    assert _lock_holder(home, workspace, session_id) == str(first.pid)
+    after = run_agent(workspace, home, server, "--continue", "-p", "my turn")
+    assert after.returncode == 0 and "Echo: my turn" in after.stdout, after.stderr
+
+
+def test_lock_is_one_per_session_not_per_process(home, workspace):
+    lock = session.SessionLock("s1", workspace)
+    with pytest.raises(session.SessionLocked, match="open in another coding-agent process"):
+        session.SessionLock("s1", workspace)
+    other = session.SessionLock("s2", workspace)  # another session is free
+    lock.release()
+    again = session.SessionLock("s1", workspace)  # released: free again
+    again.release()
+    other.release()
+
+
+class _App:
+    """Just enough of ui.app.App for a slash command."""
+
+    def __init__(self, state, answer: str) -> None:
+        self.state = state
+        self.lang = "en"
+        self.out = io.StringIO()
+        self.console = Console(file=self.out, width=200)
+        self.answer = answer
+
+    def say(self, text: str, style: str = "") -> None:
+        self.console.print(text)
+
+    async def ask(self, question: str) -> str:
+        return self.answer
+
+
+async def test_resume_into_a_session_open_elsewhere_is_refused_in_the_repl(home, workspace, server, resume):
+    busy = prepare_session(home, workspace, long_history(turns=1, words=5))
+    held = session.SessionLock(busy, workspace)  # "another process" (flock is per open file)
+    try:
+        mine = prepare_session(home, workspace, long_history(turns=1, words=5))
+        state = resume(mine)
+        app = _App(state, answer="1")
+        await main.submit(app, "/resume")
+        assert f"Session {busy} is open in another coding-agent process" in app.out.getvalue()
+        assert state.session_id == mine  # still on its own session, still holding its lock
+        with pytest.raises(session.SessionLocked):
+            session.SessionLock(mine, workspace)
+    finally:
+        held.release()
