@@ -88,7 +88,8 @@ class Report:
             print()
         line = "  ".join("-" * w for w in widths)
         for n, row in enumerate(cells):
-            print("  ".join(c.rjust(w) if n and i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+            cols = enumerate(zip(row, widths, strict=True))
+            print("  ".join(c.rjust(w) if n and i else c.ljust(w) for i, (c, w) in cols))
             if n == 0:
                 print(line)
         sys.stdout.flush()
@@ -291,3 +292,9 @@ def rss_mb() -> tuple[float, float]:
             elif line.startswith("VmHWM:"):
                 peak = int(line.split()[1]) / 1024
     return cur, peak
+
+
+def tokens_of(text: str) -> int:
+    from agent import tokens
+
+    return tokens.count_text(text)

@@ -103,8 +103,9 @@ class Session:
 
 
 class _Gen:
-    def __init__(self, seed: int, instructions: str, fixed_prefix: int) -> None:
+    def __init__(self, seed: int, instructions: str, fixed_prefix: int, track: bool = False) -> None:
         self.rng = random.Random(seed)
+        self.track = track
         self.instructions = instructions or None
         self.fixed = fixed_prefix
         self.clock = START
@@ -129,7 +130,7 @@ class _Gen:
 
     def add(self, message: ModelMessage, *kinds: tuple[str, str]) -> None:
         """Append `message`; `kinds` label its texts for the composition table."""
-        for kind, text in kinds:
+        for kind, text in kinds if self.track else ():
             self.shares[kind] = self.shares.get(kind, 0) + tokens.count_text(text)
         self.messages.append(message)
         self.context += tokens.count_message(message)
@@ -215,14 +216,16 @@ class _Gen:
             return self.rng.choice([
                 self.rng.randint(0, 100_000), round(self.rng.uniform(0, 1000), 3), self.rng.random() < 0.5, None,
                 self.ident(), f"{self.rng.choice(ZH_TOPICS)}{self.rng.choice(ZH_ISSUES)}",
-                f"2026-03-{self.rng.randint(1, 28):02d}T{self.rng.randint(0, 23):02d}:{self.rng.randint(0, 59):02d}:00Z",
+                f"2026-03-{self.rng.randint(1, 28):02d}T{self.rng.randint(0, 23):02d}:"
+                f"{self.rng.randint(0, 59):02d}:00Z",
             ])
         if r < 0.6:
             return [self.json_value(depth + 1) for _ in range(self.rng.randint(1, 5))]
         return {self.ident(1 + (depth == 0)): self.json_value(depth + 1) for _ in range(self.rng.randint(2, 6))}
 
     def json_text(self, items: int) -> str:
-        data = {"status": self.rng.choice(["ok", "partial", "error"]), "request_id": f"req_{self.rng.getrandbits(48):012x}",
+        data = {"status": self.rng.choice(["ok", "partial", "error"]),
+                "request_id": f"req_{self.rng.getrandbits(48):012x}",
                 "items": [self.json_value(1) for _ in range(items)]}
         return json.dumps(data, ensure_ascii=False, indent=self.rng.choice([None, 2]))
 
@@ -230,6 +233,9 @@ class _Gen:
         if zh:
             return f"{self.rng.choice(ZH_CLAUSES)}，{self.rng.choice(ZH_CLAUSES)}。"
         return f"{self.rng.choice(EN_CLAUSES)}; {self.rng.choice(EN_CLAUSES).lower()}."
+
+    def clause(self, zh: bool) -> str:
+        return self.rng.choice(ZH_CLAUSES) + "。" if zh else self.rng.choice(EN_CLAUSES) + "."
 
     def user_text(self, zh: bool) -> str:
         f = self.rng.choice(list(self.files))
@@ -250,34 +256,34 @@ class _Gen:
                 f"Refactor {func} in {f} so it no longer does the {self.rng.choice(WORDS)} lookup twice.",
                 f"Add a test for {func} covering an empty {self.rng.choice(WORDS)}.",
                 "Run the test suite and fix whatever breaks.",
-                f"The {self.rng.choice(WORDS)} {self.rng.choice(WORDS)} is slow on large inputs; profile it and fix it.",
+                f"The {self.rng.choice(WORDS)} {self.rng.choice(WORDS)} is slow on large inputs; profile and fix it.",
                 f"Rename {self.ident()} to {self.ident()} everywhere.",
             ])
             extra = " ".join(self.sentence(False) for _ in range(self.rng.choice([0, 0, 1, 2])))
         return (head + (" " if not zh else "") + extra).strip()
 
     def answer_text(self, zh: bool) -> str:
-        parts = [" ".join(self.sentence(zh) for _ in range(self.rng.randint(1, 4)))]
-        if self.rng.random() < 0.4:
+        parts = [" ".join(self.sentence(zh) for _ in range(self.rng.randint(1, 2)))]
+        if self.rng.random() < 0.2:
             f = self.files[self.rng.choice(list(self.files))]
             start = self.rng.randrange(max(1, len(f.lines) - 8))
-            body = "\n".join(f.lines[start : start + self.rng.randint(3, 8)])
+            body = "\n".join(f.lines[start : start + self.rng.randint(3, 6)])
             lang = "ts" if f.path.endswith(".ts") else "python"
             parts.append(f"```{lang}\n{body}\n```")
-        if self.rng.random() < 0.5:
-            parts.append(" ".join(self.sentence(zh) for _ in range(self.rng.randint(1, 2))))
+        if self.rng.random() < 0.3:
+            parts.append(self.sentence(zh))
         return "\n\n".join(parts)
 
     # ---- tools: a call and its result ----
 
     def _read(self) -> tuple[dict, str, str]:
         f = self.files[self.rng.choice(list(self.files))]
-        if self.rng.random() < 0.06:
+        if self.rng.random() < 0.035:
             offset, limit = 1, len(f.lines)
             args: dict = {"path": f.path}
         else:
             offset = self.rng.randint(1, max(1, len(f.lines) - 20))
-            limit = self.rng.choice([8, 10, 12, 15, 20, 25])
+            limit = self.rng.choice([8, 10, 12, 15, 18, 20])
             args = {"path": f.path, "offset": offset, "limit": limit}
         shown = f.lines[offset - 1 : offset - 1 + limit]
         text = "\n".join(f"{offset + i:6}\t{line}" for i, line in enumerate(shown))
@@ -298,7 +304,7 @@ class _Gen:
         return {"pattern": word, "path": "src"}, "\n".join(found[: self.rng.randint(2, 12)]) or "No matches", "code"
 
     def _pytest(self) -> str:
-        lines = [f"============================= test session starts ==============================",
+        lines = ["============================= test session starts ==============================",
                  "platform linux -- Python 3.11.7, pytest-9.0.3", f"collected {self.rng.randint(40, 400)} items", ""]
         for path in self.rng.sample([p for p in self.files if p.startswith("tests/")], 3):
             lines.append(f"{path} " + "".join(self.rng.choice("....F.s") for _ in range(self.rng.randint(5, 30))))
@@ -348,7 +354,7 @@ class _Gen:
     def _write(self) -> tuple[dict, str, str]:
         pkg = self.rng.choice(PACKAGES)
         path = f"src/{pkg}/{self.ident(1)}_{self.rng.getrandbits(16):04x}.py"
-        lines = self._python(self.rng.randint(15, 50))
+        lines = self._python(self.rng.randint(10, 24))
         return {"path": path, "content": "\n".join(lines) + "\n"}, f"Created {path} ({len(lines)} lines)", "code"
 
     def _list(self) -> tuple[dict, str, str]:
@@ -358,7 +364,7 @@ class _Gen:
     def tool_call(self) -> tuple[str, dict, str, str]:
         r = self.rng.random()
         for limit, name, make in ((0.36, "read_file", self._read), (0.56, "grep", self._grep),
-                                  (0.80, "run_command", self._run), (0.90, "edit_file", self._edit),
+                                  (0.80, "run_command", self._run), (0.92, "edit_file", self._edit),
                                   (0.94, "write_file", self._write), (1.01, "list_files", self._list)):
             if r < limit:
                 args, text, kind = make()
@@ -387,7 +393,7 @@ class _Gen:
                  ("user " + ("zh" if zh else "en"), text))
         for _ in range(rounds):
             calls, results, kinds = [], [], []
-            remark = self.sentence(zh) if self.rng.random() < 0.6 else ""
+            remark = self.clause(zh) if self.rng.random() < 0.4 else ""
             for _ in range(2 if self.rng.random() < 0.15 else 1):
                 self.calls += 1
                 name, args, result, kind = self.tool_call()
@@ -404,12 +410,14 @@ class _Gen:
         self.response([TextPart(answer)], ("assistant " + ("zh" if zh else "en"), answer))
 
 
-def generate(n_messages: int, seed: int = 1, *, instructions: str = "", fixed_prefix: int = 0) -> Session:
+def generate(
+    n_messages: int, seed: int = 1, *, instructions: str = "", fixed_prefix: int = 0, shares: bool = False
+) -> Session:
     """A session of exactly `n_messages` messages (rounded up to even), seeded.
 
     `instructions` and `fixed_prefix` should be the agent's (state.instructions,
     agent.context.fixed_prefix_tokens(state)) so that usage matches what the server reports."""
-    gen = _Gen(seed, instructions, fixed_prefix)
+    gen = _Gen(seed, instructions, fixed_prefix, shares)
     n_messages += n_messages % 2
     while len(gen.messages) < n_messages:
         left = n_messages - len(gen.messages)
@@ -448,7 +456,7 @@ def main() -> None:
     kinds: dict[str, dict[str, float]] = {}
     for n in sizes:
         t0 = time.perf_counter()
-        s = generate(n, seed=1, fixed_prefix=1200)
+        s = generate(n, seed=1, fixed_prefix=1200, shares=True)
         dt = time.perf_counter() - t0
         total = s.tokens
         kinds[str(n)] = composition(s)
