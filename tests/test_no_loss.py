@@ -145,8 +145,9 @@ async def test_background_summary_discarded_when_history_changes(make_state, wor
         n += 1
     task = state.background.task
     cancel_background(state)  # what /clear, /undo, a model change and exit do
-    await asyncio.sleep(0)
-    assert task.cancelled() or task.done()
+    await asyncio.wait([task], timeout=5)
+    # It ends promptly (a reply already complete may still arrive) and is never swapped in.
+    assert task.done()
     assert state.background is None
 
 
