@@ -102,11 +102,15 @@ def context_tokens(state: AppState, pending: Sequence[ModelMessage] = ()) -> int
     or just-compacted history) count everything, instructions and tool definitions included, so the
     gauge is right right after a compaction and never 0 for a non-empty context.
     """
-    history = state.history
+    return history_tokens(state, state.history) + tokens.count_messages(pending)
+
+
+def history_tokens(state: AppState, history: Sequence[ModelMessage]) -> int:
+    """Tokens of a request carrying `history`: the newest usage plus what came after it."""
     anchor, base = _usage_anchor(history)
     if anchor is None:
-        return fixed_prefix_tokens(state) + tokens.count_messages(history) + tokens.count_messages(pending)
-    return base + tokens.count_messages(history[anchor + 1 :]) + tokens.count_messages(pending)
+        return fixed_prefix_tokens(state) + tokens.count_messages(history)
+    return base + tokens.count_messages(history[anchor + 1 :])
 
 
 def _usage_anchor(history: Sequence[ModelMessage]) -> tuple[int | None, int]:

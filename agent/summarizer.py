@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import debuglog, tokens
-from agent.context import fixed_prefix_tokens, output_reserve
+from agent.context import fixed_prefix_tokens, history_tokens, output_reserve
 from agent.errors import CompactError
 from agent.i18n import t
 from agent.summary import compaction_prompt, extract_summary, previous_summary
@@ -70,7 +70,12 @@ def fit_request(
 ) -> tuple[list[ModelMessage], int]:
     """The full history when it fits (best for the cache); else the cheap tier, then the oldest
     messages left out (pairs intact) until it fits."""
-    fixed = fixed_prefix_tokens(state) + tokens.count_text(prompt)
+    prompt_tokens = tokens.count_text(prompt)
+    # The provider's own count of the last request tells whether the whole history fits, without
+    # tokenizing a million tokens again (1.9 s on a resumed 1M-token session).
+    if history_tokens(state, history) + prompt_tokens <= limit:
+        return list(history), 0
+    fixed = fixed_prefix_tokens(state) + prompt_tokens
     if fixed + tokens.count_messages(history) <= limit:
         return list(history), 0
     cleared, _saved = clear_tool_results(history, keep_tokens=limit // 4)
