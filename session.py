@@ -13,11 +13,11 @@ import os
 import re
 import tempfile
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from agent.config import data_home
 from agent.faults import fault
@@ -119,14 +119,13 @@ def append_messages(session_id: str, messages: Sequence[ModelMessage], workspace
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that a crash leaves the old or the new file, never a mix."""
+def _replace(path: Path, write: Callable[[BinaryIO], None]) -> None:
+    """Write `path` through a temp file, fsync and rename: a reader or a crash sees the old file
+    (or none) or the new one whole, never a mix. The temp file goes if anything fails."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data[: len(data) // 2])
-            fault("rewrite_mid_write")
-            f.write(data[len(data) // 2 :])
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o600)
@@ -138,6 +137,17 @@ def write_atomic(path: Path, data: bytes) -> None:
             pass
         raise
     _fsync_dir(path.parent)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so that a crash leaves the old or the new file, never a mix."""
+
+    def write(f: BinaryIO) -> None:
+        f.write(data[: len(data) // 2])
+        fault("rewrite_mid_write")
+        f.write(data[len(data) // 2 :])
+
+    _replace(path, write)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -276,25 +286,15 @@ def archive_session(session_id: str, workspace: Path | None = None) -> Path:
         path = folder / f"{session_id}-{stamp}-{n}.jsonl"
     src = session_file(session_id, workspace)
     fault("archive_started")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            if src.exists():
-                with src.open("rb") as inp:
-                    while chunk := inp.read(COPY_CHUNK):
-                        out.write(chunk)
-                        fault("archive_mid_copy")
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(folder)
+
+    def copy(out: BinaryIO) -> None:
+        if src.exists():
+            with src.open("rb") as inp:
+                while chunk := inp.read(COPY_CHUNK):
+                    out.write(chunk)
+                    fault("archive_mid_copy")
+
+    _replace(path, copy)
     fault("archive_done")
     return path
 
