@@ -48,8 +48,6 @@ RESTORE_MAX_TOKENS = 50_000
 CHEAP_TIER_TARGET = 0.7
 # Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
 CHEAP_TIER_KEEP = 0.25
-# A mid-turn compaction keeps the turn's newest tool exchanges verbatim, up to this share.
-MID_TURN_TAIL = 0.25
 # Two automatic compactions within this many turns count as thrashing.
 THRASH_TURNS = 2
 THRASH_STREAK = 2
@@ -251,7 +249,7 @@ def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Any]:
 # --- automatic compaction ------------------------------------------------------------------
 
 
-def _auto_allowed(state: AppState) -> bool:
+def auto_allowed(state: AppState) -> bool:
     return state.config.auto_compact and state.auto_compact_off_reason is None
 
 
@@ -259,7 +257,7 @@ async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage
     """Before the user's turn: over the threshold, compact first. A failure never blocks the turn."""
     from agent.background import maybe_start_background, take_background
 
-    if not _auto_allowed(state):
+    if not auto_allowed(state):
         return
     used = context_tokens(state, pending)
     limit = threshold(state)
@@ -267,10 +265,10 @@ async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage
         maybe_start_background(state, used)
         return
     state.emit(Notice(t("auto_compact", state.lang, used=used, threshold=limit)))
-    await _attempt(state, "auto", lambda: take_background(state) or run_compact(state, trigger="auto"))
+    await attempt(state, "auto", lambda: take_background(state) or run_compact(state, trigger="auto"))
 
 
-async def _attempt(state: AppState, trigger: str, start: Any) -> bool:
+async def attempt(state: AppState, trigger: str, start: Any) -> bool:
     try:
         await start()
     except NothingToCompact:
@@ -308,76 +306,6 @@ def _check_thrashing(state: AppState) -> None:
         state.auto_compact_off_reason = "thrashing"
         debuglog.log("thrashing", turns=turns[-3:])
         state.emit(Notice(t("thrashing", state.lang), level="warn"))
-
-
-def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage]) -> int | None:
-    """Where the kept tail starts: the current user request, then the newest tool exchanges."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
-
-    prompt_at = None
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
-            prompt_at = index
-            break
-    if prompt_at is None or not any(isinstance(m, ModelResponse) for m in messages[prompt_at:]):
-        return None  # the first request of a turn: the before-turn check covers it
-    budget = int(threshold(state) * MID_TURN_TAIL)
-    start = len(messages)
-    for index in range(len(messages) - 1, prompt_at, -1):
-        if isinstance(messages[index], ModelResponse):
-            cost = tokens.count_messages(messages[index:start])
-            if cost > budget and start < len(messages):
-                break
-            budget -= cost
-            start = index
-    return start
-
-
-class _Guard:
-    """Checks the watermark before every model request inside a run (a pydantic-ai capability)."""
-
-    async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
-        state: AppState = ctx.deps
-        if state is None or state.compacting or not _auto_allowed(state):
-            return request_context
-        if _mid_turn_tail(state, ctx.messages) is None:
-            return request_context  # a run's first request (checked before the turn), or a summary request
-        # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
-        messages = state.turn_base + list(ctx.messages[state.turn_offset :])
-        state.history = messages
-        used = context_tokens(state)
-        limit = threshold(state)
-        if used < limit:
-            return request_context
-        state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
-        tail_start = _mid_turn_tail(state, messages) or len(messages)
-        keep = [messages[_last_prompt(messages)]] + messages[tail_start:]
-        ok = await _attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
-        if ok:
-            ctx.messages[:] = state.history
-            request_context.messages = list(state.history)
-            state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
-        return request_context
-
-
-def _last_prompt(messages: Sequence[ModelMessage]) -> int:
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
-            return index
-    return 0
-
-
-def ContextGuard() -> Any:  # noqa: N802 - reads as a class where the agent is built
-    from pydantic_ai.capabilities import AbstractCapability
-
-    class _ContextGuard(_Guard, AbstractCapability):
-        pass
-
-    return _ContextGuard()
 
 
 # --- /compact undo -------------------------------------------------------------------------

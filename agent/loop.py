@@ -69,10 +69,10 @@ def _build_agent(state: AppState) -> None:
     if state.agent is None:
         from pydantic_ai import Agent
 
+        from agent.guard import ContextGuard
         from agent.model import build_model
         from agent.prompts import system_prompt
         from agent.tools import TOOLS
-        from compact import ContextGuard
 
         state.instructions = system_prompt(state.workspace, state.lang)
         state.agent = Agent(

@@ -1,0 +1,98 @@
+"""Compaction mid-turn: the watermark checked before every model request inside a run.
+
+One request ("refactor the module and fix all tests") can run dozens of tool calls and fill the
+window inside a single turn, where the before-turn check never looks. A pydantic-ai capability's
+`before_model_request` sees every request; when the context is over the threshold it compacts,
+keeping the current user request verbatim and the turn's newest tool exchanges (calls with their
+results), and the run goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent import tokens
+from agent.context import context_tokens, threshold
+from agent.events import Notice
+from agent.i18n import t
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+    from agent.state import AppState
+
+# A mid-turn compaction keeps the turn's newest tool exchanges verbatim, up to this share.
+MID_TURN_TAIL = 0.25
+
+
+def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage]) -> int | None:
+    """Where the kept tail starts: the current user request, then the newest tool exchanges."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
+
+    prompt_at = None
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            prompt_at = index
+            break
+    if prompt_at is None or not any(isinstance(m, ModelResponse) for m in messages[prompt_at:]):
+        return None  # the first request of a turn: the before-turn check covers it
+    budget = int(threshold(state) * MID_TURN_TAIL)
+    start = len(messages)
+    for index in range(len(messages) - 1, prompt_at, -1):
+        if isinstance(messages[index], ModelResponse):
+            cost = tokens.count_messages(messages[index:start])
+            if cost > budget and start < len(messages):
+                break
+            budget -= cost
+            start = index
+    return start
+
+
+class _Guard:
+    """Checks the watermark before every model request inside a run (a pydantic-ai capability)."""
+
+    async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+        from compact import attempt, auto_allowed, run_compact
+
+        state: AppState = ctx.deps
+        if state is None or state.compacting or not auto_allowed(state):
+            return request_context
+        if _mid_turn_tail(state, ctx.messages) is None:
+            return request_context  # a run's first request (checked before the turn), or a summary request
+        # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
+        messages = state.turn_base + list(ctx.messages[state.turn_offset :])
+        state.history = messages
+        used = context_tokens(state)
+        limit = threshold(state)
+        if used < limit:
+            return request_context
+        state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
+        tail_start = _mid_turn_tail(state, messages) or len(messages)
+        keep = [messages[_last_prompt(messages)]] + messages[tail_start:]
+        ok = await attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
+        if ok:
+            ctx.messages[:] = state.history
+            request_context.messages = list(state.history)
+            state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
+        return request_context
+
+
+def _last_prompt(messages: Sequence[ModelMessage]) -> int:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return index
+    return 0
+
+
+def ContextGuard() -> Any:  # noqa: N802 - reads as a class where the agent is built
+    from pydantic_ai.capabilities import AbstractCapability
+
+    class _ContextGuard(_Guard, AbstractCapability):
+        pass
+
+    return _ContextGuard()
