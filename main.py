@@ -205,13 +205,12 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
 
 async def print_mode(state: AppState, prompt: str) -> int:
-    from agent.events import EventLog, TextDelta
+    from agent.events import CompactionFailed, CompactionFinished, TextDelta
 
-    log = EventLog()
     errors: list[str] = []
 
     def emit(event) -> None:
-        log(event)
+        # The answer goes to stdout; everything said about it to stderr, so scripts can pipe it.
         if isinstance(event, TextDelta):
             sys.stdout.write(event.text)
             sys.stdout.flush()
@@ -219,6 +218,12 @@ async def print_mode(state: AppState, prompt: str) -> int:
             print(event.text, file=sys.stderr)
             if event.level == "error":
                 errors.append(event.text)
+        elif isinstance(event, CompactionFailed):
+            print(t("auto_compact_failed", state.lang, reason=event.reason), file=sys.stderr)
+        elif isinstance(event, CompactionFinished):
+            key = "compact_cheap_done" if event.tier == "cheap" else "compact_done"
+            print(t(key, state.lang, before=event.tokens_before, after=event.tokens_after,
+                    archive=event.archive_path), file=sys.stderr)
 
     early, state.emit = state.emit, emit
     replay_early(state, early)
