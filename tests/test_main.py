@@ -140,3 +140,22 @@ async def test_undo_and_clear_commands(make_state, workspace, server, lang):
     old = state.session_id
     await dispatch(app, "/clear")
     assert state.session_id != old and state.history == []
+
+
+async def test_prefix_stays_identical_after_mentions_and_a_compaction(make_state, workspace, server):
+    from tests.builders import responder, script_forever
+
+    (workspace / "spec.md").write_text("# Spec\nThe answer is 42.\n")
+    state = make_state()
+    script_forever(server, responder([]))
+    await main.on_submit(state, "read @spec.md")
+    await main.on_submit(state, "and then?")
+    first, second = server.requests[-2]["body"], server.requests[-1]["body"]
+    assert second["messages"][: len(first["messages"])] == first["messages"]
+    import compact
+
+    await compact.run_compact(state)
+    await main.on_submit(state, "after the summary")
+    await main.on_submit(state, "and again")
+    first, second = server.requests[-2]["body"], server.requests[-1]["body"]
+    assert second["messages"][: len(first["messages"])] == first["messages"]
