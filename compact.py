@@ -128,6 +128,8 @@ async def run_compact(
     if trigger != "manual":
         keep_tokens = int(threshold(state) * CHEAP_TIER_KEEP)
         cleared, saved = clear_tool_results(history, keep_tokens)
+        # The responses' usage measured the uncleared history: the gauge must count afresh.
+        cleared = _without_usage(cleared)
         after = _history_tokens(state, cleared)
         if saved and after <= threshold(state) * CHEAP_TIER_TARGET and after < before:
             debuglog.log("cheap_tier", before=before, after=after, saved=saved)

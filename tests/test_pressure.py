@@ -79,6 +79,15 @@ async def test_cheap_tier_spares_the_llm_call(make_state, workspace, server):
     assert archive.read_bytes().startswith(archive_source)
 
 
+async def test_gauge_is_right_right_after_the_cheap_tier(make_state, workspace, server):
+    state = make_state(context_window=16_000)
+    big_files(workspace, 5, lines=120)
+    await _chat(state, [f"read big{i}.txt" for i in range(5)])
+    result = await compact.run_compact(state, trigger="auto")
+    assert result.tier == "cheap"
+    assert compact.context_tokens(state) == result.tokens_after < compact.threshold(state)
+
+
 async def test_compaction_request_never_too_long(make_state, workspace, server):
     window = 16_000
     state = make_state(context_window=window)
