@@ -28,14 +28,9 @@ MID_TURN_TAIL = 0.25
 
 def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage]) -> int | None:
     """Where the kept tail starts: the current user request, then the newest tool exchanges."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
+    from pydantic_ai.messages import ModelResponse
 
-    prompt_at = None
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
-            prompt_at = index
-            break
+    prompt_at = _last_prompt(messages)
     if prompt_at is None or not any(isinstance(m, ModelResponse) for m in messages[prompt_at:]):
         return None  # the first request of a turn: the before-turn check covers it
     budget = int(threshold(state) * MID_TURN_TAIL)
@@ -70,7 +65,7 @@ class _Guard:
             return request_context
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
         tail_start = _mid_turn_tail(state, messages) or len(messages)
-        keep = [messages[_last_prompt(messages)]] + messages[tail_start:]
+        keep = [messages[_last_prompt(messages) or 0]] + messages[tail_start:]
         ok = await attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
             ctx.messages[:] = state.history
@@ -79,14 +74,15 @@ class _Guard:
         return request_context
 
 
-def _last_prompt(messages: Sequence[ModelMessage]) -> int:
+def _last_prompt(messages: Sequence[ModelMessage]) -> int | None:
+    """Index of the newest request carrying the user's words (the current turn's request)."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
             return index
-    return 0
+    return None
 
 
 def ContextGuard() -> Any:  # noqa: N802 - reads as a class where the agent is built
