@@ -16,7 +16,6 @@ the moment turn 1 ends (a user who types instantly: the least time for the backg
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import sys
 import time
@@ -130,10 +129,5 @@ async def run(quick: bool) -> None:
     report.finish()
 
 
-def main() -> None:
-    args = common.parse_args(__doc__)
-    asyncio.run(run(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    common.main(run, __doc__)

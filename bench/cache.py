@@ -15,7 +15,6 @@ hit) / $0.14 (miss) per million input tokens, $0.28 per million output tokens
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -92,10 +91,5 @@ async def run(quick: bool) -> None:
     report.finish()
 
 
-def main() -> None:
-    args = common.parse_args(__doc__)
-    asyncio.run(run(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    common.main(run, __doc__)

@@ -44,6 +44,13 @@ def parse_args(doc: str | None, extra: Callable[[argparse.ArgumentParser], None]
     return p.parse_args()
 
 
+def main(run: Callable[[bool], Any], doc: str | None) -> None:
+    """Run a benchmark script's `async run(quick)` with its command-line arguments."""
+    import asyncio
+
+    asyncio.run(run(parse_args(doc).quick))
+
+
 def sizes(quick: bool) -> list[int]:
     """Session sizes in messages; the last is the "large" one (about 1M tokens in a full run)."""
     return [100, 1_000, 2_000] if quick else [100, 1_000, 10_000]

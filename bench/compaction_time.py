@@ -14,7 +14,6 @@ and the openai SDK building and sending it): the compaction's own steps. Two sta
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import sys
 import time
@@ -154,10 +153,5 @@ async def run(quick: bool) -> None:
     report.finish()
 
 
-def main() -> None:
-    args = common.parse_args(__doc__)
-    asyncio.run(run(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    common.main(run, __doc__)

@@ -18,7 +18,6 @@ on real turns through main.on_submit as wall time minus the server's handler tim
 
 from __future__ import annotations
 
-import asyncio
 import io
 import sys
 import time
@@ -199,10 +198,5 @@ async def run(quick: bool) -> None:
     report.finish()
 
 
-def main() -> None:
-    args = common.parse_args(__doc__)
-    asyncio.run(run(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    common.main(run, __doc__)

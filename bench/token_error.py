@@ -12,7 +12,6 @@ the request's characters / 4. Error = (estimate - actual) / actual.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -124,10 +123,5 @@ async def run(quick: bool) -> None:
     report.finish()
 
 
-def main() -> None:
-    args = common.parse_args(__doc__)
-    asyncio.run(run(args.quick))
-
-
 if __name__ == "__main__":
-    main()
+    common.main(run, __doc__)
