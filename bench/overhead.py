@@ -4,7 +4,7 @@ Each simulated turn does what main.on_submit and agent.loop do around the model 
 loaded from disk: parse @-mentions and build the pending input, the watermark check
 (compact.context_tokens), the checkpoint (file_history.make_checkpoint), the session append
 (loop.sync_history after each of the turn's 4 messages), the toolbar text (ui.app.App.toolbar), and
-the mid-turn guard before each of the turn's 2 model requests (compact's ContextGuard). The turn's
+the mid-turn guard before each of the turn's 2 model requests (agent.guard's ContextGuard). The turn's
 messages (a tool call, a ~200-token tool result, an answer) are appended with realistic usage, so
 the next turn's check anchors on the newest usage as in a live session.
 
@@ -74,7 +74,7 @@ class Run:
     def __init__(self, n: int, server: Any, ws: Path) -> None:
         from rich.console import Console
 
-        import compact
+        from agent import guard
         from ui.app import App
 
         async def _submit(app: Any, text: str) -> None:
@@ -86,7 +86,7 @@ class Run:
         self.app = App(state, _submit, console=Console(file=io.StringIO(), width=120))
         renderer, self.events = state.emit, []
         state.emit = lambda e: (self.events.append(e), renderer(e))
-        self.guard = compact._Guard()
+        self.guard = guard._Guard()
         self.times: dict[str, list[float]] = {k: [] for k in STEPS}
         self.app.toolbar()  # the first prompt drew it already
 

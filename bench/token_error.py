@@ -59,6 +59,7 @@ async def measure(kind: str, text: str, suffix: str) -> list[tuple[str, int, int
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
+    from agent import guard
     from main import on_submit
 
     out = []
@@ -85,18 +86,18 @@ async def measure(kind: str, text: str, suffix: str) -> list[tuple[str, int, int
 
         # tool result, mid-turn: what the guard estimates before the request carrying it
         seen: list[tuple[int, int]] = []
-        original = compact.context_tokens
+        original = guard.context_tokens
 
         def recording(st: Any, pend: Any = ()) -> int:
             value = original(st, pend)
             seen.append((len(server.requests), value))
             return value
 
-        compact.context_tokens = recording
+        guard.context_tokens = recording
         try:
             await on_submit(state, f"read sample.{suffix}")
         finally:
-            compact.context_tokens = original
+            guard.context_tokens = original
         index, estimate = seen[-1]
         rec = server.requests[index]
         assert rec["body"]["messages"][-1]["role"] == "tool", "the estimate must precede the tool-result request"
