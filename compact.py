@@ -226,7 +226,9 @@ def _commit(
         state.stats.summary_tier_saved += before - after
     left_out = summary.left_out if summary else 0
     debuglog.log("compacted", trigger=trigger, tier=tier, before=before, after=after, archive=str(archive))
-    state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out))
+    text = summary.summary if summary else ""
+    state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out,
+                                  summary=text))
     return CompactResult(before, after, str(archive), tier, left_out)
 
 

@@ -60,6 +60,8 @@ class CompactionFinished:
     # "summary" when an LLM summary was written, "cheap" when clearing old tool results was enough.
     tier: str = "summary"
     left_out_messages: int = 0
+    # The summary the model wrote ("" for the cheap tier): shown collapsed, so compaction is never silent.
+    summary: str = ""
 
 
 @dataclass(frozen=True)

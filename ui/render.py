@@ -90,6 +90,10 @@ class Renderer:
             key = "compact_cheap_done" if event.tier == "cheap" else "compact_done"
             done = t(key, self.lang, before=event.tokens_before, after=event.tokens_after, archive=event.archive_path)
             self.console.print(Text(done, style="green"))
+            if event.summary:
+                first = " ".join(event.summary.split())[:120]
+                label = "摘要" if self.lang == "zh" else "Summary"
+                self.console.print(Text(f"▸ {label} ({len(event.summary):,} chars): {first}…", style="dim italic"))
             if event.left_out_messages:
                 self.console.print(Text(t("compact_left_out", self.lang, n=event.left_out_messages), style="yellow"))
         elif isinstance(event, CompactionFailed):
