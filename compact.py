@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import debuglog, tokens
-from agent.context import context_tokens, fixed_prefix_tokens, threshold  # noqa: F401 - re-exported
+from agent.context import context_tokens, history_tokens, threshold
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.faults import fault
@@ -110,10 +110,6 @@ def _without_usage(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
     return [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in messages]
 
 
-def _history_tokens(state: AppState, history: Sequence[ModelMessage]) -> int:
-    return fixed_prefix_tokens(state) + tokens.count_messages(history)
-
-
 async def run_compact(
     state: AppState, custom_instructions: str = "", *, trigger: str = "manual", keep: Sequence[ModelMessage] = ()
 ) -> CompactResult:
@@ -130,7 +126,7 @@ async def run_compact(
         cleared, saved = clear_tool_results(history, keep_tokens)
         # The responses' usage measured the uncleared history: the gauge must count afresh.
         cleared = _without_usage(cleared)
-        after = _history_tokens(state, cleared)
+        after = history_tokens(state, cleared)
         if saved and after <= threshold(state) * CHEAP_TIER_TARGET and after < before:
             debuglog.log("cheap_tier", before=before, after=after, saved=saved)
             state.stats.cheap_tier_saved += saved
@@ -201,7 +197,7 @@ def _commit(
         head = [build_summary_message(summary, state.lang, state.workspace)]
         rebuilt = head + restored + _without_usage(tail)
     assert rebuilt is not None
-    after = _history_tokens(state, rebuilt)
+    after = history_tokens(state, rebuilt)
     # An automatic compaction that does not shrink the context would only fire again: discard it.
     # One the user asked for is done as asked.
     if after >= before and trigger != "manual":

@@ -169,15 +169,15 @@ async def on_submit(state: AppState, user_input: str) -> None:
     from agent.loop import run_turn
     from agent.mentions import build_mention_messages, find_mentions
 
-    mentions = find_mentions(user_input)
-    # Count the pending input (text + mentioned files) without registering the reads yet.
-    preview, _ = build_mention_messages(mentions, state, read_file_state=ReadFileState())
-    pending = preview + [ModelRequest(parts=[UserPromptPart(user_input)])]
-    await compact.auto_compact_if_needed(state, pending)
+    # The mentioned files count in the watermark, but their reads join the ReadFileState only
+    # after a compaction, which would otherwise forget them (or restore them twice).
+    reads = ReadFileState()
+    prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads)
+    await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
+    state.read_file_state.merge(reads)
 
     state.turns += 1
     state.file_history.make_checkpoint(len(state.history), user_input)
-    prelude, notices = build_mention_messages(mentions, state)
     for notice in notices:
         state.emit(Notice(notice, "warn"))
     await run_turn(state, user_input, prelude)

@@ -74,6 +74,12 @@ class ReadFileState:
         self._files.pop(key, None)
         self._files[key] = FileStamp(st.st_mtime_ns, st.st_size, digest)
 
+    def merge(self, other: ReadFileState) -> None:
+        """Take `other`'s reads as the newest: what the model was shown, without reading again."""
+        for key, stamp in other._files.items():
+            self._files.pop(key, None)
+            self._files[key] = stamp
+
     def paths(self) -> list[Path]:
         """Files read, oldest read first."""
         return list(self._files)

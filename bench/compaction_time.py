@@ -92,7 +92,7 @@ async def one(server: Any, ws: Path, s: Any, scenario: str) -> dict[str, float]:
         (compact, "missing_user_messages", "summary: user messages"),
         (compact, "restore_file_messages", "restore files"),
         (compact, "build_summary_message", "summary message"),
-        (compact, "_history_tokens", "recount"),
+        (compact, "history_tokens", "recount"),
         (session, "rewrite_messages", "rewrite (+ fsync)"),
         (compact, "_drop_checkpoints", "drop checkpoints"),
     ]
