@@ -41,6 +41,21 @@ def workspace(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def state(workspace) -> AppState:
+    """A state with no model, for calling the tools directly."""
+    return AppState(config=Config(workspace=workspace), session_id="s1")
+
+
+@pytest.fixture
+def ctx(state):
+    from pydantic_ai import RunContext
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.usage import RunUsage
+
+    return RunContext(deps=state, model=TestModel(), usage=RunUsage())
+
+
+@pytest.fixture
 def server(monkeypatch):
     monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)
     with FakeOpenAI() as fake:

@@ -5,27 +5,11 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai import RunContext
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.usage import RunUsage
 
 from agent import shell
-from agent.config import Config
 from agent.shell import HeadTail, command_env
 from agent.state import AppState
 from agent.tools import run_command
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def ctx(ws: Path) -> RunContext[AppState]:
-    state = AppState(config=Config(workspace=ws), session_id="s1")
-    return RunContext(deps=state, model=TestModel(), usage=RunUsage())
 
 
 def test_head_tail_keeps_ends() -> None:
@@ -47,11 +31,11 @@ def _approver(answer: str, asked: list[str]):
     return approve
 
 
-async def test_run_command_approval(ctx: RunContext[AppState], ws: Path) -> None:
+async def test_run_command_approval(ctx: RunContext[AppState], workspace: Path) -> None:
     asked: list[str] = []
     ctx.deps.approve = _approver("n", asked)
     assert await run_command(ctx, "touch made") == "Error: the user declined to run this command"
-    assert not (ws / "made").exists()
+    assert not (workspace / "made").exists()
     ctx.deps.approve = _approver("y", asked)
     assert await run_command(ctx, "echo hi") == "hi\n[exit code: 0]"
     assert ctx.deps.always_allowed == set()
@@ -61,12 +45,12 @@ async def test_run_command_approval(ctx: RunContext[AppState], ws: Path) -> None
     assert await run_command(ctx, "echo once") == "once\n[exit code: 0]"  # not asked again
     assert "declined" in await run_command(ctx, "echo once && touch made")
     assert asked == ["touch made", "echo hi", "echo once", "echo once && touch made"]
-    assert not (ws / "made").exists()
+    assert not (workspace / "made").exists()
 
 
-async def test_run_command_yes_exit_code_and_cwd(ctx: RunContext[AppState], ws: Path) -> None:
+async def test_run_command_yes_exit_code_and_cwd(ctx: RunContext[AppState], workspace: Path) -> None:
     ctx.deps.config.yes = True
-    assert await run_command(ctx, "pwd; echo err >&2; exit 3") == f"{ws}\nerr\n[exit code: 3]"
+    assert await run_command(ctx, "pwd; echo err >&2; exit 3") == f"{workspace}\nerr\n[exit code: 3]"
     assert await run_command(ctx, "true") == "(no output)\n[exit code: 0]"
 
 
@@ -99,7 +83,7 @@ async def _wait_dead(pid: int) -> bool:
 
 
 async def test_run_command_timeout_kills_group(
-    ctx: RunContext[AppState], ws: Path, monkeypatch: pytest.MonkeyPatch
+    ctx: RunContext[AppState], workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shell, "KILL_GRACE", 0.3)
     ctx.deps.config.yes = True
@@ -109,21 +93,21 @@ async def test_run_command_timeout_kills_group(
     out = await run_command(ctx, command, timeout=1)
     assert time.monotonic() - start < 5
     assert out == "started\n[killed: timed out after 1 seconds]"
-    assert await _wait_dead(int((ws / "child.pid").read_text()))
+    assert await _wait_dead(int((workspace / "child.pid").read_text()))
 
 
 async def test_run_command_cancel_kills_group(
-    ctx: RunContext[AppState], ws: Path, monkeypatch: pytest.MonkeyPatch
+    ctx: RunContext[AppState], workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shell, "KILL_GRACE", 0.3)
     ctx.deps.config.yes = True
     task = asyncio.create_task(run_command(ctx, "sleep 30 & echo $! > child.pid; wait"))
-    while not (ws / "child.pid").exists() or not (ws / "child.pid").read_text():
+    while not (workspace / "child.pid").exists() or not (workspace / "child.pid").read_text():
         await asyncio.sleep(0.05)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await _wait_dead(int((ws / "child.pid").read_text()))
+    assert await _wait_dead(int((workspace / "child.pid").read_text()))
 
 
 async def test_run_command_background_child_does_not_block(ctx: RunContext[AppState]) -> None:

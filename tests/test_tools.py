@@ -2,7 +2,6 @@ import subprocess
 import tracemalloc
 from pathlib import Path
 
-import pytest
 from pydantic_ai import Agent, RunContext, ToolReturn
 from pydantic_ai.messages import (
     FunctionToolResultEvent,
@@ -14,12 +13,9 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.usage import RunUsage
 
 import session
 from agent import tools
-from agent.config import Config
 from agent.state import AppState
 from agent.tools import (
     TOOLS,
@@ -30,23 +26,6 @@ from agent.tools import (
     read_file,
     write_file,
 )
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def state(ws: Path) -> AppState:
-    return AppState(config=Config(workspace=ws), session_id="s1")
-
-
-@pytest.fixture
-def ctx(state: AppState) -> RunContext[AppState]:
-    return RunContext(deps=state, model=TestModel(), usage=RunUsage())
 
 
 def _text(result: ToolReturn | str) -> str:
@@ -71,14 +50,14 @@ def test_cap_text() -> None:
 # --- read_file -----------------------------------------------------------------------------
 
 
-def test_read_file_numbered(ctx: RunContext[AppState], ws: Path) -> None:
-    (ws / "a.txt").write_text("one\ntwo\r\nthree")
+def test_read_file_numbered(ctx: RunContext[AppState], workspace: Path) -> None:
+    (workspace / "a.txt").write_text("one\ntwo\r\nthree")
     assert read_file(ctx, "a.txt") == "     1\tone\n     2\ttwo\n     3\tthree"
-    assert ws / "a.txt" in ctx.deps.read_file_state
+    assert workspace / "a.txt" in ctx.deps.read_file_state
 
 
-def test_read_file_offset_limit(ctx: RunContext[AppState], ws: Path) -> None:
-    (ws / "a.txt").write_text("".join(f"line {i}\n" for i in range(1, 11)))
+def test_read_file_offset_limit(ctx: RunContext[AppState], workspace: Path) -> None:
+    (workspace / "a.txt").write_text("".join(f"line {i}\n" for i in range(1, 11)))
     out = read_file(ctx, "a.txt", offset=3, limit=2)
     assert out == "     3\tline 3\n     4\tline 4\n[more lines follow; continue with offset=5]"
     assert read_file(ctx, "a.txt", offset=10) == "    10\tline 10"
@@ -86,10 +65,10 @@ def test_read_file_offset_limit(ctx: RunContext[AppState], ws: Path) -> None:
     assert read_file(ctx, "a.txt", offset=0).startswith("Error: ")
 
 
-def test_read_file_errors(ctx: RunContext[AppState], ws: Path) -> None:
-    (ws / "bin").write_bytes(b"\x89PNG\0\0data")
-    (ws / "dir").mkdir()
-    (ws / "empty").write_text("")
+def test_read_file_errors(ctx: RunContext[AppState], workspace: Path) -> None:
+    (workspace / "bin").write_bytes(b"\x89PNG\0\0data")
+    (workspace / "dir").mkdir()
+    (workspace / "empty").write_text("")
     assert read_file(ctx, "missing.txt") == "Error: no such file: missing.txt"
     assert "binary" in read_file(ctx, "bin")
     assert "directory" in read_file(ctx, "dir")
@@ -98,15 +77,15 @@ def test_read_file_errors(ctx: RunContext[AppState], ws: Path) -> None:
     assert "bin" not in ctx.deps.read_file_state
 
 
-def test_read_file_archive_allowed(ctx: RunContext[AppState], ws: Path) -> None:
-    archive = session.archive_dir(ws)
+def test_read_file_archive_allowed(ctx: RunContext[AppState], workspace: Path) -> None:
+    archive = session.archive_dir(workspace)
     archive.mkdir(parents=True, exist_ok=True)
     (archive / "old.jsonl").write_text('{"x": 1}\n')
     assert read_file(ctx, str(archive / "old.jsonl")) == '     1\t{"x": 1}'
 
 
-async def test_write_into_archive_refused(ctx: RunContext[AppState], ws: Path) -> None:
-    archive = session.archive_dir(ws)
+async def test_write_into_archive_refused(ctx: RunContext[AppState], workspace: Path) -> None:
+    archive = session.archive_dir(workspace)
     archive.mkdir(parents=True, exist_ok=True)
     target = archive / "old.jsonl"
     target.write_text("{}\n")
@@ -118,15 +97,15 @@ async def test_write_into_archive_refused(ctx: RunContext[AppState], ws: Path) -
     assert target.read_text() == "{}\n"
 
 
-def test_read_file_huge_single_line_capped(ctx: RunContext[AppState], ws: Path) -> None:
-    (ws / "big.txt").write_bytes(b"x" * 5_000_000 + b"\nend\n")
+def test_read_file_huge_single_line_capped(ctx: RunContext[AppState], workspace: Path) -> None:
+    (workspace / "big.txt").write_bytes(b"x" * 5_000_000 + b"\nend\n")
     out = read_file(ctx, "big.txt")
     assert len(out) < 3000
     assert "[... line cut at 2000 characters]" in out and out.endswith("     2\tend")
 
 
-def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], ws: Path) -> None:
-    (ws / "wide.txt").write_text(("y" * 150 + "\n") * 1500)
+def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], workspace: Path) -> None:
+    (workspace / "wide.txt").write_text(("y" * 150 + "\n") * 1500)
     out = read_file(ctx, "wide.txt")
     assert len(out) <= tools.READ_CAP + 200
     last = out.splitlines()[-1]
@@ -135,9 +114,9 @@ def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], ws:
     assert read_file(ctx, "wide.txt", offset=offset).startswith(f"{offset:6}\t")
 
 
-def test_read_file_bounded_memory(ctx: RunContext[AppState], ws: Path) -> None:
+def test_read_file_bounded_memory(ctx: RunContext[AppState], workspace: Path) -> None:
     line = b"z" * 99 + b"\n"
-    with (ws / "huge.txt").open("wb") as f:
+    with (workspace / "huge.txt").open("wb") as f:
         f.write(b"w" * 20_000_000 + b"\n")  # one 20 MB line too
         f.write(line * 300_000)
     tracemalloc.start()
@@ -148,25 +127,25 @@ def test_read_file_bounded_memory(ctx: RunContext[AppState], ws: Path) -> None:
         tracemalloc.stop()
     assert "[output capped" in out
     assert peak < 5_000_000
-    assert ws / "huge.txt" in ctx.deps.read_file_state
+    assert workspace / "huge.txt" in ctx.deps.read_file_state
 
 
 # --- write_file / edit_file ----------------------------------------------------------------
 
 
-async def test_write_new_file_with_diff(ctx: RunContext[AppState], ws: Path) -> None:
+async def test_write_new_file_with_diff(ctx: RunContext[AppState], workspace: Path) -> None:
     ctx.deps.file_history.make_checkpoint(0, "turn")
     result = await write_file(ctx, "pkg/new.py", "print(1)\n")
     assert _text(result) == "Created pkg/new.py (1 line)"
-    assert (ws / "pkg/new.py").read_text() == "print(1)\n"
+    assert (workspace / "pkg/new.py").read_text() == "print(1)\n"
     diff = _diff(result)
     assert "+++ b/pkg/new.py" in diff and "+print(1)" in diff
-    assert ctx.deps.read_file_state.check_fresh(ws / "pkg/new.py") is None
-    assert ctx.deps.file_history.checkpoints[-1].files == {(ws / "pkg/new.py").resolve(): None}
+    assert ctx.deps.read_file_state.check_fresh(workspace / "pkg/new.py") is None
+    assert ctx.deps.file_history.checkpoints[-1].files == {(workspace / "pkg/new.py").resolve(): None}
 
 
-async def test_overwrite_requires_fresh_read(ctx: RunContext[AppState], ws: Path) -> None:
-    path = ws / "a.txt"
+async def test_overwrite_requires_fresh_read(ctx: RunContext[AppState], workspace: Path) -> None:
+    path = workspace / "a.txt"
     path.write_text("old\n")
     assert "read it first with read_file" in _text(await write_file(ctx, "a.txt", "new\n"))
     read_file(ctx, "a.txt")
@@ -185,8 +164,8 @@ async def test_write_outside_refused(ctx: RunContext[AppState], tmp_path: Path) 
     assert not (tmp_path / "evil.txt").exists()
 
 
-async def test_edit_unique_match(ctx: RunContext[AppState], ws: Path) -> None:
-    path = ws / "m.py"
+async def test_edit_unique_match(ctx: RunContext[AppState], workspace: Path) -> None:
+    path = workspace / "m.py"
     path.write_text("def f():\n    return 1\n")
     assert "read it first" in _text(await edit_file(ctx, "m.py", "return 1", "return 2"))
     read_file(ctx, "m.py")
@@ -198,8 +177,8 @@ async def test_edit_unique_match(ctx: RunContext[AppState], ws: Path) -> None:
     assert _text(await edit_file(ctx, "m.py", "f()", "g()")) == "Edited m.py: replaced 1 occurrence"
 
 
-async def test_edit_errors(ctx: RunContext[AppState], ws: Path) -> None:
-    path = ws / "m.py"
+async def test_edit_errors(ctx: RunContext[AppState], workspace: Path) -> None:
+    path = workspace / "m.py"
     path.write_text("x = 1\nx = 1\n    value = compute(a, b)\n")
     read_file(ctx, "m.py")
     many = _text(await edit_file(ctx, "m.py", "x = 1", "x = 2"))
@@ -216,8 +195,8 @@ async def test_edit_errors(ctx: RunContext[AppState], ws: Path) -> None:
     assert path.read_text().startswith("x = 2\nx = 2\n")
 
 
-async def test_edit_stale_refused(ctx: RunContext[AppState], ws: Path) -> None:
-    path = ws / "m.py"
+async def test_edit_stale_refused(ctx: RunContext[AppState], workspace: Path) -> None:
+    path = workspace / "m.py"
     path.write_text("a = 1\n")
     read_file(ctx, "m.py")
     path.write_text("a = 1\nb = 2\n")
@@ -225,8 +204,8 @@ async def test_edit_stale_refused(ctx: RunContext[AppState], ws: Path) -> None:
     assert path.read_text() == "a = 1\nb = 2\n"
 
 
-async def test_edit_crlf_and_non_utf8_preserved(ctx: RunContext[AppState], ws: Path) -> None:
-    path = ws / "w.txt"
+async def test_edit_crlf_and_non_utf8_preserved(ctx: RunContext[AppState], workspace: Path) -> None:
+    path = workspace / "w.txt"
     path.write_bytes(b"caf\xe9\r\none\r\ntwo\r\n")
     read_file(ctx, "w.txt")
     result = await edit_file(ctx, "w.txt", "one\ntwo", "uno\ndos")
@@ -234,22 +213,22 @@ async def test_edit_crlf_and_non_utf8_preserved(ctx: RunContext[AppState], ws: P
     assert path.read_bytes() == b"caf\xe9\r\nuno\r\ndos\r\n"
 
 
-async def test_undo_after_tool_writes(ctx: RunContext[AppState], ws: Path) -> None:
-    (ws / "keep.txt").write_text("original\n")
+async def test_undo_after_tool_writes(ctx: RunContext[AppState], workspace: Path) -> None:
+    (workspace / "keep.txt").write_text("original\n")
     ctx.deps.file_history.make_checkpoint(0, "turn")
     read_file(ctx, "keep.txt")
     await edit_file(ctx, "keep.txt", "original", "edited")
     await write_file(ctx, "made.txt", "new\n")
     checkpoint = ctx.deps.file_history.undo()
     assert checkpoint is not None
-    assert (ws / "keep.txt").read_text() == "original\n"
-    assert not (ws / "made.txt").exists()
+    assert (workspace / "keep.txt").read_text() == "original\n"
+    assert not (workspace / "made.txt").exists()
 
 
 # --- through an Agent run ------------------------------------------------------------------
 
 
-async def test_agent_run_diff_in_metadata_not_sent_to_model(state: AppState, ws: Path) -> None:
+async def test_agent_run_diff_in_metadata_not_sent_to_model(state: AppState, workspace: Path) -> None:
     seen: list[ToolReturnPart] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -288,12 +267,12 @@ def test_tool_definitions_are_stable() -> None:
 # --- list_files / grep ---------------------------------------------------------------------
 
 
-def _git_repo(ws: Path) -> None:
-    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
-    (ws / ".gitignore").write_text("build/\n*.log\n")
+def _git_repo(workspace: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / ".gitignore").write_text("build/\n*.log\n")
 
 
-def _tree(ws: Path) -> None:
+def _tree(workspace: Path) -> None:
     for rel, text in {
         "src/app.py": "def main():\n    return 'needle'\n",
         "src/util.py": "x = 1\n",
@@ -301,14 +280,14 @@ def _tree(ws: Path) -> None:
         "debug.log": "needle\n",
         "README.md": "Needle here\n",
     }.items():
-        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
-        (ws / rel).write_text(text)
-    (ws / "blob.bin").write_bytes(b"needle\0\0")
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    (workspace / "blob.bin").write_bytes(b"needle\0\0")
 
 
-def test_list_files_respects_gitignore(ctx: RunContext[AppState], ws: Path) -> None:
-    _git_repo(ws)
-    _tree(ws)
+def test_list_files_respects_gitignore(ctx: RunContext[AppState], workspace: Path) -> None:
+    _git_repo(workspace)
+    _tree(workspace)
     assert list_files(ctx, "**/*.py") == "src/app.py\nsrc/util.py"
     assert list_files(ctx) == ".gitignore\nREADME.md\nblob.bin\nsrc/app.py\nsrc/util.py"
     assert list_files(ctx, "*.md") == "README.md"
@@ -316,8 +295,8 @@ def test_list_files_respects_gitignore(ctx: RunContext[AppState], ws: Path) -> N
     assert list_files(ctx, "../**").startswith("Error: ")
 
 
-def test_list_files_without_git_and_cap(ctx: RunContext[AppState], ws: Path, monkeypatch) -> None:
-    _tree(ws)
+def test_list_files_without_git_and_cap(ctx: RunContext[AppState], workspace: Path, monkeypatch) -> None:
+    _tree(workspace)
     assert "build/out.py" in list_files(ctx, "**/*.py")
     monkeypatch.setattr(tools, "LIST_CAP", 2)
     out = list_files(ctx)
@@ -325,9 +304,9 @@ def test_list_files_without_git_and_cap(ctx: RunContext[AppState], ws: Path, mon
     assert "[... 4 more files not shown" in out
 
 
-def test_grep(ctx: RunContext[AppState], ws: Path) -> None:
-    _git_repo(ws)
-    _tree(ws)
+def test_grep(ctx: RunContext[AppState], workspace: Path) -> None:
+    _git_repo(workspace)
+    _tree(workspace)
     assert grep(ctx, "needle") == "src/app.py:2:    return 'needle'"
     assert grep(ctx, "(?i)needle") == "README.md:1:Needle here\nsrc/app.py:2:    return 'needle'"
     assert grep(ctx, "x", "src/util.py") == "src/util.py:1:x = 1"
@@ -337,14 +316,14 @@ def test_grep(ctx: RunContext[AppState], ws: Path) -> None:
     assert "no such file" in grep(ctx, "x", "nope")
 
 
-def test_grep_cap(ctx: RunContext[AppState], ws: Path, monkeypatch) -> None:
-    (ws / "many.txt").write_text("hit\n" * 50)
+def test_grep_cap(ctx: RunContext[AppState], workspace: Path, monkeypatch) -> None:
+    (workspace / "many.txt").write_text("hit\n" * 50)
     monkeypatch.setattr(tools, "GREP_CAP", 5)
     lines = grep(ctx, "hit").splitlines()
     assert len(lines) == 6 and lines[-1].startswith("[stopped after 5 matches")
 
 
-def test_grep_finds_matches_past_the_shown_part(ctx: RunContext[AppState], ws: Path) -> None:
-    (ws / "wide.txt").write_text("x" * 1000 + "needle\n")
+def test_grep_finds_matches_past_the_shown_part(ctx: RunContext[AppState], workspace: Path) -> None:
+    (workspace / "wide.txt").write_text("x" * 1000 + "needle\n")
     out = grep(ctx, "needle")
     assert out.startswith("wide.txt:1:xxx") and out.endswith(" [...]") and len(out) < 600
