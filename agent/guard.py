@@ -49,20 +49,28 @@ class _Guard:
     """Checks the watermark before every model request inside a run (a pydantic-ai capability)."""
 
     async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+        state: AppState = ctx.deps
+        if state is None or (ctx.model_settings or {}).get("tool_choice") == "none":
+            return request_context  # not a turn's request: a summary request
+        await self._check(ctx, state, request_context)
+        # The history this request is built from, as ours has it: a compaction reuses the request.
+        state.recorder.expect(state.turn_base + list(ctx.messages[state.turn_offset :]))
+        return request_context
+
+    async def _check(self, ctx: Any, state: AppState, request_context: Any) -> None:
         from compact import attempt, auto_allowed, run_compact
 
-        state: AppState = ctx.deps
-        if state is None or state.compacting or not auto_allowed(state):
-            return request_context
+        if state.compacting or not auto_allowed(state):
+            return
         if _mid_turn_tail(state, ctx.messages) is None:
-            return request_context  # a run's first request (checked before the turn), or a summary request
+            return  # a run's first request: checked before the turn
         # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
         messages = state.turn_base + list(ctx.messages[state.turn_offset :])
         state.history = messages
         used = context_tokens(state)
         limit = threshold(state)
         if used < limit:
-            return request_context
+            return
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
         tail_start = _mid_turn_tail(state, messages) or len(messages)
         keep = [messages[_last_prompt(messages) or 0]] + messages[tail_start:]
@@ -71,7 +79,6 @@ class _Guard:
             ctx.messages[:] = state.history
             request_context.messages = list(state.history)
             state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
-        return request_context
 
 
 def _last_prompt(messages: Sequence[ModelMessage]) -> int | None:

@@ -76,7 +76,7 @@ def _build_agent(state: AppState) -> None:
 
         state.instructions = system_prompt(state.workspace, state.lang)
         state.agent = Agent(
-            build_model(state.config),
+            build_model(state.config, state.recorder),
             instructions=state.instructions,
             deps_type=AppState,
             tools=TOOLS,

@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from agent.config import Config
+from agent.prefix import RequestRecorder, join
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -24,7 +25,7 @@ def request_timeout() -> float:
     return float(os.environ.get("CODING_AGENT_TIMEOUT", "300"))
 
 
-def build_model(config: Config) -> Model:
+def build_model(config: Config, recorder: RequestRecorder | None = None) -> Model:
     from openai import AsyncOpenAI
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.deepseek import DeepSeekProvider
@@ -37,7 +38,7 @@ def build_model(config: Config) -> Model:
         max_retries=max_retries(),
         timeout=request_timeout(),
     )
-    _send_messages_untransformed(client)
+    _send_messages_untransformed(client, recorder)
     # DeepSeek's profile knows its quirks (reasoning_content sent back on tool turns, max_tokens).
     if config.model.startswith("deepseek"):
         provider = DeepSeekProvider(openai_client=client)
@@ -46,20 +47,25 @@ def build_model(config: Config) -> Model:
     return OpenAIChatModel(config.model, provider=provider)
 
 
-def _send_messages_untransformed(client: AsyncOpenAI) -> None:
+def _send_messages_untransformed(client: AsyncOpenAI, recorder: RequestRecorder | None = None) -> None:
     """Pass the messages to the SDK as `extra_body`, which it merges into the JSON body as is.
 
     The SDK otherwise walks every message dict against its type annotations before sending: at
     10,000 messages that took 2.4 s of every request and 3.1 s of a compaction (bench/compaction_time.py),
     against 0.1 s this way. pydantic-ai already builds plain JSON-ready dicts, so the body is the
     same byte for byte (tests/test_model.py checks it against the local server).
+
+    Here too the recorder keeps each agent request's messages, and a compaction request gets the
+    recorded ones put in front (agent.prefix).
     """
     completions = client.chat.completions
     create = completions.create
 
     async def create_fast(*, messages: Any, extra_body: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         body = dict(extra_body or {})
-        body["messages"] = list(messages)
+        body["messages"] = join(list(messages), kwargs.get("tools"))
+        if recorder is not None and kwargs.get("tool_choice") != "none":
+            recorder.record(body["messages"], kwargs.get("tools"))
         return await create(messages=[], extra_body=body, **kwargs)
 
     completions.create = create_fast  # type: ignore[method-assign]

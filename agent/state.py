@@ -11,6 +11,7 @@ from agent.config import Config
 from agent.events import Emit, Event
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
+from agent.prefix import RequestRecorder
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -78,6 +79,8 @@ class AppState:
     # During a run: our history is turn_base + run.all_messages()[turn_offset:] (see agent.loop).
     turn_base: list[Any] = field(default_factory=list)
     turn_offset: int = 0
+    # The last agent request as sent: the start of the next compaction request (agent.prefix).
+    recorder: RequestRecorder = field(default_factory=RequestRecorder)
     # The REPL's background warm-up (agent.loop.warm_up), awaited before the first turn.
     ready: Any = None
     # The session's flock (session.SessionLock): one writer per session.

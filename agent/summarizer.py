@@ -17,6 +17,7 @@ from agent import debuglog, tokens
 from agent.context import fixed_prefix_tokens, history_tokens, output_reserve
 from agent.errors import CompactError
 from agent.i18n import t
+from agent.prefix import PrefixMismatch, joined_onto
 from agent.summary import compaction_prompt, extract_summary, previous_summary
 from agent.tiers import clear_tool_results, fit_messages
 
@@ -105,7 +106,7 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
     agent = get_agent(state)
     settings: dict[str, Any] = {"tool_choice": "none", "max_tokens": output_reserve(state.config.context_window)}
     try:
-        return await _first_response(agent, state, messages, prompt, settings)
+        return await _first_response_reusing(agent, state, messages, prompt, settings)
     except Exception as exc:
         if not _rejects_tool_choice(exc):
             raise
@@ -115,6 +116,21 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
 
     bare = Agent(agent.model, instructions=state.instructions)
     return await _first_response(bare, state, messages, prompt, {"max_tokens": settings["max_tokens"]})
+
+
+async def _first_response_reusing(
+    agent: Any, state: AppState, messages: list, prompt: str, settings: dict
+) -> ModelResponse:
+    """Through pydantic-ai only the messages after the last request, when the history starts with
+    the ones it was built from: the client puts that request's messages in front (agent.prefix)."""
+    sent = state.recorder.covering(messages)
+    if sent is not None:
+        try:
+            with joined_onto(sent):
+                return await _first_response(agent, state, messages[len(sent.history) :], prompt, settings)
+        except PrefixMismatch as exc:
+            debuglog.log("compact_prefix_mismatch", reason=str(exc))
+    return await _first_response(agent, state, messages, prompt, settings)
 
 
 async def _first_response(agent: Any, state: AppState, messages: list, prompt: str, settings: dict) -> ModelResponse:

@@ -7,9 +7,10 @@ answering); everything else is the agent's: the checks before the call, fitting 
 building it (pydantic-ai + openai client) and reading the answer, then archive, restore, summary
 message, recount and rewrite. A second figure leaves out the request's client side too (pydantic-ai
 and the openai SDK building and sending it): the compaction's own steps. Two starting points:
-  live     a session that grew in this process: the per-message token counts the turns computed
-           (every message but the final text answers, which the watermark never counts) are cached
-  resumed  the session was just loaded from disk (--continue): no count is cached yet
+  live     a session that grew in this process: a turn has just ended (its request is the one the
+           compaction request starts with, agent/prefix.py), and the per-message token counts the
+           turns computed (every message but the final text answers) are cached
+  resumed  the session was just loaded from disk (--continue): no request sent, no count cached
 """
 
 from __future__ import annotations
@@ -80,6 +81,11 @@ async def one(server: Any, ws: Path, s: Any, scenario: str) -> dict[str, float]:
     state = common.make_state(server.base_url, ws)
     common.install_session(state, s)
     if scenario == "live":
+        from agent.loop import run_turn
+
+        server.script(Text("Done: the tests pass."))
+        outcome = await run_turn(state, "run the tests once more")
+        assert outcome.ok and state.recorder.covering(state.history) is not None, outcome
         warm_live(state.history)
     server.script(Text(common.summary_text()))
     buckets: dict[str, float] = defaultdict(float)

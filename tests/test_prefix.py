@@ -1,0 +1,134 @@
+"""The compaction request reuses the last request's messages (agent.prefix): the same bytes as
+sending the whole history through pydantic-ai, checked against the local server."""
+
+from __future__ import annotations
+
+import pytest
+
+import compact
+from agent import debuglog, summarizer
+from agent.events import CompactionFinished
+from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
+from main import on_submit
+from tests.builders import big_files, is_compaction, note, responder, script_forever
+from tests.fake_openai import Text, ToolCalls
+
+
+@pytest.fixture
+def both_ways(monkeypatch, server):
+    """Every compaction request is sent twice: as the agent sends it, then with the recorded
+    request forgotten (pydantic-ai builds all of it). Returns the (joined, whole) body pairs."""
+    pairs: list[tuple[dict, dict]] = []
+    reusing = summarizer._first_response_reusing
+
+    async def twice(agent, state, messages, prompt, settings):
+        joined = state.recorder.covering(messages) is not None
+        response = await reusing(agent, state, messages, prompt, settings)
+        first = server.requests[-1]["body"]
+        if joined:
+            last, state.recorder.last = state.recorder.last, None
+            await summarizer._first_response(agent, state, messages, prompt, settings)
+            state.recorder.last = last
+            pairs.append((first, server.requests[-1]["body"]))
+        return response
+
+    monkeypatch.setattr(summarizer, "_first_response_reusing", twice)
+    return pairs
+
+
+def _assert_same(pairs) -> None:
+    assert pairs, "no compaction request reused the last request"
+    for joined, whole in pairs:
+        assert is_compaction(joined) and is_compaction(whole)
+        assert joined == whole
+
+
+async def test_after_turns_with_tools_and_reasoning(make_state, workspace, server, both_ways):
+    state = make_state(model="deepseek-v4-flash")
+    (workspace / "a.py").write_text("print('a')\n")
+    server.script(ToolCalls([("read_file", {"path": "a.py"})], reasoning="look at a.py first"),
+                  Text("a.py prints a", reasoning="it is one line"))
+    await on_submit(state, "what does a.py do?")
+    server.script(Text("你好，有什么可以帮忙？", reasoning="用中文回答"))
+    await on_submit(state, "你好")
+    sent = state.recorder.last
+    assert sent is not None and state.recorder.covering(state.history) is sent
+    previous = server.requests[-1]["body"]
+
+    server.script(Text("<summary>1. read a.py</summary>"))
+    await compact.run_compact(state, "keep the file names")
+
+    _assert_same(both_ways)
+    joined = both_ways[0][0]
+    assert joined["messages"][: len(previous["messages"])] == previous["messages"]
+    assert joined["tools"] == previous["tools"] and joined["tool_choice"] == "none"
+    assert state.emit.of(CompactionFinished)
+    # The history was replaced: the record no longer covers it, and the next turn records anew.
+    assert state.recorder.covering(state.history) is None
+
+
+async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, workspace, server, both_ways):
+    window = 16_000
+    state = make_state(context_window=window)
+    server.max_context = window
+    auto, state.config.auto_compact = state.config.auto_compact, False
+    for i in range(3):
+        await on_submit(state, note(i))
+    state.config.auto_compact = auto
+    big_files(workspace, 6, lines=60)
+    calls = [ToolCalls([("read_file", {"path": f"big{i}.txt"})], reasoning=f"step {i}") for i in range(6)]
+    script_forever(server, responder(calls + [Text("done")]))
+
+    await on_submit(state, "read every file")
+
+    finished = state.emit.of(CompactionFinished)
+    assert finished and all(f.trigger == "mid-turn" for f in finished)
+    _assert_same(both_ways)
+    # The tail pydantic-ai built is the newest tool exchange: a call and its result.
+    joined = both_ways[0][0]["messages"]
+    assert [m["role"] for m in joined[-3:]] == ["assistant", "tool", "user"]
+
+
+async def test_not_reused_when_the_history_was_rebuilt(make_state, workspace, server, both_ways):
+    state = make_state()
+    await on_submit(state, "hello")
+    # The same messages, but not the same objects: as after loading the session from disk.
+    state.history = [m.__class__(**{f: getattr(m, f) for f in m.__dataclass_fields__}) for m in state.history]
+    assert state.recorder.covering(state.history) is None
+    server.script(Text("<summary>1. said hello</summary>"))
+    await compact.run_compact(state)
+    assert both_ways == []
+    assert server.requests[-1]["body"]["messages"][0]["role"] == "system"
+
+
+async def test_other_instructions_fall_back_to_the_whole_request(make_state, workspace, server, home):
+    path = debuglog.enable()
+    try:
+        state = make_state()
+        await on_submit(state, "hello")
+        sent = state.recorder.last
+        sent.messages = [{"role": "system", "content": "other instructions"}, *sent.messages[1:]]
+        server.script(Text("<summary>1. said hello</summary>"))
+        await compact.run_compact(state)
+    finally:
+        debuglog._path = None
+    body = server.requests[-1]["body"]
+    assert is_compaction(body) and body["messages"][0]["content"] != "other instructions"
+    assert "compact_prefix_mismatch" in path.read_text()
+
+
+def test_join_outside_and_inside():
+    recorder = RequestRecorder()
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    assert join(messages, None) is messages
+    recorder.record(messages, ["tool"])
+    assert recorder.last is None  # nothing expected: not an agent request
+    recorder.expect(["m"])
+    recorder.record(messages, ["tool"])
+    with joined_onto(recorder.last):
+        tail = [{"role": "system", "content": "s"}, {"role": "user", "content": "prompt"}]
+        assert join(tail, ["tool"]) == [*messages, {"role": "user", "content": "prompt"}]
+        with pytest.raises(PrefixMismatch):
+            join(tail, ["other tool"])
+        with pytest.raises(PrefixMismatch):
+            join([{"role": "system", "content": "changed"}], ["tool"])
