@@ -49,9 +49,11 @@ class _Guard:
     """Checks the watermark before every model request inside a run (a pydantic-ai capability)."""
 
     async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+        from agent.prefix import priming
+
         state: AppState = ctx.deps
-        if state is None or (ctx.model_settings or {}).get("tool_choice") == "none":
-            return request_context  # not a turn's request: a summary request
+        if state is None or priming() or (ctx.model_settings or {}).get("tool_choice") == "none":
+            return request_context  # not a turn's request: a priming run or a summary request
         await self._check(ctx, state, request_context)
         # The history this request is built from, as ours has it: a compaction reuses the request.
         state.recorder.expect(state.turn_base + list(ctx.messages[state.turn_offset :]))

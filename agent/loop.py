@@ -56,33 +56,44 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
 
 
 def warm_up(state: AppState) -> None:
-    """Import pydantic-ai, build the agent and measure its fixed prefix, off the start-up path."""
+    """Import pydantic-ai, build the agent and measure its fixed prefix, off the start-up path; for
+    a session resumed near the threshold, also build the request its history makes (agent.prefix)."""
     from agent.context import fixed_prefix_tokens
 
     try:
         fixed_prefix_tokens(state)
     except Exception as exc:  # noqa: BLE001 - the first turn builds it again and reports the error
         debuglog.log("warm_up_failed", error=repr(exc)[:300])
+        return
+    from agent.prefix import prime_if_near
+
+    prime_if_near(state)
 
 
 def _build_agent(state: AppState) -> None:
     if state.agent is None:
-        from pydantic_ai import Agent
-
-        from agent.guard import ContextGuard
-        from agent.model import build_model
         from agent.prompts import system_prompt
-        from agent.tools import TOOLS
 
         state.instructions = system_prompt(state.workspace, state.lang)
-        state.agent = Agent(
-            build_model(state.config, state.recorder),
-            instructions=state.instructions,
-            deps_type=AppState,
-            tools=TOOLS,
-            retries=3,
-            capabilities=[ContextGuard()],
-        )
+        state.agent = new_agent(state)
+
+
+def new_agent(state: AppState) -> Agent[AppState, str]:
+    """An agent with this state's model, instructions and tools, recording into its recorder."""
+    from pydantic_ai import Agent
+
+    from agent.guard import ContextGuard
+    from agent.model import build_model
+    from agent.tools import TOOLS
+
+    return Agent(
+        build_model(state.config, state.recorder),
+        instructions=state.instructions,
+        deps_type=AppState,
+        tools=TOOLS,
+        retries=3,
+        capabilities=[ContextGuard()],
+    )
 
 
 def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:

@@ -8,8 +8,12 @@ already exist. We keep them and let pydantic-ai build only what follows them; th
 (agent.model) joins the two. The start of the compaction request is then the previous request's
 bytes exactly, which is also what the provider's prefix cache holds.
 
-When the history no longer starts with the messages that request was built from (a resume, /clear,
-/undo, the cheap tier, a shortened request), the whole request goes through pydantic-ai as before.
+When the history no longer starts with the messages that request was built from (/clear, /undo,
+the cheap tier, a shortened request), the whole request goes through pydantic-ai as before.
+
+A session resumed near the threshold has sent nothing yet, and its first turn would compact. The
+warm-up (agent.loop.warm_up, in a worker thread while the user types) has pydantic-ai build the
+request its history makes, records it and sends nothing: `prime_if_near`.
 """
 
 from __future__ import annotations
@@ -18,11 +22,21 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.state import AppState
+
+# The user message of a priming run; only ever built, never sent.
+PRIME_PROMPT = "(next message)"
 
 
 class PrefixMismatch(Exception):
     """The joined request would not match the recorded one (other instructions or tools)."""
+
+
+class Primed(Exception):
+    """A priming run's request was recorded; it is not sent."""
 
 
 @dataclass
@@ -43,9 +57,14 @@ class RequestRecorder:
         self._pending = history
 
     def record(self, messages: list[dict[str, Any]], tools: Any) -> None:
-        if self._pending is not None:
-            self.last = SentRequest(self._pending, messages, tools)
-            self._pending = None
+        """Called by the client with each request; in a priming run, raises `Primed` instead of sending."""
+        pending, self._pending = self._pending, None
+        if _PRIMING.get():
+            if pending is not None and messages and messages[-1] == {"role": "user", "content": PRIME_PROMPT}:
+                self.last = SentRequest(pending, messages[:-1], tools)
+            raise Primed
+        if pending is not None:
+            self.last = SentRequest(pending, messages, tools)
 
     def forget(self) -> None:
         self._pending = self.last = None
@@ -64,6 +83,7 @@ def starts_with(history: Sequence[Any], prefix: Sequence[Any]) -> bool:
 
 
 _JOIN: ContextVar[SentRequest | None] = ContextVar("join_onto", default=None)
+_PRIMING: ContextVar[bool] = ContextVar("priming", default=False)
 
 
 @contextmanager
@@ -95,3 +115,45 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
 
 def joining() -> bool:
     return _JOIN.get() is not None
+
+
+def priming() -> bool:
+    return _PRIMING.get()
+
+
+def prime_if_near(state: AppState) -> bool:
+    """Record the request a resumed history makes, when a compaction is near (past the mark where
+    the background summary starts). Runs in the warm-up's worker thread, on its own event loop and
+    with its own agent: pydantic-ai binds an agent's lock to the first event loop that uses it."""
+    import asyncio
+
+    from agent import debuglog
+    from agent.background import lower_mark
+    from agent.context import context_tokens
+
+    if not state.history or state.recorder.last is not None or context_tokens(state) < lower_mark(state):
+        return False
+    try:
+        asyncio.run(_prime(state, list(state.history)))
+    except Exception as exc:  # noqa: BLE001 - only a speed-up: the compaction builds it all instead
+        debuglog.log("prime_failed", error=repr(exc)[:300])
+        return False
+    debuglog.log("primed", messages=len(state.history))
+    return state.recorder.last is not None
+
+
+async def _prime(state: AppState, history: list[Any]) -> None:
+    from agent.loop import new_agent
+
+    agent = new_agent(state)
+    token = _PRIMING.set(True)
+    try:
+        state.recorder.expect(history)
+        async with agent.iter(PRIME_PROMPT, message_history=history, deps=state) as run:
+            async for _node in run:
+                pass
+    except Primed:
+        pass
+    finally:
+        _PRIMING.reset(token)
+        await agent.model.client.close()

@@ -3,11 +3,14 @@ sending the whole history through pydantic-ai, checked against the local server.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 import compact
 from agent import debuglog, summarizer
 from agent.events import CompactionFinished
+from agent.loop import warm_up
 from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
 from main import on_submit
 from tests.builders import big_files, is_compaction, note, responder, script_forever
@@ -132,3 +135,60 @@ def test_join_outside_and_inside():
             join(tail, ["other tool"])
         with pytest.raises(PrefixMismatch):
             join([{"role": "system", "content": "changed"}], ["tool"])
+
+
+def _resume(state, make_state, **config):
+    """A new state on the same session, loaded from disk as --continue does."""
+    import session
+
+    resumed = make_state(**config)
+    resumed.session_id = state.session_id
+    resumed.history = session.load(state.session_id, state.workspace).messages
+    resumed.persisted = len(resumed.history)
+    return resumed
+
+
+async def test_resumed_near_the_threshold_is_primed(make_state, workspace, server, both_ways):
+    window = {"context_window": 16_000, "compact_at": "8k"}  # the whole history fits a summary request
+    state = make_state(**window, auto_compact=False)
+    (workspace / "a.py").write_text("x = 1\n" * 20)
+    server.script(ToolCalls([("read_file", {"path": "a.py"})], reasoning="read it"), Text("read", reasoning="ok"))
+    await on_submit(state, "read a.py")
+    n = 0
+    while compact.context_tokens(state) < compact.threshold(state):
+        await on_submit(state, note(n))
+        n += 1
+    resumed = _resume(state, make_state, **window)
+    assert compact.context_tokens(resumed) >= compact.threshold(resumed)
+
+    await asyncio.get_running_loop().run_in_executor(None, warm_up, resumed)
+
+    sent = resumed.recorder.last
+    assert sent is not None and sent.history == resumed.history
+    assert server.requests[-1]["body"]["messages"][-1]["content"] == note(n - 1)  # nothing was sent
+    # The next turn compacts first, reusing the primed request: the same bytes as building it all.
+    await on_submit(resumed, "go on")
+    assert [f.tier for f in resumed.emit.of(CompactionFinished)] == ["summary"]
+    _assert_same(both_ways)
+
+
+async def test_primed_request_is_what_the_next_turn_sends(make_state, workspace, server):
+    state = make_state(context_window=16_000, auto_compact=False)
+    for i in range(6):
+        await on_submit(state, note(i))
+    resumed = _resume(state, make_state, context_window=16_000, auto_compact=False)
+
+    await asyncio.get_running_loop().run_in_executor(None, warm_up, resumed)
+    primed = resumed.recorder.last.messages
+    await on_submit(resumed, "next")
+
+    sent = server.requests[-1]["body"]["messages"]
+    assert sent[:-1] == primed and sent[-1] == {"role": "user", "content": "next"}
+
+
+async def test_far_from_the_threshold_nothing_is_primed(make_state, workspace, server):
+    state = make_state()
+    await on_submit(state, "hello")
+    resumed = _resume(state, make_state)
+    await asyncio.get_running_loop().run_in_executor(None, warm_up, resumed)
+    assert resumed.recorder.last is None
