@@ -72,24 +72,30 @@ def restore_file_messages(old_state: ReadFileState, new_state: ReadFileState, st
     Newest first; a file that is gone or no longer fits is skipped and older ones may still fit;
     restored in their original read order, through the same mechanism as @-mentions.
     """
-    picked, used = [], 0
+    from agent.mentions import read_messages
+    from agent.tools import ToolError, read_for_model
+
+    picked: list[tuple[str, str, ReadFileState]] = []
+    used = 0
     budget = restore_budget(state.config.context_window)
     for path in reversed(old_state.paths()):
         if len(picked) >= RESTORE_MAX_FILES:
             break
+        read = ReadFileState()
         try:
-            size = tokens.count_text(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+            content = read_for_model(str(path), state.workspace, read)
+        except ToolError:
             continue
+        # The very text that goes into the history: the recount after finds its count (tokens).
+        size = tokens.count_text(content)
         if used + size > budget:
             continue
-        picked.append(str(path))
+        picked.append((str(path), content, read))
         used += size
     picked.reverse()
-    from agent.mentions import build_mention_messages
-
-    messages, _notices = build_mention_messages(picked, state, read_file_state=new_state)
-    return messages
+    for _path, _content, read in picked:
+        new_state.merge(read)
+    return read_messages([(path, content) for path, content, _read in picked])
 
 
 def _check_archive_writable(state: AppState) -> None:

@@ -39,18 +39,24 @@ def build_mention_messages(
     """
     if read_file_state is None:  # not `or`: an empty ReadFileState is falsy
         read_file_state = state.read_file_state
-    calls: list[ToolCallPart] = []
-    returns: list[ToolReturnPart] = []
+    reads: list[tuple[str, str]] = []
     notices: list[str] = []
     for path in paths:
         try:
-            content = read_for_model(path, state.workspace, read_file_state)
+            reads.append((path, read_for_model(path, state.workspace, read_file_state)))
         except ToolError as exc:
             notices.append(f"@{path} skipped: {exc}")
-            continue
+    return read_messages(reads), notices
+
+
+def read_messages(reads: Sequence[tuple[str, str]]) -> list[ModelMessage]:
+    """One response calling read_file for each (path, content), and one request with the answers."""
+    if not reads:
+        return []
+    calls: list[ToolCallPart] = []
+    returns: list[ToolReturnPart] = []
+    for path, content in reads:
         call_id = f"call_{uuid.uuid4().hex[:24]}"
         calls.append(ToolCallPart("read_file", {"path": path}, tool_call_id=call_id))
         returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id))
-    if not calls:
-        return [], notices
-    return [ModelResponse(parts=calls), ModelRequest(parts=returns)], notices
+    return [ModelResponse(parts=calls), ModelRequest(parts=returns)]

@@ -74,19 +74,23 @@ def missing_user_messages(summary: str, messages: Sequence[str], lang: str) -> l
     """User messages (newest first within the budget) that the summary does not quote verbatim."""
     cut_marker = _sections(lang)["cut"]
     flat = _normal(summary)
+    newest_first = [
+        text[:USER_MESSAGE_MAX_CHARS] + " " + cut_marker.format(n=len(text) - USER_MESSAGE_MAX_CHARS)
+        if len(text) > USER_MESSAGE_MAX_CHARS else text
+        for text in reversed(messages)
+    ]
     missing: list[str] = []
     budget = USER_MESSAGES_BUDGET
-    for text in reversed(messages):
-        if len(text) > USER_MESSAGE_MAX_CHARS:
-            text = text[:USER_MESSAGE_MAX_CHARS] + " " + cut_marker.format(n=len(text) - USER_MESSAGE_MAX_CHARS)
-        cost = tokens.count_text(text)
-        if cost > budget:
-            break
-        budget -= cost
-        if _normal(text.split(cut_marker[:5])[0]) not in flat:
-            missing.append(text)
-    missing.reverse()
-    return missing
+    # Counted a batch at a time (tokens.count_texts): a long session has thousands of them.
+    for start in range(0, len(newest_first), 128):
+        chunk = newest_first[start : start + 128]
+        for text, cost in zip(chunk, tokens.count_texts(chunk), strict=True):
+            if cost > budget:
+                return missing[::-1]
+            budget -= cost
+            if _normal(text.split(cut_marker[:5])[0]) not in flat:
+                missing.append(text)
+    return missing[::-1]
 
 
 @dataclass

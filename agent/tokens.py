@@ -123,8 +123,54 @@ def encode(text: str) -> list[int]:
     return ids
 
 
+# The counts of the last few long texts, by identity (a str never changes): a compaction counts
+# each restored file to fit its budget, then the rebuilt history; the second count is free.
+_MEMO_OVER = 4_096
+_MEMO_SIZE = 16
+_memo: dict[int, tuple[str, int]] = {}
+_memo_lock = threading.Lock()
+
+
+def _memo_get(text: str) -> int | None:
+    entry = _memo.get(id(text))
+    return entry[1] if entry is not None and entry[0] is text else None
+
+
+def _memo_put(text: str, n: int) -> None:
+    with _memo_lock:
+        while len(_memo) >= _MEMO_SIZE:
+            _memo.pop(next(iter(_memo)))
+        _memo[id(text)] = (text, n)
+
+
 def count_text(text: str) -> int:
-    return len(encode(text))
+    if len(text) < _MEMO_OVER:
+        return len(encode(text))
+    n = _memo_get(text)
+    if n is None:
+        n = len(encode(text))
+        _memo_put(text, n)
+    return n
+
+
+def count_texts(texts: Sequence[str]) -> list[int]:
+    """The counts of many texts at once: one batch, which the tokenizer spreads over all cores and
+    which pays its per-call cost once (hundreds of user messages or tool results at a compaction)."""
+    tk = _tokenizer or _load()
+    if tk is None or len(texts) < 2:
+        return [count_text(t) for t in texts]
+    counts = [0] * len(texts)
+    batched = []
+    for i, text in enumerate(texts):
+        if len(text) > _BATCH_OVER or (len(text) >= _MEMO_OVER and _memo_get(text) is not None):
+            counts[i] = count_text(text)
+        elif text:
+            batched.append(i)
+    for i, enc in zip(batched, tk.encode_batch([texts[i] for i in batched], add_special_tokens=False), strict=True):
+        counts[i] = len(enc.ids)
+        if len(texts[i]) >= _MEMO_OVER:
+            _memo_put(texts[i], counts[i])
+    return counts
 
 
 # ---- The rendering rule, shared with the fake server ----
@@ -298,23 +344,44 @@ def _forget(key: int, ref: weakref.ref) -> None:
         _counts.pop(key, None)
 
 
-def count_message(msg: ModelMessage) -> int:
-    """Tokens this message adds to a chat-completions request; cached per message object."""
+def _cached(msg: ModelMessage) -> int | None:
+    entry = _counts.get(id(msg))
+    return entry[1] if entry is not None and entry[0]() is msg else None
+
+
+def _store(msg: ModelMessage, n: int) -> None:
     key = id(msg)
-    entry = _counts.get(key)
-    if entry is not None and entry[0]() is msg:
-        return entry[1]
-    n = sum(count_pieces(render_message(om)) for om in openai_messages(msg))
     try:
         ref = weakref.ref(msg, lambda r, key=key: _forget(key, r))
     except TypeError:
-        return n  # not weak-referenceable: don't cache
+        return  # not weak-referenceable: don't cache
     _counts[key] = (ref, n)
+
+
+def _pieces(msg: ModelMessage) -> list[Piece]:
+    return [piece for om in openai_messages(msg) for piece in render_message(om)]
+
+
+def count_message(msg: ModelMessage) -> int:
+    """Tokens this message adds to a chat-completions request; cached per message object."""
+    n = _cached(msg)
+    if n is None:
+        n = count_pieces(_pieces(msg))
+        _store(msg, n)
     return n
 
 
 def count_messages(msgs: Iterable[ModelMessage]) -> int:
-    return sum(count_message(msg) for msg in msgs)
+    msgs = list(msgs)
+    todo = [m for m in msgs if _cached(m) is None]
+    if len(todo) > 1:
+        # All the texts of the uncounted messages in one batch (see count_texts).
+        pieces = [_pieces(m) for m in todo]
+        texts = [p for ps in pieces for p in ps if isinstance(p, str)]
+        counts = iter(count_texts(texts))
+        for msg, ps in zip(todo, pieces, strict=True):
+            _store(msg, sum(1 if isinstance(p, int) else next(counts) for p in ps))
+    return sum(count_message(m) for m in msgs)
 
 
 def count_request_prefix(instructions: str | None, tool_defs: Iterable[Any] = ()) -> int:

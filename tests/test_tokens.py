@@ -90,6 +90,25 @@ def test_count_message_parts():
     assert tokens.count_message(ModelResponse(parts=[ThinkingPart("only thoughts")])) == 0  # not sent
 
 
+def test_batch_counts_equal_one_by_one():
+    def varied():
+        return [
+            ModelRequest(parts=[UserPromptPart(f"question {i}: {EN if i % 2 else ZH}")]) for i in range(40)
+        ] + [
+            ModelRequest(parts=[UserPromptPart("")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", "def f():\n    return 1\n" * 3_000, tool_call_id="x")]),
+            ModelResponse(parts=[ThinkingPart("hmm", id="reasoning_content"), TextPart("x"),
+                                 ToolCallPart("grep", {"pattern": "内容"}, tool_call_id="y")]),
+        ]
+
+    one_by_one = [tokens.count_message(m) for m in varied()]
+    batch = varied()
+    assert tokens.count_messages(batch) == sum(one_by_one)
+    assert [tokens.count_message(m) for m in batch] == one_by_one
+    texts = [EN, "", ZH, "x" * (tokens._BATCH_OVER + 5)]
+    assert tokens.count_texts(texts) == [tokens.count_text(t) for t in texts]
+
+
 def test_count_messages_is_cached_per_message(monkeypatch):
     history = []
     for i in range(5_000):
@@ -184,3 +203,16 @@ async def test_history_count_agrees_with_the_server(monkeypatch):
             mine, theirs = prefix + tokens.count_messages(history[:i]), request["prompt_tokens"]
             assert abs(mine - theirs) <= 0.02 * theirs, (mine, theirs)
         assert srv.last_request["prompt_tokens"] > 3000
+
+
+def test_a_long_text_is_tokenized_once(monkeypatch):
+    text = "def f(x):\n    return x * 2\n" * 400
+    n = tokens.count_text(text)
+    seen: list[str] = []
+    real = tokens.encode
+    monkeypatch.setattr(tokens, "encode", lambda t: seen.append(t) or real(t))
+    assert tokens.count_text(text) == n
+    assert tokens.count_texts([text, "short", EN])[0] == n
+    assert seen == []  # the same str object: remembered
+    copy = "".join([text[:10], text[10:]])
+    assert copy is not text and tokens.count_text(copy) == n and seen == [copy]  # another object: counted
