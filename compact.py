@@ -221,6 +221,7 @@ def _commit(
     state.compact_undo.append((archive, dropped))
     state.history = rebuilt
     state.persisted = len(rebuilt)
+    state.recorder.forget()  # its messages are the old history's: free them
     state.read_file_state = new_read_state
     state.stats.compactions += 1
     state.stats.last_archive = str(archive)

@@ -112,6 +112,7 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     state.auto_compact_off_reason = None
     state.auto_compact_turns = []
     state.thrash_streak = 0
+    state.recorder.forget()
 
 
 def start_state(args: argparse.Namespace, config: Config) -> AppState:
