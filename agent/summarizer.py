@@ -125,6 +125,7 @@ async def _first_response_reusing(
     the ones it was built from: the client puts that request's messages in front (agent.prefix)."""
     sent = state.recorder.covering(messages)
     if sent is not None:
+        debuglog.log("compact_reuses_request", messages=len(sent.history), after=len(messages) - len(sent.history))
         try:
             with joined_onto(sent):
                 return await _first_response(agent, state, messages[len(sent.history) :], prompt, settings)

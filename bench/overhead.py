@@ -123,7 +123,7 @@ class Run:
             if m is not None:
                 messages = messages + [m]
             if k in (0, 2):  # before each model request: the first, and after the tool result
-                ctx = SimpleNamespace(deps=state, messages=list(messages))
+                ctx = SimpleNamespace(deps=state, messages=list(messages), model_settings=None)
                 t0 = time.perf_counter()
                 await self.guard.before_model_request(ctx, SimpleNamespace(messages=list(messages)))
                 guard_t += time.perf_counter() - t0

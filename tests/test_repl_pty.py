@@ -221,3 +221,45 @@ def test_resume_picker_lists_sessions(workspace, home, live_server):
     wait_prompt(child)
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_resumed_near_the_threshold_compacts_from_the_primed_request(workspace, home, live_server):
+    """--continue on a session past the threshold: the warm-up builds the request while the user
+    types, and the compaction the first turn needs starts from it (agent/prefix.py)."""
+    import json
+    import time
+
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from tests.builders import note
+
+    sid = session.new_session_id()
+    messages = []
+    for i in range(8):
+        messages += [ModelRequest(parts=[UserPromptPart(f"question {i}")]), ModelResponse(parts=[TextPart(note(i))])]
+    session.rewrite_messages(sid, messages, workspace)
+    child = spawn(workspace, home, live_server, "--continue", "--context-window", "16000", "--compact-at", "8k",
+                  "--debug")
+    assert child.session_id == sid
+    wait_prompt(child)
+    log = home / "debug.log"
+    deadline = time.monotonic() + TIMEOUT
+    while '"primed"' not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    type_line(child, "go on")
+    child.expect("compacting automatically")
+    i = child.expect(["Compacted: ([0-9,]+) → ([0-9,]+) tokens", "(?s)failed.{0,300}"])
+    assert i == 0, child.after
+    child.expect("Echo: go on")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    names = [e["event"] for e in events]
+    assert "primed" in names and "compact_reuses_request" in names and "compact_prefix_mismatch" not in names
+    reused = next(e for e in events if e["event"] == "compact_reuses_request")
+    assert reused["messages"] == len(messages)
+    # Nothing was sent before the compaction request: priming only builds.
+    assert "<summary>" in live_server.requests[0]["body"]["messages"][-1]["content"]
