@@ -15,6 +15,7 @@ from agent import debuglog
 from agent.context import threshold
 from agent.events import Notice
 from agent.i18n import t
+from agent.prefix import starts_with
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
@@ -60,17 +61,13 @@ def cancel_background(state: AppState) -> None:
         debuglog.log("background_cancelled")
 
 
-def _still_prefix(snapshot: list[ModelMessage], history: list[ModelMessage]) -> bool:
-    return len(history) >= len(snapshot) and all(a is b for a, b in zip(snapshot, history, strict=False))
-
-
 def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | None:
     """A coroutine that swaps the background summary in, or None to compact as usual."""
     background = state.background
     if background is None:
         return None
     state.background = None
-    if not _still_prefix(background.snapshot, state.history):
+    if not starts_with(state.history, background.snapshot):
         background.task.cancel()
         debuglog.log("background_discarded", reason="history changed")
         return None

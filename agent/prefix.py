@@ -113,10 +113,6 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     return sent.messages + messages[lead:]
 
 
-def joining() -> bool:
-    return _JOIN.get() is not None
-
-
 def priming() -> bool:
     return _PRIMING.get()
 
@@ -138,8 +134,9 @@ def prime_if_near(state: AppState) -> bool:
     except Exception as exc:  # noqa: BLE001 - only a speed-up: the compaction builds it all instead
         debuglog.log("prime_failed", error=repr(exc)[:300])
         return False
-    debuglog.log("primed", messages=len(state.history))
-    return state.recorder.last is not None
+    primed = state.recorder.last is not None
+    debuglog.log("primed" if primed else "prime_failed", messages=len(state.history))
+    return primed
 
 
 async def _prime(state: AppState, history: list[Any]) -> None:
