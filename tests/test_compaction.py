@@ -135,6 +135,7 @@ async def test_failures_leave_everything_as_it_was(make_state, workspace, server
     server.script(reply)
     with pytest.raises(Exception):  # noqa: B017 - each kind raises its own error; all must leave state alone
         await compact.run_compact(state)
+    assert server.pending == 0  # the scripted fault was what the compaction met
     _assert_unchanged(state, before)
     assert session.list_archives(state.session_id, workspace) == []
 
@@ -147,6 +148,7 @@ async def test_timeout_leaves_everything_as_it_was(make_state, workspace, server
     server.script(Hang(5))
     with pytest.raises(Exception):  # noqa: B017
         await compact.run_compact(state)
+    assert server.pending == 0  # the scripted fault was what the compaction met
     _assert_unchanged(state, before)
 
 

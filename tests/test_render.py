@@ -40,7 +40,7 @@ def test_answer_reasoning_and_tools():
     assert "Reasoning (300 chars): I should read the file first." in text
     assert "\x1b[2" in text  # dimmed
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
-    assert "the" in text and "plan" in text
+    assert "Here is the plan" in text
     assert "edit_file app.py" in text and "read_file missing.py" in text
     assert "+a = 2" in text and "-a = 1" in text
     assert "Error: missing.py does not exist" in text

@@ -113,9 +113,9 @@ async def test_run_command_cancel_kills_group(
 async def test_run_command_background_child_does_not_block(ctx: RunContext[AppState]) -> None:
     ctx.deps.config.yes = True
     start = time.monotonic()
-    out = await run_command(ctx, "sleep 3 & echo quick")
+    out = await run_command(ctx, "sleep 30 & echo quick")
     assert out == "quick\n[exit code: 0]"
-    assert time.monotonic() - start < 2.5
+    assert time.monotonic() - start < 10
 
 
 async def test_run_command_big_output_bounded(ctx: RunContext[AppState]) -> None:

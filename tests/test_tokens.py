@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import openai
@@ -64,14 +63,14 @@ def test_heuristic_when_the_tokenizer_cannot_load(monkeypatch):
 
 
 def test_preload_does_not_block_start_up():
+    # preload() returns while the tokenizer (about a second to load) is still loading in its thread.
     code = (
-        "import time; t = time.perf_counter(); from agent import tokens; tokens.preload();"
-        "print(round(time.perf_counter() - t, 3)); tokens._preload_thread.join();"
-        "print(tokens._tokenizer is not None, tokens.count_text('hello world'))"
+        "from agent import tokens; tokens.preload(); print(tokens._preload_thread.is_alive());"
+        "tokens._preload_thread.join(); print(tokens._tokenizer is not None, tokens.count_text('hello world'))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    took, loaded = out.stdout.splitlines()
-    assert float(took) < 0.3
+    loading, loaded = out.stdout.splitlines()
+    assert loading == "True"
     assert loaded == "True 2"
 
 
@@ -114,18 +113,14 @@ def test_count_messages_is_cached_per_message(monkeypatch):
     for i in range(5_000):
         history.append(ModelRequest(parts=[UserPromptPart(f"question {i}: {EN}")]))
         history.append(ModelResponse(parts=[TextPart(f"answer {i}: {ZH}")]))
-    start = time.perf_counter()
     total = tokens.count_messages(history)
-    first = time.perf_counter() - start
 
-    def boom(pieces):
-        raise AssertionError("a cached message was counted again")
+    def boom(msg):
+        raise AssertionError("a cached message was rendered and counted again")
 
-    monkeypatch.setattr(tokens, "count_pieces", boom)
-    start = time.perf_counter()
+    monkeypatch.setattr(tokens, "_pieces", boom)
     assert tokens.count_messages(history) == total
-    second = time.perf_counter() - start
-    assert second < 0.1 and second < first / 5
+    assert sum(tokens.count_message(m) for m in history) == total
 
 
 def test_cache_entry_dies_with_its_message():
