@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent import tokens
-from agent.context import context_tokens, threshold
+from agent.context import history_tokens, threshold
 from agent.events import Notice
 from agent.i18n import t
 
@@ -26,13 +26,21 @@ if TYPE_CHECKING:
 MID_TURN_TAIL = 0.25
 
 
-def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage]) -> int | None:
-    """Where the kept tail starts: the current user request, then the newest tool exchanges."""
+def _turn_prompt(messages: Sequence[ModelMessage]) -> int | None:
+    """Index of the current user request, once the turn has had a response; else None (a run's
+    first request, which the before-turn check covers, or a summary request)."""
     from pydantic_ai.messages import ModelResponse
 
     prompt_at = _last_prompt(messages)
     if prompt_at is None or not any(isinstance(m, ModelResponse) for m in messages[prompt_at:]):
-        return None  # the first request of a turn: the before-turn check covers it
+        return None
+    return prompt_at
+
+
+def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage], prompt_at: int) -> int:
+    """Where the kept tail starts: the turn's newest tool exchanges, after the user request."""
+    from pydantic_ai.messages import ModelResponse
+
     budget = int(threshold(state) * MID_TURN_TAIL)
     start = len(messages)
     for index in range(len(messages) - 1, prompt_at, -1):
@@ -54,33 +62,35 @@ class _Guard:
         state: AppState = ctx.deps
         if state is None or priming() or (ctx.model_settings or {}).get("tool_choice") == "none":
             return request_context  # not a turn's request: a priming run or a summary request
-        await self._check(ctx, state, request_context)
-        # The history this request is built from, as ours has it: a compaction reuses the request.
-        state.recorder.expect(state.turn_base + list(ctx.messages[state.turn_offset :]))
+        # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
+        messages = state.turn_base + list(ctx.messages[state.turn_offset :])
+        if await self._compacted(ctx, state, messages, request_context):
+            messages = list(state.history)
+        # The history this request is built from: a compaction reuses the request (agent.prefix).
+        state.recorder.expect(messages)
         return request_context
 
-    async def _check(self, ctx: Any, state: AppState, request_context: Any) -> None:
+    async def _compacted(self, ctx: Any, state: AppState, messages: list[ModelMessage], request_context: Any) -> bool:
         from compact import attempt, auto_allowed, run_compact
 
         if state.compacting or not auto_allowed(state):
-            return
-        if _mid_turn_tail(state, ctx.messages) is None:
-            return  # a run's first request: checked before the turn
-        # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
-        messages = state.turn_base + list(ctx.messages[state.turn_offset :])
-        state.history = messages
-        used = context_tokens(state)
+            return False
+        prompt_at = _turn_prompt(messages)
+        if prompt_at is None:
+            return False
+        used = history_tokens(state, messages)
         limit = threshold(state)
         if used < limit:
-            return
+            return False
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
-        tail_start = _mid_turn_tail(state, messages) or len(messages)
-        keep = [messages[_last_prompt(messages) or 0]] + messages[tail_start:]
+        keep = [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
+        state.history = messages
         ok = await attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
             ctx.messages[:] = state.history
             request_context.messages = list(state.history)
             state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
+        return ok
 
 
 def _last_prompt(messages: Sequence[ModelMessage]) -> int | None:
