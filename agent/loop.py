@@ -71,11 +71,10 @@ def warm_up(state: AppState) -> None:
 
 
 def _build_agent(state: AppState) -> None:
-    if state.agent is None:
-        from agent.prompts import system_prompt
+    from agent.prompts import system_prompt
 
-        state.instructions = system_prompt(state.workspace, state.lang)
-        state.agent = new_agent(state)
+    state.instructions = system_prompt(state.workspace, state.lang)
+    state.agent = new_agent(state)
 
 
 def new_agent(state: AppState) -> Agent[AppState, str]:

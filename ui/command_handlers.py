@@ -63,9 +63,9 @@ async def cmd_resume(app: App) -> None:
     switch_session(app.state, chosen, messages)
     app.say(("已恢复会话 " if app.lang == "zh" else "Resumed session ") + chosen, "cyan")
     # As at start-up: a session near the threshold gets its request built while the user types.
-    from agent.prefix import prime_if_near
+    from main import start_warm_up
 
-    app.state.ready = asyncio.get_running_loop().run_in_executor(None, prime_if_near, app.state)
+    start_warm_up(app.state)
 
 
 @command("undo", "Undo the last turn: files and conversation", "撤销上一轮：文件和对话")
