@@ -29,6 +29,19 @@ TEXTS: dict[str, tuple[str, str]] = {
     "err_api": ("Could not reach the model at {url}: {detail}", "无法连接模型接口 {url}：{detail}"),
     "err_behaviour": ("The model's answer could not be used: {detail}", "模型的回答无法使用：{detail}"),
     "err_other": ("The turn failed: {detail}", "本轮失败：{detail}"),
+    "err_broken_stream": (
+        "The connection to the model broke off mid-answer ({detail}); the partial answer was not kept.",
+        "与模型的连接在回答中途断开（{detail}）；不完整的回答没有保存。",
+    ),
+    "err_bad_json": (
+        "The endpoint {url} sent a reply that is not valid JSON: {detail}",
+        "接口 {url} 返回的内容不是有效的 JSON：{detail}",
+    ),
+    "save_failed": (
+        "Could not write the session file ({error}); the conversation goes on in memory and is saved "
+        "once writing works again.",
+        "无法写入会话文件（{error}）；对话继续保存在内存中，等写入恢复后再存盘。",
+    ),
     "auto_compact": (
         "Context is nearly full ({used:,} / {threshold:,} tokens), compacting automatically",
         "上下文接近上限（{used:,} / {threshold:,} tokens），自动压缩中",

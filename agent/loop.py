@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import session
 from agent import debuglog
 from agent.events import Notice, TextDelta, ThinkingDelta, ToolCallStarted, ToolResult, UsageUpdate
+from agent.i18n import t
 from agent.state import AppState
 
 if TYPE_CHECKING:
@@ -26,11 +27,6 @@ if TYPE_CHECKING:
 INTERRUPTED = "Interrupted by the user before this tool finished."
 ENDED = "No result: the turn ended with an error before this tool finished."
 LOST = "No result: the agent stopped before this tool finished (a crash, or a lost line of the session file)."
-SAVE_FAILED = (
-    "Could not write the session file ({error}); the conversation goes on in memory and is saved "
-    "once writing works again.",
-    "无法写入会话文件（{error}）；对话继续保存在内存中，等写入恢复后再存盘。",
-)
 
 
 @dataclass
@@ -108,8 +104,7 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
             session.append_messages(state.session_id, messages[state.persisted :], state.workspace)
         except OSError as exc:
             debuglog.log("save_failed", error=str(exc))
-            en, zh = SAVE_FAILED
-            return (zh if state.lang == "zh" else en).format(error=exc.strerror or exc)
+            return t("save_failed", state.lang, error=exc.strerror or exc)
         state.persisted = len(messages)
     return None
 
@@ -331,7 +326,6 @@ def describe_error(exc: BaseException, state: AppState) -> str:
         UnexpectedModelBehavior,
     )
 
-    from agent.i18n import t
 
     lang = state.lang
     if isinstance(exc, ModelAuthenticationError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 401):
@@ -349,14 +343,11 @@ def describe_error(exc: BaseException, state: AppState) -> str:
     if isinstance(exc, ModelAPIError):
         # "Could not reach" is wrong for an answer that broke off or was not JSON: say what happened.
         causes = {type(e).__name__: e for e in _causes(exc)}
-        zh = lang == "zh"
         if "RemoteProtocolError" in causes or "ReadError" in causes:
             detail = _short(causes.get("RemoteProtocolError") or causes["ReadError"])
-            return (f"与模型的连接在回答中途断开（{detail}）；不完整的回答没有保存。" if zh else
-                    f"The connection to the model broke off mid-answer ({detail}); the partial answer was not kept.")
+            return t("err_broken_stream", lang, detail=detail)
         if "JSONDecodeError" in causes:
-            return (f"接口 {state.config.endpoint} 返回的内容不是有效的 JSON：{_short(exc)}" if zh else
-                    f"The endpoint {state.config.endpoint} sent a reply that is not valid JSON: {_short(exc)}")
+            return t("err_bad_json", lang, url=state.config.endpoint, detail=_short(exc))
         return t("err_api", lang, detail=_short(str(exc)), url=state.config.endpoint)
     if isinstance(exc, UnexpectedModelBehavior):
         return t("err_behaviour", lang, detail=_short(str(exc)))
