@@ -179,17 +179,15 @@ class Loaded:
 
 def parse_lines(data: bytes) -> Loaded:
     adapter = _adapter()
-    lines = [raw for raw in data.split(b"\n") if raw.strip()]
+    lines = [(number, raw) for number, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
     try:
         # The usual case, a file with no bad line, in one pass: about twice as fast as line by line.
-        return Loaded(adapter.validate_json(b"[" + b",".join(lines) + b"]"), [])
+        return Loaded(adapter.validate_json(b"[" + b",".join(raw for _, raw in lines) + b"]"), [])
     except ValueError:
         pass
     messages: list[ModelMessage] = []
     skipped: list[str] = []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
+    for number, raw in lines:
         try:
             messages.extend(adapter.validate_json(b"[" + raw + b"]"))
         except ValueError as exc:  # pydantic.ValidationError and JSON errors are ValueErrors
@@ -199,14 +197,12 @@ def parse_lines(data: bytes) -> Loaded:
 
 def _reason(exc: ValueError) -> str:
     """Why a line was skipped, in a few words: pydantic's first line only names the type."""
-    errors = getattr(exc, "errors", None)
-    try:
-        first = errors()[0] if callable(errors) else None
-    except Exception:  # noqa: BLE001 - a reason is a nicety; never fail the load over it
-        first = None
-    if first:
-        where = ".".join(str(x) for x in first.get("loc", ())[1:])
-        text = first.get("msg", "") + (f" at {where}" if where else "")
+    from pydantic import ValidationError
+
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if errors:
+        where = ".".join(str(x) for x in errors[0].get("loc", ())[1:])
+        text = errors[0].get("msg", "") + (f" at {where}" if where else "")
     else:
         text = next(iter(str(exc).splitlines()), "") or type(exc).__name__
     return text[:120]
