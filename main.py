@@ -207,6 +207,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
 async def print_mode(state: AppState, prompt: str) -> int:
     from agent.events import CompactionFailed, CompactionFinished, TextDelta
+    from ui.render import compaction_done
 
     errors: list[str] = []
 
@@ -222,9 +223,7 @@ async def print_mode(state: AppState, prompt: str) -> int:
         elif isinstance(event, CompactionFailed):
             print(t("auto_compact_failed", state.lang, reason=event.reason), file=sys.stderr)
         elif isinstance(event, CompactionFinished):
-            key = "compact_cheap_done" if event.tier == "cheap" else "compact_done"
-            print(t(key, state.lang, before=event.tokens_before, after=event.tokens_after,
-                    archive=event.archive_path), file=sys.stderr)
+            print(compaction_done(event, state.lang), file=sys.stderr)
 
     early, state.emit = state.emit, emit
     replay_early(state, early)

@@ -32,6 +32,12 @@ MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "lis
 DIFF_MAX_LINES = 60
 
 
+
+def compaction_done(event: CompactionFinished, lang: str) -> str:
+    """The line a finished compaction gets, in the REPL and in -p mode."""
+    key = "compact_cheap_done" if event.tier == "cheap" else "compact_done"
+    return t(key, lang, before=event.tokens_before, after=event.tokens_after, archive=event.archive_path)
+
 class Renderer:
     """An Emit: call it with events. Holds the live answer and the waiting spinner."""
 
@@ -87,13 +93,9 @@ class Renderer:
             self.wait(label)
         elif isinstance(event, CompactionFinished):
             self.stop_spinner()
-            key = "compact_cheap_done" if event.tier == "cheap" else "compact_done"
-            done = t(key, self.lang, before=event.tokens_before, after=event.tokens_after, archive=event.archive_path)
-            self.console.print(Text(done, style="green"))
+            self.console.print(Text(compaction_done(event, self.lang), style="green"))
             if event.summary:
-                first = " ".join(event.summary.split())[:120]
-                label = "摘要" if self.lang == "zh" else "Summary"
-                self.console.print(Text(f"▸ {label} ({len(event.summary):,} chars): {first}…", style="dim italic"))
+                self._preview("摘要" if self.lang == "zh" else "Summary", event.summary, 120)
             if event.left_out_messages:
                 self.console.print(Text(t("compact_left_out", self.lang, n=event.left_out_messages), style="yellow"))
         elif isinstance(event, CompactionFailed):
@@ -106,10 +108,13 @@ class Renderer:
 
     def _flush_thinking(self) -> None:
         if self._thinking:
-            first = " ".join(self._thinking.split())[:100]
-            label = "推理" if self.lang == "zh" else "Reasoning"
-            self.console.print(Text(f"▸ {label} ({len(self._thinking):,} chars): {first}…", style="dim italic"))
+            self._preview("推理" if self.lang == "zh" else "Reasoning", self._thinking, 100)
             self._thinking = ""
+
+    def _preview(self, label: str, text: str, width: int) -> None:
+        """A long text shown collapsed: its size and its start, dimmed."""
+        first = " ".join(text.split())[:width]
+        self.console.print(Text(f"▸ {label} ({len(text):,} chars): {first}…", style="dim italic"))
 
     def _on_text(self, delta: str) -> None:
         from rich.live import Live
