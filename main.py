@@ -138,19 +138,15 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
 def pick_session(config: Config) -> str | None:
     """`--resume` without an id: list this directory's sessions and read a number."""
-    sessions = session.list_sessions(config.workspace)[:20]
+    sessions = session.list_sessions(config.workspace)
     if not sessions:
         print("No sessions in this directory yet; starting a new one.", file=sys.stderr)
         return None
-    for number, info in enumerate(sessions, start=1):
-        print(f"{number:>2}. {info.session_id}  {info.preview}")
+    print("\n".join(session.pick_lines(sessions)))
     try:
-        answer = input("Session number (Enter for a new one): ").strip()
+        return session.picked(sessions, input("Session number (Enter for a new one): "))
     except EOFError:
         return None
-    if answer.isdigit() and 1 <= int(answer) <= len(sessions):
-        return sessions[int(answer) - 1].session_id
-    return None
 
 
 def replay_early(state: AppState, early: object) -> None:

@@ -241,6 +241,22 @@ def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
     return infos
 
 
+
+# A resume picker (--resume, /resume) shows this many sessions, newest first.
+PICK_MAX = 20
+
+
+def pick_lines(sessions: Sequence[SessionInfo]) -> list[str]:
+    return [f"{n:>2}. {info.session_id}  {info.preview}" for n, info in enumerate(sessions[:PICK_MAX], start=1)]
+
+
+def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
+    """The session a typed number names, or None."""
+    answer = answer.strip()
+    if answer.isdigit() and 1 <= int(answer) <= min(PICK_MAX, len(sessions)):
+        return sessions[int(answer) - 1].session_id
+    return None
+
 def _preview(path: Path) -> str:
     """The first user prompt in the file, cheaply (no full parse)."""
     try:

@@ -52,12 +52,11 @@ async def cmd_resume(app: App) -> None:
     if not sessions:
         app.say("没有其他会话。" if app.lang == "zh" else "No other sessions.", "yellow")
         return
-    for number, info in enumerate(sessions[:20], start=1):
-        app.console.print(f"  {number:>2}. {info.session_id}  {info.preview}")
-    answer = await app.ask("编号：" if app.lang == "zh" else "Number: ")
-    if not answer.isdigit() or not 1 <= int(answer) <= min(20, len(sessions)):
+    for line in session.pick_lines(sessions):
+        app.console.print("  " + line)
+    chosen = session.picked(sessions, await app.ask("编号：" if app.lang == "zh" else "Number: "))
+    if chosen is None:
         return
-    chosen = sessions[int(answer) - 1].session_id
     cancel_background(app.state)
     messages = load_session(app.state, chosen)
     switch_session(app.state, chosen, messages)
