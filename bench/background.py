@@ -54,7 +54,6 @@ def build_history(s: Any, fixed: int, target: int) -> list:
 
 async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     import compact
-    import session
     from agent import background
     from agent.context import fixed_prefix_tokens
     from agent.events import CompactionFinished
@@ -64,8 +63,7 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     fixed = fixed_prefix_tokens(state)
     limit = compact.threshold(state)
     history = build_history(s, fixed, int(limit * START_SHARE))
-    session.rewrite_messages(state.session_id, history, ws)
-    state.history, state.persisted = history, len(history)
+    common.install_session(state, dataclasses.replace(s, messages=history), reload=False, files=0)
     paste = "\n".join(f"Log line {i}: worker {i % 7} finished batch {i * 13} in {i % 97} ms; 第{i}批完成。"
                       for i in range(int(limit * 0.12) // 25))
 
@@ -88,7 +86,6 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
         t0 = time.perf_counter()
         await on_submit(state, "Where are we? One line, please.")
         turn1 = time.perf_counter() - t0
-        started = state.background is not None
         await on_submit(state, paste)
     finally:
         compact.auto_compact_if_needed = original
@@ -96,7 +93,7 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     finished = state.emit.of(CompactionFinished)
     assert len(finished) == 1, f"{mode}: expected one compaction, got {len(finished)}"
     return {"used0": used0, "limit": limit, "turn1": turn1, "block1": blocked[0], "block2": blocked[1],
-            "started": started, "trigger": finished[0].trigger, "before": finished[0].tokens_before,
+            "trigger": finished[0].trigger, "before": finished[0].tokens_before,
             "after": finished[0].tokens_after}
 
 

@@ -41,7 +41,6 @@ async def measure(n: int) -> dict:
         state.config.auto_compact = False
         server.script(Text("Noted. The tests pass now; nothing else is pending."))
         await on_submit(state, "Where are we? One line, please.")
-        turn = server.requests[-1]
 
         # Baseline first (it cannot share a prefix with ours, so the order does not matter).
         history = list(state.history)
@@ -60,7 +59,6 @@ async def measure(n: int) -> dict:
             prompt, hit = rec["prompt_tokens"], rec["cache_hit_tokens"]
             rows[name] = {"prompt": prompt, "hit": hit, "share": hit / prompt, "out": out,
                           "cost": common.cost(hit, prompt - hit, out)}
-        rows["turn_prompt"] = turn["prompt_tokens"]
         rows["session_tokens"] = result.tokens_before
         return rows
 

@@ -12,7 +12,6 @@ import contextlib
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -200,24 +199,6 @@ def server(latency: float = 0.0) -> Iterator[Any]:
     fake.handler_times = []
     with fake:
         yield fake
-
-
-@contextlib.contextmanager
-def server_process(latency: float = 0.0) -> Iterator[str]:
-    """The same server in its own process (so its memory and CPU are not the agent's): its base URL."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fake_openai", "--port", "0", "--latency", str(latency)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().strip()
-        if not line.startswith("FAKE_OPENAI_URL="):
-            raise RuntimeError(f"the local server did not start: {line!r}")
-        yield line.split("=", 1)[1]
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 # ---- states and sessions -----------------------------------------------------------------------

@@ -426,6 +426,8 @@ def generate(
     return Session(gen.messages, gen.files, gen.reads, fixed_prefix, gen.shares)
 
 
+# Shares are of the content tokens: the texts of the messages, not the fixed prefix or the
+# chat template's marker tokens around each message.
 def composition(s: Session) -> dict[str, float]:
     total = sum(s.shares.values()) or 1
     return {k: v / total for k, v in sorted(s.shares.items())}
@@ -462,12 +464,13 @@ def main() -> None:
         kinds[str(n)] = composition(s)
         rows.append([f"{n:,}", f"{len(s.messages):,}", f"{total:,}", f"{100 * tool_share(s):.1f}%", f"{dt:.2f} s"])
         report.figure(f"session_{n}_tokens", total, "tokens")
-        report.figure(f"session_{n}_tool_result_share", round(100 * tool_share(s), 1), "%", "~80% (realistic share)",
-                      ok=None)
-    report.table(["messages asked", "messages", "tokens (prefix 1,200 + messages)", "tool results", "generated in"],
-                 rows)
+        report.figure(f"session_{n}_tool_result_share", round(100 * tool_share(s), 1), "%",
+                      "~80% of content tokens (realistic share)", ok=None)
+    headers = ["messages asked", "messages", "tokens (prefix 1,200 + messages)", "tool results (of content)",
+               "generated in"]
+    report.table(headers, rows)
     labels = sorted({k for c in kinds.values() for k in c})
-    report.table(["share of tokens", *kinds], [[k, *(f"{100 * c.get(k, 0):.1f}%" for c in kinds.values())]
+    report.table(["share of content tokens", *kinds], [[k, *(f"{100 * c.get(k, 0):.1f}%" for c in kinds.values())]
                                                for k in labels])
     report.finish()
 

@@ -79,7 +79,6 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
         "cheap_saved": state.stats.cheap_tier_saved,
         "cheap_share": common.median([1 - r.tokens_after / r.tokens_before for r in cheap]) if cheap else 0.0,
         "summary_share": common.median([1 - r.tokens_after / r.tokens_before for r in summ]) if summ else 0.0,
-        "summary_saved": state.stats.summary_tier_saved,
     }
 
 

@@ -54,7 +54,7 @@ def chars_over_4(body: dict[str, Any]) -> float:
     return sum(len(p) for p in pieces if isinstance(p, str)) / 4
 
 
-async def measure(kind: str, text: str, suffix: str) -> list[tuple[str, int, int, float]]:
+async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
     """[(situation, estimate, actual, chars/4)]"""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
@@ -86,18 +86,18 @@ async def measure(kind: str, text: str, suffix: str) -> list[tuple[str, int, int
 
         # tool result, mid-turn: what the guard estimates before the request carrying it
         seen: list[tuple[int, int]] = []
-        original = guard.context_tokens
+        original = guard.history_tokens
 
-        def recording(st: Any, pend: Any = ()) -> int:
-            value = original(st, pend)
+        def recording(st: Any, history: Any) -> int:
+            value = original(st, history)
             seen.append((len(server.requests), value))
             return value
 
-        guard.context_tokens = recording
+        guard.history_tokens = recording
         try:
             await on_submit(state, f"read sample.{suffix}")
         finally:
-            guard.context_tokens = original
+            guard.history_tokens = original
         index, estimate = seen[-1]
         rec = server.requests[index]
         assert rec["body"]["messages"][-1]["role"] == "tool", "the estimate must precede the tool-result request"
@@ -111,7 +111,7 @@ async def run(quick: bool) -> None:
     rows = []
     worst: dict[str, tuple[float, float]] = {}
     for kind, (text, suffix) in samples().items():
-        for situation, est, actual, naive in await measure(kind, text, suffix):
+        for situation, est, actual, naive in await measure(text, suffix):
             err, nerr = 100 * (est - actual) / actual, 100 * (naive - actual) / actual
             rows.append([kind, situation, actual, est, f"{err:+.3f}%", f"{naive:,.0f}", f"{nerr:+.1f}%"])
             w, nw = worst.get(kind, (0.0, 0.0))
