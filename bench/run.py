@@ -14,6 +14,7 @@ import argparse
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -48,6 +49,9 @@ def run_script(name: str, quick: bool, timeout: float) -> tuple[int, str, float]
     cmd = [sys.executable, str(BENCH / f"{name}.py")] + (["--quick"] if quick else [])
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, bufsize=1)
+    # A script that hangs without printing must be killed too, not only one that prints late.
+    killer = threading.Timer(timeout, proc.kill)
+    killer.start()
     out: list[str] = []
     assert proc.stdout is not None
     try:
@@ -55,12 +59,10 @@ def run_script(name: str, quick: bool, timeout: float) -> tuple[int, str, float]
             sys.stdout.write(line)
             sys.stdout.flush()
             out.append(line)
-            if time.perf_counter() - t0 > timeout:
-                raise subprocess.TimeoutExpired(cmd, timeout)
-        code = proc.wait(timeout=max(1.0, timeout - (time.perf_counter() - t0)))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        code = proc.wait()
+    finally:
+        killer.cancel()
+    if time.perf_counter() - t0 >= timeout:
         print(f"!! {name} timed out after {timeout:.0f} s", flush=True)
         code = -9
     return code, "".join(out), time.perf_counter() - t0
