@@ -33,8 +33,7 @@ def responder(turn: list[Reply], summary: str | Callable[[dict], str] = SUMMARY)
 
 def script_forever(server, reply: Callable[[dict], Reply], n: int = 200) -> None:
     """Every request from now on is answered by `reply` (replacing what was scripted before)."""
-    with server._lock:
-        server._queue.clear()
+    server.clear_script()
     server.script(*([reply] * n))
 
 

@@ -106,6 +106,11 @@ class FakeOpenAI:
         with self._lock:
             self._queue.extend(replies)
 
+    def clear_script(self) -> None:
+        """Forget the replies scripted and not used yet."""
+        with self._lock:
+            self._queue.clear()
+
     @property
     def pending(self) -> int:
         with self._lock:

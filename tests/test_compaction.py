@@ -11,25 +11,17 @@ import session
 from agent.events import CompactionFailed, CompactionFinished, Notice
 from agent.summary import is_summary
 from main import on_submit
+from tests.builders import SUMMARY, big_files, note
 from tests.fake_openai import Error, Hang, Slow, Text, ToolCalls
-
-SUMMARY = "<analysis>draft</analysis>\n<summary>1. The user asked to read files. 5. read big0.txt</summary>"
-
-
-def _big_files(workspace, count: int = 4, lines: int = 150) -> None:
-    for i in range(count):
-        (workspace / f"big{i}.txt").write_text(
-            "".join(f"line {n} of file {i}: some words to fill the context window\n" for n in range(lines))
-        )
 
 
 async def _fill(state, workspace, count: int = 4, notes: int = 0, lines: int = 150) -> None:
     """Read big files and chat (no compaction yet: auto off). Notes are user text the cheap tier
     cannot clear, so a summary is needed."""
-    _big_files(workspace, count, lines)
+    big_files(workspace, count, lines)
     auto, state.config.auto_compact = state.config.auto_compact, False
     for i in range(notes):
-        await on_submit(state, f"note {i}: " + "remember this detail please " * 300)
+        await on_submit(state, note(i))
     for i in range(count):
         await on_submit(state, f"read big{i}.txt")
     state.config.auto_compact = auto
@@ -41,7 +33,7 @@ async def _fill_over(state, workspace) -> None:
     auto, state.config.auto_compact = state.config.auto_compact, False
     n = 0
     while compact.context_tokens(state) < compact.threshold(state):
-        await on_submit(state, f"note {n}: " + "remember this detail please " * 300)
+        await on_submit(state, note(n))
         n += 1
     state.config.auto_compact = auto
 

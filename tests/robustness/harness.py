@@ -191,6 +191,31 @@ def history_problems(messages: Sequence[ModelMessage]) -> list[str]:
     return problems
 
 
+def answer(state: Any) -> str:
+    """The text the model streamed in the state's turns so far."""
+    from agent.events import TextDelta
+
+    return "".join(e.text for e in state.emit.of(TextDelta))
+
+
+def consistent(state: Any) -> None:
+    """A history the next request accepts, and a session file holding exactly that history."""
+    assert history_problems(state.history) == []
+    loaded = session.load(state.session_id, state.workspace)
+    assert loaded.skipped == []
+    assert session.dump_messages(loaded.messages) == session.dump_messages(state.history)
+
+
+async def next_turn_is_accepted(state: Any, server: FakeOpenAI, text: str = "still there?") -> None:
+    from main import on_submit
+
+    server.clear_script()
+    await on_submit(state, text)
+    assert f"Echo: {text}" in answer(state)
+    assert request_problems(server.last_request["body"]) == []
+    consistent(state)
+
+
 def request_problems(body: dict[str, Any]) -> list[str]:
     """The same rule on the wire, as OpenAI and DeepSeek enforce it on a chat request."""
     problems: list[str] = []

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 
 import compact
 import session
-from agent.events import CompactionFailed, Notice, TextDelta
+from agent.events import CompactionFailed, Notice
 from agent.loop import repair_history
 from main import on_submit
 from tests.robustness.harness import (
+    answer,
     bad_lines,
     crash_text,
     history_problems,
@@ -40,10 +41,6 @@ def _notices(state, level: str | None = None) -> list[str]:
     return [n.text for n in state.emit.of(Notice) if level is None or n.level == level]
 
 
-def _answer(state) -> str:
-    return "".join(e.text for e in state.emit.of(TextDelta))
-
-
 def _write(home: Path, workspace: Path, data: bytes) -> tuple[str, Path]:
     session_id = prepare_session(home, workspace, [])
     path = session_path(home, workspace, session_id)
@@ -55,7 +52,7 @@ async def _still_works(state, server) -> None:
     """A turn after loading: answered, the request accepted, the new messages saved whole."""
     await on_submit(state, "hello again")
     assert server.requests and not request_problems(server.last_request["body"])
-    assert "Echo: hello again" in _answer(state)
+    assert "Echo: hello again" in answer(state)
     reloaded = session.load(state.session_id, state.workspace).messages
     assert session.dump_messages(reloaded[-2:]) == session.dump_messages(state.history[-2:])
 
@@ -111,7 +108,7 @@ async def test_unreadable_session_file(home, workspace, server, resume):
     assert state.history == []
     assert any("cannot read" in n for n in _notices(state, "warn"))
     await on_submit(state, "hello")
-    assert "Echo: hello" in _answer(state)
+    assert "Echo: hello" in answer(state)
     assert sum("Could not write the session file" in n for n in _notices(state, "warn")) == 1
 
 
@@ -156,7 +153,7 @@ async def test_full_disk_during_compaction(make_state, workspace, server, monkey
     await on_submit(state, "go on")
     [failed] = state.emit.of(CompactionFailed)
     assert "No space left" in failed.reason
-    assert "Echo: go on" in _answer(state)  # the turn still ran
+    assert "Echo: go on" in answer(state)  # the turn still ran
     assert session.session_file(state.session_id, workspace).read_bytes().startswith(before)
     # Whatever archive exists is whole.
     for archive in session.list_archives(state.session_id, workspace):

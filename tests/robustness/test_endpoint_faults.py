@@ -11,10 +11,16 @@ import time
 import pytest
 
 import session
-from agent.events import Notice, TextDelta
+from agent.events import Notice
 from main import on_submit
 from tests.fake_openai import CutStream, Empty, Error, Hang, Malformed, Text, ToolCalls
-from tests.robustness.harness import crash_text, history_problems, request_problems, run_agent
+from tests.robustness.harness import (
+    answer,
+    consistent,
+    crash_text,
+    next_turn_is_accepted,
+    run_agent,
+)
 
 # name -> (replies scripted for the turn, a phrase of the one error line, requests the turn may make)
 FAULTS: dict[str, tuple[list, str, int]] = {
@@ -42,26 +48,8 @@ RECOVERED: dict[str, tuple[list, str]] = {
 }
 
 
-def _answer(state) -> str:
-    return "".join(e.text for e in state.emit.of(TextDelta))
-
-
 def _errors(state) -> list[str]:
     return [n.text for n in state.emit.of(Notice) if n.level == "error"]
-
-
-def _file_matches_memory(state) -> None:
-    loaded = session.load(state.session_id, state.workspace)
-    assert loaded.skipped == []
-    assert session.dump_messages(loaded.messages) == session.dump_messages(state.history)
-
-
-async def _next_turn_is_accepted(state, server) -> None:
-    await on_submit(state, "are you there?")
-    assert "Echo: are you there?" in _answer(state)
-    assert request_problems(server.last_request["body"]) == []
-    assert history_problems(state.history) == []
-    _file_matches_memory(state)
 
 
 @pytest.fixture
@@ -87,11 +75,8 @@ async def test_fault_ends_the_turn_with_one_clear_line(name, make_state, server,
     assert data.startswith(before)
     assert b"The answer starts well" not in data
     assert len(state.history) >= len(history)
-    assert history_problems(state.history) == []
-    _file_matches_memory(state)
-    with server._lock:
-        server._queue.clear()
-    await _next_turn_is_accepted(state, server)
+    consistent(state)
+    await next_turn_is_accepted(state, server)
 
 
 @pytest.mark.parametrize("name", list(RECOVERED))
@@ -102,12 +87,11 @@ async def test_fault_the_agent_gets_past(name, make_state, server, retries):
     started = time.monotonic()
     await on_submit(state, "read notes.txt" if "args" in name or "tool" in name else "hello")
     assert _errors(state) == []
-    assert phrase in _answer(state)
+    assert phrase in answer(state)
     if name == "429-then-ok":
         assert time.monotonic() - started >= 0.9  # Retry-After: 1 was honoured
-    assert history_problems(state.history) == []
-    _file_matches_memory(state)
-    await _next_turn_is_accepted(state, server)
+    consistent(state)
+    await next_turn_is_accepted(state, server)
 
 
 def _closed_port() -> int:
@@ -138,10 +122,8 @@ async def test_timeout(make_state, server, monkeypatch):
     [error] = _errors(state)
     assert "timed out" in error.lower()
     assert time.monotonic() - started < 8
-    _file_matches_memory(state)
-    with server._lock:
-        server._queue.clear()
-    await _next_turn_is_accepted(state, server)
+    consistent(state)
+    await next_turn_is_accepted(state, server)
 
 
 def test_401_from_the_process_names_the_key_variable(tmp_path, workspace, server):

@@ -19,15 +19,19 @@ import compact
 import session
 from agent.background import take_background
 from agent.context import threshold
-from agent.events import TextDelta, ToolResult
+from agent.events import ToolResult
 from main import on_submit
+from tests.builders import is_compaction, script_forever
 from tests.fake_openai import FakeOpenAI, Slow, smart_reply
 from tests.robustness.harness import (
     MAIN,
     agent_env,
+    answer,
+    consistent,
     history_problems,
     kill_group,
     long_history,
+    next_turn_is_accepted,
     prepare_session,
     process_gone,
     request_problems,
@@ -37,41 +41,13 @@ from tests.robustness.harness import (
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.</summary>"
 
 
-def is_compaction(body: dict[str, Any]) -> bool:
-    last = (body.get("messages") or [{}])[-1]
-    content = last.get("content") if last.get("role") == "user" else ""
-    return isinstance(content, str) and "<analysis>" in content and "<summary>" in content
-
-
 def slow_summaries(server: FakeOpenAI, seconds: float = 6.0) -> None:
     """From now on compaction requests stream a summary for `seconds`; others get the default."""
 
     def reply(body: dict[str, Any]) -> Any:
         return Slow(SUMMARY, delay_per_chunk=seconds / 20, chunks=20) if is_compaction(body) else smart_reply(body)
 
-    with server._lock:
-        server._queue.clear()
-    server.script(*([reply] * 200))
-
-
-def _answer(state) -> str:
-    return "".join(e.text for e in state.emit.of(TextDelta))
-
-
-def _consistent(state) -> None:
-    assert history_problems(state.history) == []
-    loaded = session.load(state.session_id, state.workspace)
-    assert loaded.skipped == []
-    assert session.dump_messages(loaded.messages) == session.dump_messages(state.history)
-
-
-async def _next_turn_is_accepted(state, server) -> None:
-    with server._lock:
-        server._queue.clear()
-    await on_submit(state, "still there?")
-    assert "Echo: still there?" in _answer(state)
-    assert request_problems(server.last_request["body"]) == []
-    _consistent(state)
+    script_forever(server, reply)
 
 
 async def _cancel(task: asyncio.Task) -> None:
@@ -84,11 +60,11 @@ async def test_ctrl_c_while_streaming(make_state, server):
     state = make_state()
     await on_submit(state, "hello")
     task = asyncio.create_task(on_submit(state, "slow answer please"))
-    await asyncio.to_thread(wait_for, lambda: "part 3 of 40" in _answer(state), 10)
+    await asyncio.to_thread(wait_for, lambda: "part 3 of 40" in answer(state), 10)
     await _cancel(task)
-    _consistent(state)
+    consistent(state)
     assert "part 3 of 40" not in session.session_file(state.session_id, state.workspace).read_text()
-    await _next_turn_is_accepted(state, server)
+    await next_turn_is_accepted(state, server)
 
 
 @pytest.mark.parametrize("command", [
@@ -107,10 +83,10 @@ async def test_ctrl_c_while_a_command_runs(command, make_state, server, workspac
     assert await asyncio.to_thread(wait_for, lambda: all(process_gone(pid) for pid in pids), 5)
     [result] = state.emit.of(ToolResult) or [None]
     assert result is None  # the call never finished; its result in the history says so
-    _consistent(state)
+    consistent(state)
     returns = [p for m in state.history for p in m.parts if getattr(p, "part_kind", "") == "tool-return"]
     assert returns and "Interrupted" in returns[-1].content
-    await _next_turn_is_accepted(state, server)
+    await next_turn_is_accepted(state, server)
 
 
 async def test_ctrl_c_at_the_approval_prompt(make_state, server, workspace):
@@ -127,8 +103,8 @@ async def test_ctrl_c_at_the_approval_prompt(make_state, server, workspace):
     await asyncio.wait_for(asked.wait(), 10)
     await _cancel(task)
     assert not (workspace / "never.txt").exists()
-    _consistent(state)
-    await _next_turn_is_accepted(state, server)
+    consistent(state)
+    await next_turn_is_accepted(state, server)
 
 
 async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
@@ -153,7 +129,7 @@ async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
     await _cancel(task)
     assert session.session_file(state.session_id, workspace).read_bytes() == before
     assert session.list_archives(state.session_id, workspace) == []
-    _consistent(state)
+    consistent(state)
 
 
 def _in_band(state) -> list:
@@ -175,11 +151,11 @@ async def test_ctrl_c_during_a_background_compaction(make_state, server, workspa
     state.persisted = len(history)
     slow_summaries(server, seconds=3)
     task = asyncio.create_task(on_submit(state, "slow answer please"))
-    await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in _answer(state), 10)
+    await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in answer(state), 10)
     background = state.background
     assert background is not None and not background.task.done()
     await _cancel(task)
-    _consistent(state)
+    consistent(state)
     # The summary in the background goes on; it is swapped in when the threshold comes, and the
     # history it is swapped into is still a valid one.
     reply = await asyncio.wait_for(background.task, 10)
@@ -187,9 +163,9 @@ async def test_ctrl_c_during_a_background_compaction(make_state, server, workspa
     swap = take_background(state)
     assert swap is not None
     await swap
-    _consistent(state)
+    consistent(state)
     assert session.list_archives(state.session_id, workspace)  # that compaction completed, archived
-    await _next_turn_is_accepted(state, server)
+    await next_turn_is_accepted(state, server)
 
 
 async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, server, workspace):
@@ -208,8 +184,8 @@ async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, ser
     await _cancel(task)
     assert session.list_archives(state.session_id, workspace) == []
     assert session.session_file(state.session_id, workspace).read_bytes().startswith(before)
-    _consistent(state)
-    await _next_turn_is_accepted(state, server)
+    consistent(state)
+    await next_turn_is_accepted(state, server)
 
 
 # --- a real terminal -----------------------------------------------------------------------

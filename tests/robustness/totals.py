@@ -178,8 +178,7 @@ def endpoint_faults(base: Path) -> Tally:
             loaded = session.load(state.session_id, workspace)
             if session.dump_messages(loaded.messages) != session.dump_messages(state.history) or loaded.skipped:
                 problems.append("the session file differs from the history")
-            with server._lock:
-                server._queue.clear()
+            server.clear_script()
             await on_submit(state, "next")
             if base_url is None and server.requests:
                 problems += harness.request_problems(server.last_request["body"])
