@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import session
 from agent.state import AppState
 from tests.fake_openai import Reply, Text, smart_reply
 
@@ -48,26 +47,13 @@ def note(n: int, size: int = 300) -> str:
     return f"note {n}: " + "remember this detail please " * size
 
 
-def persist(state: AppState, messages: list) -> None:
-    """Make `messages` the session's history, on disk too."""
-    state.history = list(messages)
-    session.rewrite_messages(state.session_id, state.history, state.workspace)
-    state.persisted = len(state.history)
+async def chat(state: AppState, texts: list[str]) -> None:
+    """Submit `texts` as turns with automatic compaction off, to fill the context."""
+    from main import on_submit
 
-
-def pairs_intact(messages: list) -> bool:
-    """Every tool call has its result and every result its call."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart
-
-    calls: set[str] = set()
-    for message in messages:
-        if isinstance(message, ModelResponse):
-            calls |= {p.tool_call_id for p in message.parts if isinstance(p, ToolCallPart)}
-        elif isinstance(message, ModelRequest):
-            for part in message.parts:
-                call_id = getattr(part, "tool_call_id", None)
-                if call_id is not None:
-                    if call_id not in calls:
-                        return False
-                    calls.discard(call_id)
-    return not calls
+    auto, state.config.auto_compact = state.config.auto_compact, False
+    try:
+        for text in texts:
+            await on_submit(state, text)
+    finally:
+        state.config.auto_compact = auto

@@ -11,7 +11,7 @@ import session
 from agent.events import CompactionFailed, CompactionFinished, Notice
 from agent.summary import is_summary
 from main import on_submit
-from tests.builders import SUMMARY, big_files, note
+from tests.builders import SUMMARY, big_files, chat, note
 from tests.fake_openai import Error, Hang, Slow, Text, ToolCalls
 
 
@@ -19,12 +19,7 @@ async def _fill(state, workspace, count: int = 4, notes: int = 0, lines: int = 1
     """Read big files and chat (no compaction yet: auto off). Notes are user text the cheap tier
     cannot clear, so a summary is needed."""
     big_files(workspace, count, lines)
-    auto, state.config.auto_compact = state.config.auto_compact, False
-    for i in range(notes):
-        await on_submit(state, note(i))
-    for i in range(count):
-        await on_submit(state, f"read big{i}.txt")
-    state.config.auto_compact = auto
+    await chat(state, [note(i) for i in range(notes)] + [f"read big{i}.txt" for i in range(count)])
 
 
 async def _fill_over(state, workspace) -> None:

@@ -1,4 +1,3 @@
-from pathlib import Path
 
 import pytest
 from pydantic_ai import Agent, RunContext
@@ -11,11 +10,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.usage import RunUsage
 
 import session
-from agent.config import Config
 from agent.file_state import ReadFileState
 from agent.mentions import build_mention_messages, find_mentions
 from agent.state import AppState
@@ -23,13 +19,14 @@ from agent.tools import TOOLS, read_file
 
 
 @pytest.fixture
-def state(tmp_path: Path) -> AppState:
-    ws = tmp_path / "ws"
-    (ws / "src").mkdir(parents=True)
+def state(state: AppState) -> AppState:
+    """The shared state (tests/conftest.py), its workspace holding a few files."""
+    ws = state.workspace
+    (ws / "src").mkdir()
     (ws / "src" / "a.py").write_text("print('a')\n")
     (ws / "b.md").write_text("# B\n")
     (ws / "img.png").write_bytes(b"\x89PNG\0\0")
-    return AppState(config=Config(workspace=ws), session_id="s")
+    return state
 
 
 @pytest.mark.parametrize(
@@ -47,7 +44,7 @@ def test_find_mentions(text: str, expected: list[str]) -> None:
     assert find_mentions(text) == expected
 
 
-def test_build_messages_match_read_file(state: AppState) -> None:
+def test_build_messages_match_read_file(state: AppState, ctx: RunContext[AppState]) -> None:
     messages, notices = build_mention_messages(["src/a.py", "b.md"], state)
     assert notices == []
     response, request = messages
@@ -57,7 +54,6 @@ def test_build_messages_match_read_file(state: AppState) -> None:
     assert [c.args for c in calls] == [{"path": "src/a.py"}, {"path": "b.md"}]
     assert [c.tool_call_id for c in calls] == [r.tool_call_id for r in returns]
     assert len({c.tool_call_id for c in calls}) == 2
-    ctx = RunContext(deps=state, model=TestModel(), usage=RunUsage())
     assert [r.content for r in returns] == [read_file(ctx, "src/a.py"), read_file(ctx, "b.md")]
     assert all(r.tool_name == "read_file" for r in returns)
     assert state.read_file_state.check_fresh(state.workspace / "src/a.py") is None

@@ -13,7 +13,7 @@ from agent.events import CompactionFinished
 from agent.loop import warm_up
 from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
 from main import on_submit
-from tests.builders import big_files, is_compaction, note, responder, script_forever
+from tests.builders import big_files, chat, is_compaction, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
 
 
@@ -74,10 +74,7 @@ async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, work
     window = 16_000
     state = make_state(context_window=window)
     server.max_context = window
-    auto, state.config.auto_compact = state.config.auto_compact, False
-    for i in range(3):
-        await on_submit(state, note(i))
-    state.config.auto_compact = auto
+    await chat(state, [note(i) for i in range(3)])
     big_files(workspace, 6, lines=60)
     calls = [ToolCalls([("read_file", {"path": f"big{i}.txt"})], reasoning=f"step {i}") for i in range(6)]
     script_forever(server, responder(calls + [Text("done")]))

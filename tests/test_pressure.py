@@ -11,22 +11,16 @@ from agent.events import CompactionFailed, CompactionFinished, Notice
 from agent.summary import is_summary
 from agent.tiers import PLACEHOLDER, SUPERSEDED
 from main import on_submit
-from tests.builders import big_files, is_compaction, note, pairs_intact, responder, script_forever
+from tests.builders import big_files, chat, is_compaction, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
-
-
-async def _chat(state, texts) -> None:
-    auto, state.config.auto_compact = state.config.auto_compact, False
-    for text in texts:
-        await on_submit(state, text)
-    state.config.auto_compact = auto
+from tests.robustness.harness import history_problems
 
 
 async def test_mid_turn_compaction_keeps_the_run_going(make_state, workspace, server):
     window = 16_000
     state = make_state(context_window=window)
     server.max_context = window  # the provider rejects anything longer: the run would die
-    await _chat(state, [note(i) for i in range(3)])
+    await chat(state, [note(i) for i in range(3)])
     big_files(workspace, 8, lines=60)
     calls = [ToolCalls([("read_file", {"path": f"big{i}.txt"})]) for i in range(8)]
     script_forever(server, responder(calls + [Text("All files refactored.")]))
@@ -45,7 +39,7 @@ async def test_mid_turn_compaction_keeps_the_run_going(make_state, workspace, se
     prompts = [p.content for m in state.history if m.kind == "request" for p in m.parts
                if p.part_kind == "user-prompt"]
     assert request in prompts
-    assert pairs_intact(state.history)
+    assert history_problems(state.history) == []
     # The newest tool exchange is kept verbatim.
     last_read = [p for m in state.history if m.kind == "request" for p in m.parts if p.part_kind == "tool-return"][-1]
     assert "line 0 of file 7" in last_read.content
@@ -57,7 +51,7 @@ async def test_mid_turn_compaction_keeps_the_run_going(make_state, workspace, se
 async def test_cheap_tier_spares_the_llm_call(make_state, workspace, server):
     state = make_state(context_window=16_000)
     big_files(workspace, 5, lines=120)
-    await _chat(state, ["read big0.txt", "read big1.txt", "read big0.txt", "read big2.txt", "read big3.txt",
+    await chat(state, ["read big0.txt", "read big1.txt", "read big0.txt", "read big2.txt", "read big3.txt",
                         "read big4.txt"])
     assert compact.context_tokens(state) >= compact.threshold(state)
     archive_source = session.session_file(state.session_id, workspace).read_bytes()
@@ -82,7 +76,7 @@ async def test_cheap_tier_spares_the_llm_call(make_state, workspace, server):
 async def test_gauge_is_right_right_after_the_cheap_tier(make_state, workspace, server):
     state = make_state(context_window=16_000)
     big_files(workspace, 5, lines=120)
-    await _chat(state, [f"read big{i}.txt" for i in range(5)])
+    await chat(state, [f"read big{i}.txt" for i in range(5)])
     result = await compact.run_compact(state, trigger="auto")
     assert result.tier == "cheap"
     assert compact.context_tokens(state) == result.tokens_after < compact.threshold(state)
@@ -92,7 +86,7 @@ async def test_compaction_request_never_too_long(make_state, workspace, server):
     window = 16_000
     state = make_state(context_window=window)
     server.max_context = window
-    await _chat(state, [note(i, 400) for i in range(8)])  # far more than one request can hold
+    await chat(state, [note(i, 400) for i in range(8)])  # far more than one request can hold
     script_forever(server, responder([]))
 
     result = await compact.run_compact(state)
@@ -106,7 +100,7 @@ async def test_compaction_request_never_too_long(make_state, workspace, server):
 async def test_provider_still_too_long_is_retried_smaller(make_state, workspace, server):
     window = 16_000
     state = make_state(context_window=window)
-    await _chat(state, [note(i, 400) for i in range(8)])
+    await chat(state, [note(i, 400) for i in range(8)])
     server.max_context = 9_000  # smaller than what we think fits: the provider rejects the first try
     script_forever(server, responder([]))
 
@@ -134,7 +128,7 @@ async def test_thrashing_stops_automatic_compaction(make_state, workspace, serve
 
 async def test_a_compaction_that_does_not_shrink_is_discarded(make_state, workspace, server):
     state = make_state(context_window=16_000)
-    await _chat(state, [note(i) for i in range(5)])
+    await chat(state, [note(i) for i in range(5)])
     assert compact.context_tokens(state) >= compact.threshold(state)
     before = list(state.history)
     huge = "<summary>" + "padding words " * 6_000 + "</summary>"
@@ -150,7 +144,7 @@ async def test_debug_log_records_decisions_without_the_key(make_state, workspace
     try:
         state = make_state(context_window=16_000, api_key="sk-test-SECRET-123")
         big_files(workspace, 5, lines=120)
-        await _chat(state, [f"read big{i}.txt" for i in range(5)] + ["read big0.txt"])
+        await chat(state, [f"read big{i}.txt" for i in range(5)] + ["read big0.txt"])
         await on_submit(state, "next")
     finally:
         debuglog._path = None
@@ -164,7 +158,7 @@ async def test_every_mechanism_is_shown_in_status(make_state, workspace, server)
 
     state = make_state(context_window=16_000)
     big_files(workspace, 5, lines=120)
-    await _chat(state, [f"read big{i}.txt" for i in range(5)] + ["read big0.txt"])
+    await chat(state, [f"read big{i}.txt" for i in range(5)] + ["read big0.txt"])
     await on_submit(state, "next")
     text = "\n".join(str(line) for line in status_lines(state))
     assert f"saved {state.stats.cheap_tier_saved:,} tokens" in text and "spared 1 summary call" in text

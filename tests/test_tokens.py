@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 )
 
 from agent import tokens
-from tests.fake_openai import FakeOpenAI, Text, ToolCalls
+from tests.fake_openai import Text, ToolCalls
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -135,69 +135,65 @@ def test_cache_entry_dies_with_its_message():
     assert tokens.count_message(other) == 1 + tokens.count_text("a different and longer message " * 5)
 
 
-def test_request_prefix_matches_the_server_exactly():
+def test_request_prefix_matches_the_server_exactly(server):
     tools = [{"type": "function", "function": {"name": "read_file", "description": "读取文件 Read a file.",
                                                "parameters": {"type": "object",
                                                               "properties": {"path": {"type": "string"}}}}}]
-    with FakeOpenAI() as srv:
-        client = openai.OpenAI(base_url=srv.base_url, api_key="test", max_retries=0)
-        client.chat.completions.create(model="m", messages=[{"role": "system", "content": ZH + EN}], tools=tools)
-        assert tokens.count_request_prefix(ZH + EN, tools) == srv.last_request["prompt_tokens"]
-        # A bare function dict counts the same as the OpenAI wrapper.
-        assert tokens.count_request_prefix(ZH + EN, [tools[0]["function"]]) == srv.last_request["prompt_tokens"]
+    client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+    client.chat.completions.create(model="m", messages=[{"role": "system", "content": ZH + EN}], tools=tools)
+    assert tokens.count_request_prefix(ZH + EN, tools) == server.last_request["prompt_tokens"]
+    # A bare function dict counts the same as the OpenAI wrapper.
+    assert tokens.count_request_prefix(ZH + EN, [tools[0]["function"]]) == server.last_request["prompt_tokens"]
 
 
-async def test_history_count_agrees_with_the_server(monkeypatch):
-    import pydantic_ai.models
+async def test_history_count_agrees_with_the_server(server):
     from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
     instructions = "You are a coding agent. 你是一个编程助手。Answer briefly."
-    with FakeOpenAI() as srv:
-        model = OpenAIChatModel("deepseek-chat", provider=OpenAIProvider(base_url=srv.base_url, api_key="test"))
-        agent = Agent(model, instructions=instructions)
-        retried = []
+    model = OpenAIChatModel("deepseek-chat", provider=OpenAIProvider(base_url=server.base_url, api_key="test"))
+    agent = Agent(model, instructions=instructions)
+    retried = []
 
-        @agent.tool_plain
-        def read_file(path: str) -> str:
-            """Read a file and return its text."""
-            return CODE if path.endswith(".py") else ZH * 10
+    @agent.tool_plain
+    def read_file(path: str) -> str:
+        """Read a file and return its text."""
+        return CODE if path.endswith(".py") else ZH * 10
 
-        @agent.tool_plain
-        def list_files(pattern: str) -> dict:
-            """List the files matching a glob pattern."""
-            if not retried:
-                retried.append(pattern)
-                raise ModelRetry("use a narrower pattern")
-            return DATA
+    @agent.tool_plain
+    def list_files(pattern: str) -> dict:
+        """List the files matching a glob pattern."""
+        if not retried:
+            retried.append(pattern)
+            raise ModelRetry("use a narrower pattern")
+        return DATA
 
-        srv.script(
-            ToolCalls([("read_file", {"path": "agent/tokens.py"}), ("list_files", {"pattern": "*"})],
-                      content="Let me look.", reasoning="先看看代码。"),
-            ToolCalls([("list_files", {"pattern": "src/*.py"})]),
-            Text(EN * 10, reasoning="思考 " + EN),
-            ToolCalls([("read_file", {"path": "README"})]),
-            Text(ZH * 5),
-        )
-        result = await agent.run(ZH * 10 + "\n" + EN * 10)
-        async with agent.run_stream("请读一下 README", message_history=result.all_messages()) as run:
-            await run.get_output()
-        history = run.all_messages()
-        tool_defs = srv.last_request["body"]["tools"]
-        sent = [m for r in srv.requests for m in r["body"]["messages"]]
-        # The history has a retried tool call (sent as {"error": ...}) and thinking sent back.
-        assert any(m["role"] == "tool" and m["content"].startswith('{"error":') for m in sent)
-        assert any(m.get("reasoning_content") for m in sent)
-        # Request k carried the history up to the k-th response.
-        answers = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)]
-        assert len(answers) == len(srv.requests) == 5
-        prefix = tokens.count_request_prefix(instructions, tool_defs)
-        for i, request in zip(answers, srv.requests, strict=True):
-            mine, theirs = prefix + tokens.count_messages(history[:i]), request["prompt_tokens"]
-            assert abs(mine - theirs) <= 0.02 * theirs, (mine, theirs)
-        assert srv.last_request["prompt_tokens"] > 3000
+    server.script(
+        ToolCalls([("read_file", {"path": "agent/tokens.py"}), ("list_files", {"pattern": "*"})],
+                  content="Let me look.", reasoning="先看看代码。"),
+        ToolCalls([("list_files", {"pattern": "src/*.py"})]),
+        Text(EN * 10, reasoning="思考 " + EN),
+        ToolCalls([("read_file", {"path": "README"})]),
+        Text(ZH * 5),
+    )
+    result = await agent.run(ZH * 10 + "\n" + EN * 10)
+    async with agent.run_stream("请读一下 README", message_history=result.all_messages()) as run:
+        await run.get_output()
+    history = run.all_messages()
+    tool_defs = server.last_request["body"]["tools"]
+    sent = [m for r in server.requests for m in r["body"]["messages"]]
+    # The history has a retried tool call (sent as {"error": ...}) and thinking sent back.
+    assert any(m["role"] == "tool" and m["content"].startswith('{"error":') for m in sent)
+    assert any(m.get("reasoning_content") for m in sent)
+    # Request k carried the history up to the k-th response.
+    answers = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)]
+    assert len(answers) == len(server.requests) == 5
+    prefix = tokens.count_request_prefix(instructions, tool_defs)
+    for i, request in zip(answers, server.requests, strict=True):
+        mine, theirs = prefix + tokens.count_messages(history[:i]), request["prompt_tokens"]
+        assert abs(mine - theirs) <= 0.02 * theirs, (mine, theirs)
+    assert server.last_request["prompt_tokens"] > 3000
 
 
 def test_a_long_text_is_tokenized_once(monkeypatch):

@@ -11,17 +11,10 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import pytest
-from pydantic_ai import RunContext
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.usage import RunUsage
-
 import session
-from agent.config import Config
 from agent.file_state import ReadFileState
 from agent.mentions import build_mention_messages
 from agent.shell import execute
-from agent.state import AppState
 from agent.tools import grep, read_file
 from tests.robustness.harness import agent_argv, agent_env
 
@@ -89,12 +82,6 @@ async def test_the_event_loop_stays_responsive_during_200mb(workspace):
     assert "bytes cut" in output and len(output) < 40_000 and output.rstrip().endswith("[exit code: 0]")
     assert peak < 8 * MB
     assert max(gaps) < 0.5, f"the loop stalled for {max(gaps):.2f} s"
-
-
-@pytest.fixture
-def ctx(workspace) -> RunContext[AppState]:
-    state = AppState(config=Config(workspace=workspace), session_id="s1")
-    return RunContext(deps=state, model=TestModel(), usage=RunUsage())
 
 
 def _bounded(call, limit: int = 4 * MB):
