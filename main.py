@@ -20,6 +20,8 @@ from agent.i18n import default_lang, t
 from agent.state import AppState
 
 __version__ = "0.1.0"
+# The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
+PROG = "coding-agent"
 KEY_VARIABLES = ("API_KEY", "DEEPSEEK_API_KEY")
 
 
@@ -31,9 +33,20 @@ def _env_flag(name: str) -> bool:
     return (_env(name) or "").lower() in ("1", "true", "yes", "on")
 
 
+def _request_limit(value: str) -> int | None:
+    """--max-requests N: a whole number, 0 for no limit."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"takes a whole number of requests (0 for no limit), not {value!r}")
+    return number or None
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        prog="main.py",
+        prog=PROG,
         description="A terminal coding agent whose long sessions never hit the context wall. "
         "Every flag can also be set as CODING_AGENT_<NAME> (e.g. CODING_AGENT_MODEL).",
     )
@@ -42,6 +55,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--context-window", type=int, default=_env("context_window"), help="the model's window, tokens")
     p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
+    p.add_argument("--max-requests", type=_request_limit, default=_env("max_requests"), metavar="N",
+                   help="stop a turn after N model requests (default 0: no limit)")
     p.add_argument("-p", "--print", dest="prompt", default=_env("print"), help="run one turn, print, exit")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
@@ -73,6 +88,7 @@ def build_config(args: argparse.Namespace) -> Config:
         lang=args.lang,
         workspace=Path.cwd().resolve(),
         debug=args.debug,
+        max_requests=args.max_requests,
     )
 
 
@@ -221,7 +237,13 @@ async def print_mode(state: AppState, prompt: str) -> int:
         elif isinstance(event, CompactionFinished):
             print(compaction_done(event, state.lang), file=sys.stderr)
 
+    async def decline(command: str) -> str:
+        # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
+        print(t("print_declined", state.lang, command=command), file=sys.stderr)
+        return "n"
+
     early, state.emit = state.emit, emit
+    state.approve = decline
     replay_early(state, early)
     await on_submit(state, prompt)
     sys.stdout.write("\n")
@@ -230,12 +252,17 @@ async def print_mode(state: AppState, prompt: str) -> int:
 
 def check_config(config: Config) -> None:
     """Bad numbers stop here with one line, not with a traceback at the first turn."""
-    from agent.context import compact_threshold
+    from agent.context import CompactAtOutOfRange, compact_threshold
 
     if config.context_window <= 0:
         raise ValueError(f"--context-window must be a positive number of tokens, not {config.context_window}")
     try:
         compact_threshold(config.context_window, config.compact_at)
+    except CompactAtOutOfRange as exc:
+        window = config.context_window
+        pct = {"low_pct": round(100 * exc.low / window), "high_pct": round(100 * exc.high / window)}
+        raise ValueError(t("compact_at_range", config.lang, value=exc.value, low=exc.low, high=exc.high,
+                           window=window, **pct)) from exc
     except ValueError as exc:
         raise ValueError(f"--compact-at takes N tokens, Nk or P% of the window, not {config.compact_at!r}") from exc
 
@@ -246,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_config(config)
     except ValueError as exc:
-        print(f"main.py: {exc}", file=sys.stderr)
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    if args.prompt is not None and not args.prompt.strip():
+        print(f"{PROG}: {t('empty_prompt', config.lang)}", file=sys.stderr)
         return 2
     if not config.api_key and not config.base_url:
         print("No API key: set API_KEY or DEEPSEEK_API_KEY (or use --base-url for a local endpoint).",
@@ -288,7 +318,7 @@ async def repl(state: AppState) -> int:
     window = f"{state.config.context_window:,}" + ("" if state.config.window_known else " (assumed)")
     app.say(f"{state.config.model} · {state.workspace} · session {state.session_id} · window {window}", "dim")
     if state.history:
-        app.say(("已恢复 " if state.lang == "zh" else "Resumed ") + f"{len(state.history)} messages", "dim")
+        app.say(t("resumed", state.lang, n=len(state.history)), "dim")
     replay_early(state, early)
     try:
         await app.run(on_first_paint=lambda: start_warm_up(state))

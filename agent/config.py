@@ -40,6 +40,8 @@ class Config:
     lang: str = "en"
     workspace: Path = field(default_factory=Path.cwd)
     debug: bool = False
+    # Model requests one turn may make; None: no limit (a coding turn may need hundreds).
+    max_requests: int | None = None
 
     @property
     def endpoint(self) -> str:

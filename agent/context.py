@@ -46,8 +46,21 @@ def compact_threshold(window: int = CONTEXT_WINDOW, compact_at: str | None = Non
                int(window * DEFAULT_SHARE))
 
 
+class CompactAtOutOfRange(ValueError):
+    """A --compact-at outside what the window allows: refused, never clamped behind the user's back."""
+
+    def __init__(self, value: str, low: int, high: int) -> None:
+        super().__init__(f"--compact-at {value} is outside {low:,}..{high:,} tokens")
+        self.value, self.low, self.high = value, low, high
+
+
+def compact_at_range(window: int) -> tuple[int, int]:
+    """The thresholds a window allows: from 10% of it up to the window less the summary's reserve."""
+    return window // 10, window - output_reserve(window)
+
+
 def parse_compact_at(value: str, window: int) -> int:
-    """`--compact-at 600000`, `600k` or `60%`; clamped to [10% of window, window - reserve]."""
+    """`--compact-at 600000`, `600k` or `60%`, within `compact_at_range(window)`."""
     text = value.strip().lower().replace(",", "").replace("_", "")
     if text.endswith("%"):
         number = int(float(text[:-1]) * window / 100)
@@ -55,9 +68,10 @@ def parse_compact_at(value: str, window: int) -> int:
         number = int(float(text[:-1]) * 1000)
     else:
         number = int(text)
-    if number <= 0:
-        raise ValueError(f"--compact-at must be positive: {value}")
-    return max(window // 10, min(number, window - output_reserve(window)))
+    low, high = compact_at_range(window)
+    if not low <= number <= high:
+        raise CompactAtOutOfRange(value, low, high)
+    return number
 
 
 def fixed_prefix_tokens(state: AppState) -> int:

@@ -28,6 +28,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "err_http": ("The endpoint answered HTTP {status}: {detail}", "接口返回 HTTP {status}：{detail}"),
     "err_api": ("Could not reach the model at {url}: {detail}", "无法连接模型接口 {url}：{detail}"),
     "err_behaviour": ("The model's answer could not be used: {detail}", "模型的回答无法使用：{detail}"),
+    "err_request_limit": (
+        "Stopped: this turn reached its limit of {n} model requests (--max-requests). What it did is kept; "
+        "send a message such as 'go on' to continue, or raise the limit (0 for none).",
+        "已停止：本轮达到了 {n} 次模型请求的上限（--max-requests）。已完成的部分都保留了；"
+        "发一条消息（如“继续”）即可接着做，或调高上限（0 表示不限）。",
+    ),
     "err_other": ("The turn failed: {detail}", "本轮失败：{detail}"),
     "err_broken_stream": (
         "The connection to the model broke off mid-answer ({detail}); the partial answer was not kept.",
@@ -99,6 +105,21 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Session file: skipped {n} unreadable line(s): {first}",
         "会话文件：跳过了 {n} 行无法读取的内容：{first}",
     ),
+    "compact_at_range": (
+        "--compact-at {value} is outside what a {window:,}-token window allows: give {low:,} to {high:,} tokens "
+        "({low_pct}% to {high_pct}% of the window)",
+        "--compact-at {value} 超出了 {window:,} tokens 窗口允许的范围：请给 {low:,} 到 {high:,} tokens"
+        "（窗口的 {low_pct}% 到 {high_pct}%）",
+    ),
+    "empty_prompt": (
+        "-p needs a message, e.g. -p \"explain main.py\"",
+        "-p 需要一条消息，例如 -p \"解释 main.py\"",
+    ),
+    "print_declined": (
+        "Declined to run `{command}`: -p cannot ask for approval. Rerun with --yes to let it run shell commands.",
+        "已拒绝运行 `{command}`：-p 模式无法征求同意。如要允许运行 shell 命令，请加 --yes 重新运行。",
+    ),
+    "resumed": ("Resumed {n} messages", "已恢复 {n} 条消息"),
     "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
 }
 

@@ -111,6 +111,8 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
 
 async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None = None) -> TurnOutcome:
     """Run one turn. `prelude` are messages placed before the user's text (@-mention reads)."""
+    from pydantic_ai.usage import UsageLimits
+
     agent = get_agent(state)
     start = list(state.history)
     tool_results: dict[str, Any] = {}
@@ -125,7 +127,10 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
             state.emit(Notice(error, level="warn"))
 
     try:
-        async with agent.iter(user_input, message_history=start + (prelude or []), deps=state) as run:
+        # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
+        limits = UsageLimits(request_limit=state.config.max_requests)
+        async with agent.iter(user_input, message_history=start + (prelude or []), deps=state,
+                              usage_limits=limits) as run:
             state.turn_base, state.turn_offset = start + (prelude or []), -1
             async for node in run:
                 if state.turn_offset < 0 and not agent.is_user_prompt_node(node):
@@ -324,10 +329,12 @@ def describe_error(exc: BaseException, state: AppState) -> str:
         ModelHTTPError,
         ModelNotFoundError,
         UnexpectedModelBehavior,
+        UsageLimitExceeded,
     )
 
-
     lang = state.lang
+    if isinstance(exc, UsageLimitExceeded):
+        return t("err_request_limit", lang, n=state.config.max_requests)
     if isinstance(exc, ModelAuthenticationError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 401):
         return t("err_auth", lang, status=getattr(exc, "status_code", 401))
     if isinstance(exc, ModelHTTPError) and exc.status_code == 403:

@@ -8,7 +8,7 @@ from pydantic_ai.usage import RequestUsage
 
 import compact
 from agent import tokens
-from agent.context import compact_threshold, context_tokens, parse_compact_at
+from agent.context import CompactAtOutOfRange, compact_at_range, compact_threshold, context_tokens, parse_compact_at
 from agent.file_state import ReadFileState
 from agent.summary import extract_summary
 
@@ -49,11 +49,12 @@ def test_compact_at_overrides() -> None:
     assert compact_threshold(1_000_000, "900000") == 900_000
     assert compact_threshold(1_000_000, "50%") == 500_000
     assert compact_threshold(131_072, "60k") == 60_000
-    # Clamped: never beyond the window minus the summary's reserve, never absurdly low.
-    assert parse_compact_at("200000", 131_072) == 131_072 - 20_000
-    assert parse_compact_at("10", 131_072) == 13_107
-    with pytest.raises(ValueError):
-        parse_compact_at("-5", 131_072)
+    # Refused, not clamped: never beyond the window minus the summary's reserve, never absurdly low.
+    low, high = compact_at_range(131_072)
+    assert parse_compact_at(str(high), 131_072) == high and parse_compact_at(str(low), 131_072) == low
+    for outside in ("200000", "200%", "10", str(high + 1), str(low - 1), "-5"):
+        with pytest.raises(CompactAtOutOfRange):
+            parse_compact_at(outside, 131_072)
 
 
 def _response(text: str, input_tokens: int, output_tokens: int) -> ModelResponse:
