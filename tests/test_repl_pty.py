@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pyte
 import pytest
 
 import session
@@ -39,6 +40,28 @@ def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str
     child.expect(r"session (\S+)")
     child.session_id = child.match.group(1)
     return child
+
+
+class Screen:
+    """What the user sees: the child's output played through a terminal emulator of its size."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        rows, cols = child.getwinsize()
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.Stream(self.screen)
+        child.logfile_read = self
+
+    def write(self, text: str) -> None:
+        self.stream.feed(text)
+
+    def flush(self) -> None:
+        pass
+
+    def lines(self) -> list[str]:
+        return [line.rstrip() for line in self.screen.display]
+
+    def count(self, text: str) -> int:
+        return sum(text in line for line in self.lines())
 
 
 def wait_prompt(child: pexpect.spawn) -> None:
@@ -263,3 +286,19 @@ def test_resumed_near_the_threshold_compacts_from_the_primed_request(workspace, 
     assert reused["messages"] == len(messages)
     # Nothing was sent before the compaction request: priming only builds.
     assert "<summary>" in live_server.requests[0]["body"]["messages"][-1]["content"]
+
+
+def test_ctrl_c_leaves_the_answer_on_screen_once(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    screen = Screen(child)
+    wait_prompt(child)
+    for tries in (1, 2):
+        type_line(child, "slow answer please")
+        child.expect("Slow answer part 3 of 40")
+        child.sendintr()
+        child.expect("Interrupted")
+        wait_prompt(child)
+        assert screen.count("Slow answer part 1 of 40") == tries, "\n".join(screen.lines())
+    assert screen.count("^C") == 0
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)

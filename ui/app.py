@@ -19,6 +19,7 @@ from agent.config import data_home
 from agent.context import context_tokens
 from agent.state import AppState
 from ui.render import Renderer
+from ui.tty import keys_not_echoed
 
 OnSubmit = Callable[["App", str], Awaitable[None]]
 MAX_PATH_COMPLETIONS = 50
@@ -168,7 +169,8 @@ class App:
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         ticker = loop.create_task(self._tick())
         try:
-            await task
+            with keys_not_echoed():
+                await task
         except asyncio.CancelledError:
             self.renderer.end_answer()
             self.say("⏹ 已中断" if self.lang == "zh" else "⏹ Interrupted", "yellow")

@@ -23,8 +23,9 @@ from agent.events import (
 from agent.i18n import t
 
 if TYPE_CHECKING:
-    from rich.live import Live
     from rich.status import Status
+
+    from ui.stream import MarkdownStream
 
 # The argument that best names what a tool call does, shown on its one line.
 MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "list_files": "pattern",
@@ -44,8 +45,7 @@ class Renderer:
     def __init__(self, console: Console, lang: str) -> None:
         self.console = console
         self.lang = lang
-        self._live: Live | None = None
-        self._text = ""
+        self._stream: MarkdownStream | None = None
         self._thinking = ""
         self._status: Status | None = None
         self._status_started = 0.0
@@ -117,29 +117,21 @@ class Renderer:
         self.console.print(Text(f"▸ {label} ({len(text):,} chars): {first}…", style="dim italic"))
 
     def _on_text(self, delta: str) -> None:
-        from rich.live import Live
-        from rich.markdown import Markdown  # markdown-it is slow to import: not on the start-up path
+        if self._stream is None:
+            from ui.stream import MarkdownStream
 
-        if self._live is None:
             self.stop_spinner()
             self._flush_thinking()
-            self._text = ""
-            self._live = Live(console=self.console, refresh_per_second=8, vertical_overflow="visible")
-            self._live.start()
-        self._text += delta
-        self._live.update(Markdown(self._text))
+            self._stream = MarkdownStream(self.console)
+        self._stream.feed(delta)
 
     def end_answer(self) -> None:
         """Close the streamed answer (before tools, notices, or at the end of the turn)."""
         self.stop_spinner()
         self._flush_thinking()
-        if self._live is not None:
-            from rich.markdown import Markdown
-
-            self._live.update(Markdown(self._text))
-            self._live.stop()
-            self._live = None
-            self._text = ""
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
     def _on_tool_call(self, event: ToolCallStarted) -> None:
         key = MAIN_ARG.get(event.tool_name)
