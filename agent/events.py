@@ -45,6 +45,28 @@ class UsageUpdate:
 
 
 @dataclass(frozen=True)
+class WaitingForModel:
+    """A model request is on its way; the UI shows a spinner until its first token."""
+
+
+@dataclass(frozen=True)
+class CommandRunning:
+    """An approved shell command has started (the spinner names it until it ends)."""
+
+    command: str
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The request failed in a way worth retrying; the client waits `wait` seconds, then sends it again."""
+
+    attempt: int  # the attempt about to be made: 2 is the first retry
+    attempts: int  # how many there will be at most
+    wait: float
+    status: int | None = None  # the HTTP status that failed (429, 5xx), None for a timeout or lost connection
+
+
+@dataclass(frozen=True)
 class CompactionStarted:
     trigger: str  # "manual" | "auto" | "mid-turn" | "background"
     used_tokens: int
@@ -84,6 +106,9 @@ Event = (
     | ToolCallStarted
     | ToolResult
     | UsageUpdate
+    | WaitingForModel
+    | CommandRunning
+    | Retrying
     | CompactionStarted
     | CompactionFinished
     | CompactionFailed

@@ -120,6 +120,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "已拒绝运行 `{command}`：-p 模式无法征求同意。如要允许运行 shell 命令，请加 --yes 重新运行。",
     ),
     "resumed": ("Resumed {n} messages", "已恢复 {n} 条消息"),
+    "spin_model": ("Waiting for the model", "等待模型回复"),
+    "spin_command": ("Running {command}", "正在运行 {command}"),
+    "spin_retry": (
+        "{why}: retrying in {wait}s (attempt {attempt} of {attempts})",
+        "{why}：{wait} 秒后重试（第 {attempt} 次，共 {attempts} 次）",
+    ),
+    "retry_status": ("HTTP {status}", "HTTP {status}"),
+    "retry_network": ("No answer from the endpoint", "接口没有响应"),
+    "spin_reasoning": (" ({n:,} chars of reasoning)", "（已推理 {n:,} 字）"),
+    "preview": ("▸ {label} ({n:,} chars): {first}…", "▸ {label}（{n:,} 字）：{first}…"),
     "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
 }
 

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import debuglog
-from agent.events import Notice, TextDelta, ThinkingDelta, ToolCallStarted, ToolResult, UsageUpdate
+from agent.events import (
+    Notice,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStarted,
+    ToolResult,
+    UsageUpdate,
+    WaitingForModel,
+)
 from agent.i18n import t
 from agent.state import AppState
 
@@ -82,7 +90,8 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
     from agent.tools import TOOLS
 
     return Agent(
-        build_model(state.config, state.recorder),
+        # `state.emit` is looked up at each retry: the UI replaces it after the agent is built.
+        build_model(state.config, state.recorder, on_retry=lambda event: state.emit(event)),
         instructions=state.instructions,
         deps_type=AppState,
         tools=TOOLS,
@@ -137,6 +146,7 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
                     # The run's own messages start after its cleaned copy of the history we passed.
                     state.turn_offset = len(run.all_messages())
                 if agent.is_model_request_node(node):
+                    state.emit(WaitingForModel())
                     async with node.stream(run.ctx) as stream:
                         async for event in stream:
                             _emit_stream_event(state, event)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent.config import Config
+from agent.events import Retrying
 from agent.prefix import RequestRecorder, join
 
 if TYPE_CHECKING:
@@ -25,19 +27,23 @@ def request_timeout() -> float:
     return float(os.environ.get("CODING_AGENT_TIMEOUT", "300"))
 
 
-def build_model(config: Config, recorder: RequestRecorder | None = None) -> Model:
-    from openai import AsyncOpenAI
+def build_model(
+    config: Config,
+    recorder: RequestRecorder | None = None,
+    on_retry: Callable[[Retrying], None] | None = None,
+) -> Model:
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.deepseek import DeepSeekProvider
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    client = AsyncOpenAI(
+    client = _client_class()(
         base_url=config.endpoint,
         # Local servers take no key; the client insists on a string.
         api_key=config.api_key or "no-key",
         max_retries=max_retries(),
         timeout=request_timeout(),
     )
+    client.on_retry = on_retry
     _send_messages_untransformed(client, recorder)
     # DeepSeek's profile knows its quirks (reasoning_content sent back on tool turns, max_tokens).
     if config.model.startswith("deepseek"):
@@ -45,6 +51,36 @@ def build_model(config: Config, recorder: RequestRecorder | None = None) -> Mode
     else:
         provider = OpenAIProvider(openai_client=client)
     return OpenAIChatModel(config.model, provider=provider)
+
+
+_CLIENT: type | None = None
+
+
+def _client_class() -> type[AsyncOpenAI]:
+    """AsyncOpenAI that says when it is about to wait and retry, so the user sees why nothing comes."""
+    global _CLIENT
+    if _CLIENT is not None:
+        return _CLIENT
+    import asyncio
+
+    from openai import AsyncOpenAI
+
+    class Client(AsyncOpenAI):
+        on_retry: Callable[[Retrying], None] | None = None
+
+        # The SDK's own retry wait (openai._base_client), with the wait told before it starts:
+        # the SDK computes it with jitter, so it is computed once here and used for both.
+        async def _sleep_for_retry(self, *, retries_taken: int, max_retries: int, options: Any,
+                                   response: Any) -> None:
+            wait = self._calculate_retry_timeout(max_retries - retries_taken, options,
+                                                 response.headers if response is not None else None)
+            if self.on_retry is not None:
+                status = response.status_code if response is not None else None
+                self.on_retry(Retrying(retries_taken + 2, max_retries + 1, wait, status))
+            await asyncio.sleep(wait)
+
+    _CLIENT = Client
+    return Client
 
 
 def _send_messages_untransformed(client: AsyncOpenAI, recorder: RequestRecorder | None = None) -> None:

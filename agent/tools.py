@@ -14,6 +14,7 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
+from agent.events import CommandRunning
 from agent.file_state import ReadFileState, file_lines, looks_binary
 from agent.shell import execute
 from agent.state import AppState
@@ -358,6 +359,7 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
             deps.always_allowed.add(command)
         elif answer not in ("y", "yes"):
             return "Error: the user declined to run this command"
+    deps.emit(CommandRunning(command))
     try:
         return await execute(command, deps.workspace, min(max(timeout, 1), MAX_TIMEOUT))
     except OSError as exc:

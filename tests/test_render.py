@@ -52,7 +52,7 @@ def test_compaction_lines_in_chinese():
         CompactionFinished("manual", 9000, 1200, "/tmp/archive.jsonl", summary="1. 用户要求重构解析器"),
     ], lang="zh")
     assert "压缩完成：9,000 → 1,200 tokens" in text and "/tmp/archive.jsonl" in text
-    assert "摘要 (12 chars): 1. 用户要求重构解析器" in text
+    assert "摘要（12 字）：1. 用户要求重构解析器" in text and "chars" not in text
 
 
 ANSWER = """# Plan

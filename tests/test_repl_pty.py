@@ -23,7 +23,8 @@ def live_server():
         yield fake
 
 
-def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str = "en") -> pexpect.spawn:
+def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str = "en",
+          env_extra: dict[str, str] | None = None) -> pexpect.spawn:
     env = dict(os.environ)
     env.update({
         "CODING_AGENT_HOME": str(home),
@@ -31,6 +32,7 @@ def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str
         "TERM": "xterm-256color",
         "PYDANTIC_AI_NO_BANNER": "1",
         "CODING_AGENT_MAX_RETRIES": "0",
+        **(env_extra or {}),
     })
     child = pexpect.spawn(
         sys.executable,
@@ -300,5 +302,34 @@ def test_ctrl_c_leaves_the_answer_on_screen_once(workspace, home, live_server):
         wait_prompt(child)
         assert screen.count("Slow answer part 1 of 40") == tries, "\n".join(screen.lines())
     assert screen.count("^C") == 0
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+
+def test_a_spinner_says_what_the_turn_waits_for(workspace, home, live_server):
+    from tests.fake_openai import Error, Hang, ToolCalls
+
+    child = spawn(workspace, home, live_server, "--yes", env_extra={"CODING_AGENT_MAX_RETRIES": "2"})
+    wait_prompt(child)
+    # From Enter to the first token: waiting for the model.
+    live_server.script(Hang(1.5))
+    type_line(child, "hello at leisure")
+    assert child.expect(["Waiting for the model", "Echo: hello at leisure"]) == 0
+    child.expect("Echo: hello at leisure")
+    wait_prompt(child)
+
+    # A shell command while it runs: its own name, not "Waiting for the model".
+    live_server.script(ToolCalls([("run_command", {"command": "sleep 1.5"})]))
+    type_line(child, "take a nap")
+    assert child.expect(["Running sleep 1.5", "Done: run_command"]) == 0
+    child.expect("Done: run_command")
+    wait_prompt(child)
+
+    # A 429: what happened, which attempt comes, and how long until it.
+    live_server.script(Error(429, "Rate limit reached", headers={"retry-after": "2"}))
+    type_line(child, "are you busy")
+    assert child.expect([r"HTTP 429: retrying in 2s \(attempt 2 of 3\)", "Echo: are you busy"]) == 0
+    child.expect("Echo: are you busy")
+    wait_prompt(child)
     type_line(child, "/exit")
     child.expect(pexpect.EOF)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import session
 from agent.context import compact_at_range
-from agent.events import Notice
+from agent.events import CommandRunning, Notice, Retrying, UsageUpdate
 from agent.loop import run_turn
-from tests.fake_openai import Text, ToolCalls
+from tests.fake_openai import Error, Text, ToolCalls
 from tests.robustness.harness import answer, consistent, next_turn_is_accepted
 from tests.test_main import run_main
 
@@ -70,3 +70,22 @@ def test_errors_name_the_installed_command(workspace, home):
     result = run_main(["--context-window", "abc"], workspace, home)
     assert result.returncode == 2
     assert "usage: coding-agent" in result.stderr and "main.py" not in result.stderr
+
+
+# --- what the spinner is told --------------------------------------------------------------
+
+
+async def test_the_loop_says_what_it_waits_for(make_state, server, monkeypatch):
+    monkeypatch.setenv("CODING_AGENT_MAX_RETRIES", "2")
+    server.script(Error(429, "Rate limit reached", headers={"retry-after": "1"}), ToolCalls([("run_command",
+                  {"command": "echo hi"})]))
+    state = make_state()
+    outcome = await run_turn(state, "go")
+    assert outcome.ok, outcome.error
+    kinds = [type(e).__name__ for e in state.emit.events if not isinstance(e, UsageUpdate)]
+    # A spinner for the request, its retry, the command while it runs, and the request after it.
+    assert kinds.index("WaitingForModel") < kinds.index("Retrying") < kinds.index("CommandRunning")
+    assert kinds.index("CommandRunning") < len(kinds) - 1 - kinds[::-1].index("WaitingForModel")
+    assert kinds.index("WaitingForModel") < kinds.index("TextDelta")
+    assert state.emit.of(Retrying) == [Retrying(attempt=2, attempts=3, wait=1.0, status=429)]
+    assert state.emit.of(CommandRunning) == [CommandRunning("echo hi")]

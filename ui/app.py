@@ -165,6 +165,8 @@ class App:
     async def submit(self, text: str) -> None:
         """Run one input as a task that Ctrl-C cancels; the history stays valid either way."""
         loop = asyncio.get_running_loop()
+        if not text.startswith("/"):
+            self.renderer.wait()  # from Enter on: the warm-up, a compaction check, the request
         task = loop.create_task(self.on_submit(self, text))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         ticker = loop.create_task(self._tick())

@@ -9,16 +9,19 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.events import (
+    CommandRunning,
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
     Event,
     Notice,
+    Retrying,
     TextDelta,
     ThinkingDelta,
     ToolCallStarted,
     ToolResult,
     UsageUpdate,
+    WaitingForModel,
 )
 from agent.i18n import t
 
@@ -56,16 +59,22 @@ class Renderer:
     def wait(self, label: str = "") -> None:
         """A spinner with elapsed time until the first event arrives."""
         self.stop_spinner()
-        self._status_label = label or ("思考中" if self.lang == "zh" else "Waiting for the model")
+        self._status_label = label or t("spin_model", self.lang)
         self._status_started = time.monotonic()
-        self._status = self.console.status(self._status_label, spinner="dots")
+        # Text, not markup: a label may hold a command or a path with brackets in it.
+        self._status = self.console.status(Text(self._status_label), spinner="dots")
         self._status.start()
+
+    def _keep_waiting(self, label: str) -> None:
+        """The spinner with this label, keeping its elapsed time if it already shows it."""
+        if self._stream is None and (self._status is None or self._status_label != label):
+            self.wait(label)
 
     def tick(self) -> None:
         if self._status is not None:
             elapsed = time.monotonic() - self._status_started
-            extra = f" ({len(self._thinking):,} chars of reasoning)" if self._thinking else ""
-            self._status.update(f"{self._status_label}… {elapsed:.0f}s{extra}")
+            extra = t("spin_reasoning", self.lang, n=len(self._thinking)) if self._thinking else ""
+            self._status.update(Text(f"{self._status_label}… {elapsed:.0f}s{extra}"))
 
     def stop_spinner(self) -> None:
         if self._status is not None:
@@ -87,6 +96,18 @@ class Renderer:
             self._on_tool_result(event)
         elif isinstance(event, UsageUpdate):
             pass  # the toolbar reads state; nothing to print
+        elif isinstance(event, WaitingForModel):
+            self._keep_waiting(t("spin_model", self.lang))
+        elif isinstance(event, CommandRunning):
+            self.end_answer()
+            command = " ".join(event.command.split())
+            command = command if len(command) <= 80 else command[:79] + "…"
+            self.wait(t("spin_command", self.lang, command=command))
+        elif isinstance(event, Retrying):
+            self.end_answer()
+            why = t("retry_status", self.lang, status=event.status) if event.status else t("retry_network", self.lang)
+            self.wait(t("spin_retry", self.lang, why=why, attempt=event.attempt, attempts=event.attempts,
+                        wait=f"{event.wait:.0f}"))
         elif isinstance(event, CompactionStarted):
             self.end_answer()
             label = "压缩上下文" if self.lang == "zh" else "Compacting the conversation"
@@ -114,7 +135,7 @@ class Renderer:
     def _preview(self, label: str, text: str, width: int) -> None:
         """A long text shown collapsed: its size and its start, dimmed."""
         first = " ".join(text.split())[:width]
-        self.console.print(Text(f"▸ {label} ({len(text):,} chars): {first}…", style="dim italic"))
+        self.console.print(Text(t("preview", self.lang, label=label, n=len(text), first=first), style="dim italic"))
 
     def _on_text(self, delta: str) -> None:
         if self._stream is None:
