@@ -295,9 +295,13 @@ def main(argv: list[str] | None = None) -> int:
     except session.SessionLocked as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    if args.prompt is not None:
-        return asyncio.run(print_mode(state, args.prompt))
-    return asyncio.run(repl(state))
+    try:
+        if args.prompt is not None:
+            return asyncio.run(print_mode(state, args.prompt))
+        return asyncio.run(repl(state))
+    finally:
+        if state.lock is not None:
+            state.lock.release()  # its .lock file goes with it
 
 
 def start_warm_up(state: AppState) -> None:

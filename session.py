@@ -345,26 +345,32 @@ def _remove_stale_temps(session_id: str, workspace: Path | None) -> None:
 
 class SessionLock:
     """An flock on <session>.lock: the kernel releases it when the process dies, so a crashed
-    agent never leaves a session stuck."""
+    agent never leaves a session stuck. A clean exit removes the file too."""
 
     def __init__(self, session_id: str, workspace: Path | None = None) -> None:
         import fcntl
 
         self.path = project_dir(workspace) / f"{session_id}.lock"
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        while True:
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
-                holder = os.pread(self._fd, 32, 0).decode(errors="replace").strip()
-            except OSError:
-                holder = ""
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                try:
+                    holder = os.pread(self._fd, 32, 0).decode(errors="replace").strip()
+                except OSError:
+                    holder = ""
+                os.close(self._fd)
+                pid = f" (pid {holder})" if holder.isdigit() else ""
+                raise SessionLocked(
+                    f"Session {session_id} is open in another coding-agent process{pid}; "
+                    "close it there, or start a new session here without --continue/--resume."
+                ) from exc
+            # A holder that exits removes the file under its lock: a lock won on the removed file
+            # is no lock at all (the next opener creates a new one), so take the one at the path.
+            if self._is_at_path():
+                break
             os.close(self._fd)
-            pid = f" (pid {holder})" if holder.isdigit() else ""
-            raise SessionLocked(
-                f"Session {session_id} is open in another coding-agent process{pid}; "
-                "close it there, or start a new session here without --continue/--resume."
-            ) from exc
         try:  # the pid is for the "open in another process" message; a full disk must not stop us
             os.ftruncate(self._fd, 0)
             os.write(self._fd, str(os.getpid()).encode())
@@ -372,7 +378,20 @@ class SessionLock:
             pass
         _remove_stale_temps(session_id, workspace)
 
+    def _is_at_path(self) -> bool:
+        try:
+            held, there = os.fstat(self._fd), os.stat(self.path)
+        except OSError:
+            return False
+        return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)
+
     def release(self) -> None:
+        """Remove the lock file (while still holding it, see __init__) and let go."""
         if self._fd >= 0:
+            if self._is_at_path():
+                try:
+                    self.path.unlink()
+                except OSError:
+                    pass
             os.close(self._fd)
             self._fd = -1

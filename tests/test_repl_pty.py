@@ -302,8 +302,13 @@ def test_ctrl_c_leaves_the_answer_on_screen_once(workspace, home, live_server):
         wait_prompt(child)
         assert screen.count("Slow answer part 1 of 40") == tries, "\n".join(screen.lines())
     assert screen.count("^C") == 0
+    type_line(child, "/clear")  # a second session: its lock, and the first's, go at exit
+    child.expect("New session")
+    wait_prompt(child)
     type_line(child, "/exit")
     child.expect(pexpect.EOF)
+    child.wait()
+    assert list(session.project_dir(workspace).glob("*.lock")) == []
 
 
 def test_a_spinner_says_what_the_turn_waits_for(workspace, home, live_server):

@@ -1,14 +1,11 @@
-"""The turn loop as a user meets it: long turns, the request limit, and what -p says."""
+"""The turn loop as a user meets it: long turns, the request limit, what the spinner is told."""
 
 from __future__ import annotations
 
-import session
-from agent.context import compact_at_range
 from agent.events import CommandRunning, Notice, Retrying, UsageUpdate
 from agent.loop import run_turn
 from tests.fake_openai import Error, Text, ToolCalls
 from tests.robustness.harness import answer, consistent, next_turn_is_accepted
-from tests.test_main import run_main
 
 
 def _rounds(n: int) -> list[ToolCalls]:
@@ -38,38 +35,6 @@ async def test_the_request_limit_is_the_users_and_says_so(make_state, server, wo
     # The work done before the limit is kept, and the user can go on from it.
     assert len(state.history) > 2
     await next_turn_is_accepted(state, server)
-
-
-# --- the command line ----------------------------------------------------------------------
-
-
-def test_print_mode_says_it_declined_a_command(workspace, home, server):
-    result = run_main(["--base-url", server.base_url, "-p", "run touch made.txt"], workspace, home)
-    assert not (workspace / "made.txt").exists()
-    assert "touch made.txt" in result.stderr and "--yes" in result.stderr
-
-
-def test_print_mode_refuses_an_empty_message(workspace, home, server):
-    for prompt in ("", "   "):
-        result = run_main(["--base-url", server.base_url, "-p", prompt], workspace, home)
-        assert result.returncode == 2 and "-p" in result.stderr
-    assert server.requests == [] and session.list_sessions(workspace) == []
-
-
-def test_compact_at_outside_the_range_is_refused_with_the_range(workspace, home, server):
-    low, high = compact_at_range(16_000)
-    for value in ("200%", str(high + 1), "1%"):
-        result = run_main(["--base-url", server.base_url, "--context-window", "16000", "--compact-at", value,
-                           "-p", "hi"], workspace, home)
-        assert result.returncode == 2
-        assert f"{low:,}" in result.stderr and f"{high:,}" in result.stderr, result.stderr
-    assert server.requests == []
-
-
-def test_errors_name_the_installed_command(workspace, home):
-    result = run_main(["--context-window", "abc"], workspace, home)
-    assert result.returncode == 2
-    assert "usage: coding-agent" in result.stderr and "main.py" not in result.stderr
 
 
 # --- what the spinner is told --------------------------------------------------------------
