@@ -146,7 +146,7 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
         # An id is a file name in this directory's session folder, never a path out of it.
         if session_id in (".", "..") or Path(session_id).name != session_id or \
                 not session.session_file(session_id, config.workspace).exists():
-            raise SystemExit(f"No session {session_id} in this directory.")
+            raise SystemExit(t("no_such_session", config.lang, id=session_id))
     messages = load_session(state, session_id) if session_id else []
     switch_session(state, session_id or session.new_session_id(), messages)
     return state
@@ -156,11 +156,11 @@ def pick_session(config: Config) -> str | None:
     """`--resume` without an id: list this directory's sessions and read a number."""
     sessions = session.list_sessions(config.workspace)
     if not sessions:
-        print("No sessions in this directory yet; starting a new one.", file=sys.stderr)
+        print(t("no_sessions_yet", config.lang), file=sys.stderr)
         return None
     print("\n".join(session.pick_lines(sessions)))
     try:
-        return session.picked(sessions, input("Session number (Enter for a new one): "))
+        return session.picked(sessions, input(t("pick_number", config.lang)))
     except EOFError:
         return None
 
@@ -180,7 +180,7 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
     import compact
     from agent.loop import run_turn
-    from agent.mentions import build_mention_messages, find_mentions
+    from agent.mentions import attached_paths, build_mention_messages, find_mentions
 
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
@@ -191,6 +191,9 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
     state.turns += 1
     state.file_history.make_checkpoint(len(state.history), user_input)
+    if attached := attached_paths(prelude):
+        separator = "、" if state.lang == "zh" else ", "
+        state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
     await run_turn(state, user_input, prelude)
@@ -208,7 +211,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
         else:
             await on_submit(app.state, text)
     except session.SessionLocked as exc:  # /resume of a session another process has open
-        app.say(str(exc), "red")
+        app.say(exc.text(app.lang), "red")
     except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session
         from agent import debuglog
         from agent.loop import describe_error
@@ -255,7 +258,7 @@ def check_config(config: Config) -> None:
     from agent.context import CompactAtOutOfRange, compact_threshold
 
     if config.context_window <= 0:
-        raise ValueError(f"--context-window must be a positive number of tokens, not {config.context_window}")
+        raise ValueError(t("bad_window", config.lang, value=config.context_window))
     try:
         compact_threshold(config.context_window, config.compact_at)
     except CompactAtOutOfRange as exc:
@@ -264,7 +267,7 @@ def check_config(config: Config) -> None:
         raise ValueError(t("compact_at_range", config.lang, value=exc.value, low=exc.low, high=exc.high,
                            window=window, **pct)) from exc
     except ValueError as exc:
-        raise ValueError(f"--compact-at takes N tokens, Nk or P% of the window, not {config.compact_at!r}") from exc
+        raise ValueError(t("bad_compact_at", config.lang, value=repr(config.compact_at))) from exc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -279,8 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: {t('empty_prompt', config.lang)}", file=sys.stderr)
         return 2
     if not config.api_key and not config.base_url:
-        print("No API key: set API_KEY or DEEPSEEK_API_KEY (or use --base-url for a local endpoint).",
-              file=sys.stderr)
+        print(t("no_api_key", config.lang), file=sys.stderr)
         return 2
     if config.debug:
         from agent import debuglog
@@ -293,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         state = start_state(args, config)
     except session.SessionLocked as exc:
-        print(str(exc), file=sys.stderr)
+        print(exc.text(config.lang), file=sys.stderr)
         return 2
     try:
         if args.prompt is not None:
@@ -319,8 +321,10 @@ async def repl(state: AppState) -> int:
 
     early = state.emit
     app = App(state, submit)
-    window = f"{state.config.context_window:,}" + ("" if state.config.window_known else " (assumed)")
-    app.say(f"{state.config.model} · {state.workspace} · session {state.session_id} · window {window}", "dim")
+    window = t("window_known" if state.config.window_known else "window_assumed", state.lang,
+               n=state.config.context_window)
+    app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",
+            "dim")
     if state.history:
         app.say(t("resumed", state.lang, n=len(state.history)), "dim")
     replay_early(state, early)

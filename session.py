@@ -257,18 +257,29 @@ def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
         return sessions[int(answer) - 1].session_id
     return None
 
-def _preview(path: Path) -> str:
-    """The first user prompt in the file, cheaply (no full parse)."""
+def _preview(path: Path, depth: int = 0) -> str:
+    """The first words the user typed in the session, cheaply (no full parse).
+
+    A compacted session starts with the summary (a user prompt too): its preview comes from the
+    oldest archive, the transcript from before, else from the first user prompt after the summary."""
     try:
         with path.open("rb") as f:
             for raw in f:
                 if b'"user-prompt"' not in raw:
                     continue
                 try:
-                    for part in json.loads(raw).get("parts", []):
+                    message = json.loads(raw)
+                    metadata = message.get("metadata") or {}
+                    if metadata.get("compact_summary") is not None:
+                        archives = metadata.get("archives") or []
+                        if depth < 3 and archives and isinstance(archives[0], str):
+                            if words := _preview(Path(archives[0]), depth + 1):
+                                return words
+                        continue
+                    for part in message.get("parts", []):
                         if part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str):
                             return part["content"].strip().splitlines()[0][:60] if part["content"].strip() else ""
-                except (ValueError, AttributeError):
+                except (ValueError, AttributeError, TypeError):
                     continue
     except OSError:
         pass
@@ -323,7 +334,15 @@ def list_archives(session_id: str, workspace: Path | None = None) -> list[Path]:
 
 
 class SessionLocked(Exception):
-    pass
+    def __init__(self, session_id: str, holder: str = "") -> None:
+        self.session_id, self.holder = session_id, holder
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str) -> str:
+        from agent.i18n import t
+
+        pid = t("locked_pid", lang, pid=self.holder) if self.holder.isdigit() else ""
+        return t("session_locked", lang, id=self.session_id, pid=pid)
 
 
 def _remove_stale_temps(session_id: str, workspace: Path | None) -> None:
@@ -361,11 +380,7 @@ class SessionLock:
                 except OSError:
                     holder = ""
                 os.close(self._fd)
-                pid = f" (pid {holder})" if holder.isdigit() else ""
-                raise SessionLocked(
-                    f"Session {session_id} is open in another coding-agent process{pid}; "
-                    "close it there, or start a new session here without --continue/--resume."
-                ) from exc
+                raise SessionLocked(session_id, holder) from exc
             # A holder that exits removes the file under its lock: a lock won on the removed file
             # is no lock at all (the next opener creates a new one), so take the one at the path.
             if self._is_at_path():

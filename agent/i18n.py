@@ -119,6 +119,31 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Declined to run `{command}`: -p cannot ask for approval. Rerun with --yes to let it run shell commands.",
         "已拒绝运行 `{command}`：-p 模式无法征求同意。如要允许运行 shell 命令，请加 --yes 重新运行。",
     ),
+    "no_such_session": ("No session {id} in this directory.", "本目录没有会话 {id}。"),
+    "no_sessions_yet": ("No sessions in this directory yet; starting a new one.", "本目录还没有会话，开始新会话。"),
+    "pick_number": ("Session number (Enter for a new one): ", "会话编号（回车开始新会话）："),
+    "bad_window": (
+        "--context-window must be a positive number of tokens, not {value}",
+        "--context-window 必须是正的 token 数，而不是 {value}",
+    ),
+    "bad_compact_at": (
+        "--compact-at takes N tokens, Nk or P% of the window, not {value}",
+        "--compact-at 的写法是 N（tokens）、Nk 或窗口的 P%，而不是 {value}",
+    ),
+    "no_api_key": (
+        "No API key: set API_KEY or DEEPSEEK_API_KEY (or use --base-url for a local endpoint).",
+        "没有 API Key：请设置 API_KEY 或 DEEPSEEK_API_KEY（本地接口可用 --base-url）。",
+    ),
+    "session_locked": (
+        "Session {id} is open in another coding-agent process{pid}; close it there, or start a new "
+        "session here without --continue/--resume.",
+        "会话 {id} 已在另一个 coding-agent 进程中打开{pid}；请先在那里关闭，或不带 --continue/--resume 开始新会话。",
+    ),
+    "locked_pid": (" (pid {pid})", "（pid {pid}）"),
+    "toolbar_context": ("context {pct}% of {window}", "上下文 {pct}% / {window}"),
+    "session_word": ("session", "会话"),
+    "window_known": ("window {n:,}", "窗口 {n:,}"),
+    "window_assumed": ("window {n:,} (assumed)", "窗口 {n:,}（假定）"),
     "resumed": ("Resumed {n} messages", "已恢复 {n} 条消息"),
     "spin_model": ("Waiting for the model", "等待模型回复"),
     "spin_command": ("Running {command}", "正在运行 {command}"),
@@ -131,6 +156,17 @@ TEXTS: dict[str, tuple[str, str]] = {
     "spin_reasoning": (" ({n:,} chars of reasoning)", "（已推理 {n:,} 字）"),
     "preview": ("▸ {label} ({n:,} chars): {first}…", "▸ {label}（{n:,} 字）：{first}…"),
     "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
+    "mention_skipped": ("@{path} skipped: {why}", "@{path} 已跳过：{why}"),
+    "mention_dir": (
+        "@{path} is a folder, so nothing was attached: mention the files you mean (@{path}/…), "
+        "or ask the agent to look in it.",
+        "@{path} 是文件夹，没有附上内容：请写出要附上的文件（@{path}/…），或让助手去查看这个文件夹。",
+    ),
+    "tool_size": ("{lines:,} lines, {chars:,} chars", "{lines:,} 行，{chars:,} 字符"),
+    "lines_above": ("… {n:,} more lines above", "…… 上面还有 {n:,} 行"),
+    "exit_code": ("[exit code: {code}]", "[退出码：{code}]"),
+    "timed_out": ("[killed: timed out after {seconds} seconds]", "[超时 {seconds} 秒，已终止]"),
+    "attached": ("Attached {paths}", "已附上 {paths}"),
 }
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from agent.file_state import ReadFileState
+from agent.i18n import t
 from agent.state import AppState
 from agent.tools import ToolError, read_for_model
 
@@ -45,8 +47,17 @@ def build_mention_messages(
         try:
             reads.append((path, read_for_model(path, state.workspace, read_file_state)))
         except ToolError as exc:
-            notices.append(f"@{path} skipped: {exc}")
+            where = Path(path).expanduser()
+            folder = (where if where.is_absolute() else state.workspace / where).is_dir()
+            why = "mention_dir" if folder else "mention_skipped"
+            notices.append(t(why, state.lang, path=path.rstrip("/"), why=exc))
     return read_messages(reads), notices
+
+
+def attached_paths(prelude: Sequence[ModelMessage]) -> list[str]:
+    """The paths `build_mention_messages` attached, in order."""
+    return [str(p.args_as_dict().get("path")) for m in prelude if isinstance(m, ModelResponse)
+            for p in m.parts if isinstance(p, ToolCallPart)]
 
 
 def read_messages(reads: Sequence[tuple[str, str]]) -> list[ModelMessage]:

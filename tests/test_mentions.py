@@ -65,7 +65,8 @@ def test_unreadable_files_skipped_with_notice(state: AppState) -> None:
     assert notices[0].startswith("@nope.txt skipped: no such file")
     assert "outside the workspace" in notices[1]
     assert "binary" in notices[2]
-    assert "directory" in notices[3]
+    # Worded for the user, not the model: no tool names to "use".
+    assert notices[3].startswith("@src is a folder") and "list_files" not in notices[3]
     calls = [p for p in messages[0].parts if isinstance(p, ToolCallPart)]
     assert [c.args for c in calls] == [{"path": "b.md"}]
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 import session
 from agent.context import compact_at_range
+from agent.events import Notice
 from tests.test_main import run_main
 
 
@@ -58,3 +61,75 @@ def test_a_released_lock_removes_its_file_and_a_lock_on_a_removed_file_is_not_ta
     assert path.exists()
     third.release()
     assert not path.exists()
+
+
+def _app(state):
+    from io import StringIO
+
+    from rich.console import Console
+
+    import main
+    from ui.app import App
+
+    out = StringIO()
+    return App(state, main.submit, console=Console(file=out, width=120)), out
+
+
+@pytest.mark.parametrize(("lang", "hint"), [("en", "[instructions|undo]"), ("zh", "[补充说明|undo]")])
+async def test_help_shows_what_a_command_takes_from_the_registry(state, lang, hint):
+    from ui.commands import COMMANDS, dispatch
+
+    assert COMMANDS["compact"].hint(lang) == hint
+    state.config.lang = lang
+    app, out = _app(state)
+    await dispatch(app, "/help")
+    assert f"/compact {hint}" in out.getvalue()
+    # Every command that takes arguments says which.
+    assert all(cmd.hint(lang) for cmd in COMMANDS.values() if cmd.takes_args)
+
+
+async def test_an_attached_file_is_shown(make_state, workspace, server):
+    from main import on_submit
+
+    (workspace / "notes.txt").write_text("the plan\n")
+    state = make_state()
+    await on_submit(state, "summarize @notes.txt please")
+    assert "Attached @notes.txt" in [n.text for n in state.emit.of(Notice)]
+
+
+def test_a_command_shows_its_last_lines_dimmed():
+    import re
+    from io import StringIO
+
+    from rich.console import Console
+
+    from agent.events import ToolResult
+    from ui.render import COMMAND_TAIL_LINES, Renderer
+
+    out = StringIO()
+    renderer = Renderer(Console(file=out, width=100, force_terminal=True, color_system="standard"), "en")
+    output = "".join(f"test {i} passed\n" for i in range(12)) + "\x1b[31m1 failed\x1b[0m\x1b[2J\n[exit code: 1]"
+    renderer(ToolResult("c1", "run_command", output))
+    renderer.stop_spinner()
+    raw = out.getvalue()
+    assert "\x1b[2J" not in raw and "\x1b[31m" not in raw  # the command's escapes are not replayed
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw)
+    assert "1 failed" in text and "[exit code: 1]" in text and "test 11 passed" in text
+    assert "test 0 passed" not in text and f"{12 + 1 - COMMAND_TAIL_LINES} more lines above" in text
+    assert "\x1b[2m" in raw  # dimmed
+
+
+async def test_resume_previews_a_compacted_session_by_the_users_words(make_state, workspace, server):
+    import compact
+    from tests.builders import chat
+
+    state = make_state()
+    await chat(state, ["fix the parser bug in lexer.py", "and add a test for it"])
+    await compact.run_compact(state, "")
+    [info] = session.list_sessions(workspace)
+    assert info.preview == "fix the parser bug in lexer.py"
+    # Without its archive, the first words after the summary.
+    for archive in session.list_archives(state.session_id, workspace):
+        archive.unlink()
+    await chat(state, ["now the docs"])
+    assert session.list_sessions(workspace)[0].preview == "now the docs"

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from agent.config import data_home
 from agent.context import context_tokens
+from agent.i18n import t
 from agent.state import AppState
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
@@ -123,7 +124,8 @@ class App:
         pct = 100 * used / window if window else 0
         assumed = "" if state.config.window_known else "?"
         folder = _short_path(state.workspace)
-        return HTML(f" {state.config.model} · {folder} · context {pct:.0f}% of {window:,}{assumed} ")
+        gauge = t("toolbar_context", self.lang, pct=f"{pct:.0f}", window=f"{window:,}{assumed}")
+        return HTML(f" {state.config.model} · {folder} · {gauge} ")
 
     def _prompt_session(self) -> PromptSession:
         bindings = KeyBindings()

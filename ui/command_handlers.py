@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from rich.text import Text
+
 import compact
 import session
 from agent.background import cancel_background
@@ -21,10 +23,13 @@ if TYPE_CHECKING:
 async def cmd_help(app: App) -> None:
     for cmd in unique_commands():
         aliases = f" ({', '.join('/' + a for a in cmd.aliases)})" if cmd.aliases else ""
-        args = " [instructions|undo]" if cmd.name == "compact" else ""
-        app.console.print(f"  [bold]/{cmd.name}[/bold]{args}{aliases} — {cmd.describe(app.lang)}")
+        hint = f" {cmd.hint(app.lang)}" if cmd.hint(app.lang) else ""
+        line = Text("  ")
+        line.append(f"/{cmd.name}", style="bold")
+        line.append(f"{hint}{aliases} — {cmd.describe(app.lang)}")
+        app.console.print(line)
     zh = app.lang == "zh"
-    app.console.print("  @path — " + ("把文件内容带进消息" if zh else "include a file in your message"))
+    app.console.print("  " + ("@文件路径 — 把文件内容带进消息" if zh else "@path — include a file in your message"))
     app.console.print("  Alt+Enter — " + ("换行" if zh else "new line") + " · Ctrl-C — "
                       + ("中断" if zh else "interrupt") + " · Ctrl-D — " + ("退出" if zh else "exit"))
 
@@ -85,7 +90,7 @@ async def cmd_undo(app: App) -> None:
 
 
 @command("compact", "Compact the conversation now; '/compact undo' restores the last archive",
-         "立即压缩对话；'/compact undo' 从最近的存档恢复", takes_args=True)
+         "立即压缩对话；'/compact undo' 从最近的存档恢复", args=("[instructions|undo]", "[补充说明|undo]"))
 async def cmd_compact(app: App, args: str) -> None:
     if args.strip().lower() == "undo":
         await _compact_undo(app)

@@ -20,17 +20,24 @@ class Command:
     description: tuple[str, str]  # (en, zh)
     handler: Handler
     takes_args: bool = False
+    # What may follow the name, as /help shows it: (en, zh), e.g. ("[instructions|undo]", ...).
+    args_hint: tuple[str, str] = ("", "")
 
     def describe(self, lang: str) -> str:
         return self.description[1] if lang == "zh" else self.description[0]
+
+    def hint(self, lang: str) -> str:
+        return self.args_hint[1] if lang == "zh" else self.args_hint[0]
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, en: str, zh: str, *, aliases: tuple[str, ...] = (), takes_args: bool = False):
+def command(name: str, en: str, zh: str, *, aliases: tuple[str, ...] = (), args: tuple[str, str] | None = None):
+    """Register a slash command; `args` (en, zh) is the hint for what it takes, None if nothing."""
+
     def register(handler: Handler) -> Handler:
-        cmd = Command(name, aliases, (en, zh), handler, takes_args)
+        cmd = Command(name, aliases, (en, zh), handler, args is not None, args or ("", ""))
         for key in (name, *aliases):
             COMMANDS[key] = cmd
         return handler
@@ -53,7 +60,8 @@ async def dispatch(app: App, user_input: str) -> None:
         hint = f" Did you mean /{close[0]}?" if close else " Type /help."
         if app.lang == "zh":
             hint = f" 你是不是想输入 /{close[0]}？" if close else " 输入 /help 查看命令。"
-        app.say(("未知命令 /" if app.lang == "zh" else "Unknown command /") + cmd_name + "." + hint, "yellow")
+        app.say(("未知命令 /" if app.lang == "zh" else "Unknown command /") + cmd_name
+                + ("。" if app.lang == "zh" else ".") + hint, "yellow")
         return
     if cmd.takes_args:
         await cmd.handler(app, args.strip())

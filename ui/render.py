@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,15 @@ if TYPE_CHECKING:
 MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "list_files": "pattern",
             "grep": "pattern", "run_command": "command"}
 DIFF_MAX_LINES = 60
+COMMAND_TAIL_LINES = 5  # a command's last lines shown; the model gets the whole output
+COMMAND_LINE_MAX = 200
+# Escape sequences and control characters a command may print: shown, they would move the cursor.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _printable(line: str) -> str:
+    """What a terminal would leave of the line (after its last carriage return), without controls."""
+    return _CONTROL.sub("", line.rsplit("\r", 1)[-1].replace("\t", "    "))
 
 
 
@@ -170,10 +180,13 @@ class Renderer:
         self.stop_spinner()
         if event.is_error:
             first = event.content.strip().splitlines()[0] if event.content.strip() else "error"
-            self.console.print(Text(f"  ⎿ {first[:200]}", style="red"))
+            self.console.print(Text(f"  ⎿ {_printable(first)[:200]}", style="red"))
+        elif event.tool_name == "run_command":
+            self._command_output(event.content)
         else:
             lines = event.content.count("\n") + 1 if event.content else 0
-            self.console.print(Text(f"  ⎿ {lines:,} lines, {len(event.content):,} chars", style="dim"))
+            self.console.print(Text(f"  ⎿ {t('tool_size', self.lang, lines=lines, chars=len(event.content))}",
+                                    style="dim"))
         if event.diff:
             from rich.syntax import Syntax
 
@@ -183,3 +196,23 @@ class Renderer:
                 shown += f"\n… {len(diff_lines) - DIFF_MAX_LINES} more lines"
             self.console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
         self.wait()
+
+    def _ending(self, line: str) -> str:
+        """agent.shell's last line ("[exit code: 1]", "[killed: timed out after 5 seconds]") for the user."""
+        if code := re.fullmatch(r"\[exit code: (-?\d+)\]", line.strip()):
+            return t("exit_code", self.lang, code=code.group(1))
+        if killed := re.fullmatch(r"\[killed: timed out after (\S+) seconds\]", line.strip()):
+            return t("timed_out", self.lang, seconds=killed.group(1))
+        return _printable(line)
+
+    def _command_output(self, content: str) -> None:
+        """A command's last lines, dimmed, and how it ended (the whole output went to the model)."""
+        *output, ending = content.rstrip("\n").split("\n") or [""]
+        lines = [_printable(line)[:COMMAND_LINE_MAX] for line in output]
+        shown = lines[-COMMAND_TAIL_LINES:]
+        if len(lines) > len(shown):
+            shown.insert(0, t("lines_above", self.lang, n=len(lines) - len(shown)))
+        failed = ending.strip() not in ("[exit code: 0]", "")
+        for n, line in enumerate([*shown, self._ending(ending)]):
+            style = "yellow" if failed and n == len(shown) else "dim"
+            self.console.print(Text(("  ⎿ " if n == 0 else "    ") + line, style=style))

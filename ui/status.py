@@ -34,7 +34,8 @@ def status_lines(state: AppState) -> list[Text | str]:
     hit_pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
     auto = ("开" if zh else "on") if cfg.auto_compact and not state.auto_compact_off_reason else (
         ("关" if zh else "off") + (f" ({state.auto_compact_off_reason})" if state.auto_compact_off_reason else ""))
-    gauge = Text(f"{'上下文' if zh else 'Context'}: {used:,} / {limit:,} (threshold) / {window:,} (window, {known}) ")
+    gauge = Text(f"上下文：{used:,} / {limit:,}（压缩阈值）/ {window:,}（窗口，{known}） " if zh
+                 else f"Context: {used:,} / {limit:,} (threshold) / {window:,} (window, {known}) ")
     gauge.append_text(_bar(used, limit, window))
     session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
