@@ -133,3 +133,30 @@ async def test_resume_previews_a_compacted_session_by_the_users_words(make_state
         archive.unlink()
     await chat(state, ["now the docs"])
     assert session.list_sessions(workspace)[0].preview == "now the docs"
+
+
+# Words that stay as they are in the Chinese UI: names of things, not English sentences.
+KEPT_WORDS = {"API", "DEEPSEEK", "HTTP", "JSON", "KEY", "Key", "Nk", "OPENAI", "coding", "main", "pid", "py",
+              "shell", "token", "tokens"}
+
+
+def _english_words(text: str) -> list[str]:
+    import re
+
+    text = re.sub(r"\{[^}]*\}", "", text)  # placeholders
+    text = re.sub(r"--?[a-z][a-z-]*|/[a-z]+|@\S+", "", text)  # flags, commands, mentions
+    return [w for w in re.findall(r"[A-Za-z]{2,}", text) if w not in KEPT_WORDS]
+
+
+def test_the_chinese_toolbar_is_chinese(state):
+    state.config.lang = "zh"
+    app, _ = _app(state)
+    toolbar = "".join(text for _, text in app.toolbar().formatted_text)
+    assert "上下文 0% / 131,072" in toolbar and "context" not in toolbar
+
+
+def test_the_chinese_texts_are_chinese():
+    from agent.i18n import TEXTS
+
+    mixed = {key: _english_words(zh) for key, (_, zh) in TEXTS.items() if _english_words(zh)}
+    assert mixed == {}

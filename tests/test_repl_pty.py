@@ -39,7 +39,7 @@ def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str
         [str(ROOT / "main.py"), "--base-url", server.base_url, "--lang", lang, *args],
         cwd=str(workspace), env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 140),
     )
-    child.expect(r"session (\S+)")
+    child.expect(r"(?:session|会话) (\S+)")
     child.session_id = child.match.group(1)
     return child
 
@@ -241,7 +241,7 @@ def test_resume_picker_lists_sessions(workspace, home, live_server):
     picked = child.match.group(1)
     child.expect("Session number")
     child.send("1\r")
-    child.expect(r"session (\S+)")
+    child.expect(r"(?:session|会话) (\S+)")
     assert child.match.group(1) == picked
     wait_prompt(child)
     child.sendeof()
@@ -337,4 +337,33 @@ def test_a_spinner_says_what_the_turn_waits_for(workspace, home, live_server):
     child.expect("Echo: are you busy")
     wait_prompt(child)
     type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+
+def test_the_chinese_ui_speaks_chinese(workspace, home, live_server):
+    (workspace / "notes.txt").write_text("第一行\n第二行\n")
+    child = spawn(workspace, home, live_server, lang="zh")
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, "read notes.txt")
+    child.expect("Done: read_file")
+    wait_prompt(child)
+    assert any("行，" in line and "字符" in line for line in screen.lines()), "\n".join(screen.lines())
+    type_line(child, "/status")
+    child.expect("压缩阈值")
+    wait_prompt(child)
+    type_line(child, "/nope")
+    child.expect("未知命令 /nope。")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    shown = "\n".join(screen.lines())
+    child = spawn(workspace, home, live_server, "--continue", lang="zh")
+    screen = Screen(child)
+    child.expect(r"已恢复 \d+ 条消息")
+    wait_prompt(child)
+    shown += "\n".join(screen.lines())
+    for word in ("session", "window", "threshold", "messages", "lines", "chars", "context", "Resumed"):
+        assert word not in shown, word
+    child.sendeof()
     child.expect(pexpect.EOF)
