@@ -301,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.prompt is not None:
             return asyncio.run(print_mode(state, args.prompt))
         return asyncio.run(repl(state))
+    except KeyboardInterrupt:  # Ctrl-C in -p mode: the turn was settled as it was cancelled
+        print("\n" + t("interrupted", config.lang), file=sys.stderr)
+        return 130
     finally:
         if state.lock is not None:
             state.lock.release()  # its .lock file goes with it

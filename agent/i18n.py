@@ -144,6 +144,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "session_word": ("session", "会话"),
     "window_known": ("window {n:,}", "窗口 {n:,}"),
     "window_assumed": ("window {n:,} (assumed)", "窗口 {n:,}（假定）"),
+    "interrupted": ("⏹ Interrupted", "⏹ 已中断"),
     "resumed": ("Resumed {n} messages", "已恢复 {n} 条消息"),
     "spin_model": ("Waiting for the model", "等待模型回复"),
     "spin_command": ("Running {command}", "正在运行 {command}"),

@@ -160,3 +160,17 @@ def test_the_chinese_texts_are_chinese():
 
     mixed = {key: _english_words(zh) for key, (_, zh) in TEXTS.items() if _english_words(zh)}
     assert mixed == {}
+
+
+def test_ctrl_c_in_print_mode_is_one_line(workspace, home, server):
+    import signal
+
+    from tests.robustness.harness import start_agent
+
+    agent = start_agent(workspace, home, server, "-p", "slow answer please")
+    assert agent.stdout is not None
+    assert agent.stdout.read(len("Slow answer part 1")) == "Slow answer part 1"
+    agent.send_signal(signal.SIGINT)
+    _, err = agent.communicate(timeout=30)
+    assert agent.returncode == 130
+    assert err.strip() == "⏹ Interrupted"

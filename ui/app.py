@@ -177,7 +177,7 @@ class App:
                 await task
         except asyncio.CancelledError:
             self.renderer.end_answer()
-            self.say("⏹ 已中断" if self.lang == "zh" else "⏹ Interrupted", "yellow")
+            self.say(t("interrupted", self.lang), "yellow")
         finally:
             ticker.cancel()
             loop.remove_signal_handler(signal.SIGINT)
