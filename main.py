@@ -221,8 +221,8 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
 
 async def print_mode(state: AppState, prompt: str) -> int:
-    from agent.events import CompactionFailed, CompactionFinished, TextDelta
-    from ui.render import compaction_done
+    from agent.events import CompactionFailed, CompactionFinished, Retrying, TextDelta
+    from ui.render import compaction_done, retry_text
 
     errors: list[str] = []
 
@@ -239,6 +239,8 @@ async def print_mode(state: AppState, prompt: str) -> int:
             print(t("auto_compact_failed", state.lang, reason=event.reason), file=sys.stderr)
         elif isinstance(event, CompactionFinished):
             print(compaction_done(event, state.lang), file=sys.stderr)
+        elif isinstance(event, Retrying):
+            print(retry_text(event, state.lang), file=sys.stderr)
 
     async def decline(command: str) -> str:
         # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".

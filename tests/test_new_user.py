@@ -174,3 +174,13 @@ def test_ctrl_c_in_print_mode_is_one_line(workspace, home, server):
     _, err = agent.communicate(timeout=30)
     assert agent.returncode == 130
     assert err.strip() == "⏹ Interrupted"
+
+
+def test_print_mode_says_why_it_waits_on_a_429(workspace, home, server):
+    from tests.fake_openai import Error
+
+    server.script(Error(429, "Rate limit reached", headers={"retry-after": "1"}))
+    result = run_main(["--base-url", server.base_url, "-p", "hello"], workspace, home,
+                      env={"CODING_AGENT_MAX_RETRIES": "2"})
+    assert result.returncode == 0 and "Echo: hello" in result.stdout
+    assert "HTTP 429: retrying in 1s (attempt 2 of 3)" in result.stderr

@@ -52,6 +52,12 @@ def compaction_done(event: CompactionFinished, lang: str) -> str:
     key = "compact_cheap_done" if event.tier == "cheap" else "compact_done"
     return t(key, lang, before=event.tokens_before, after=event.tokens_after, archive=event.archive_path)
 
+def retry_text(event: Retrying, lang: str) -> str:
+    """What a retry waits for, in the REPL's spinner and on -p's stderr."""
+    why = t("retry_status", lang, status=event.status) if event.status else t("retry_network", lang)
+    return t("spin_retry", lang, why=why, attempt=event.attempt, attempts=event.attempts, wait=f"{event.wait:.0f}")
+
+
 class Renderer:
     """An Emit: call it with events. Holds the live answer and the waiting spinner."""
 
@@ -115,9 +121,7 @@ class Renderer:
             self.wait(t("spin_command", self.lang, command=command))
         elif isinstance(event, Retrying):
             self.end_answer()
-            why = t("retry_status", self.lang, status=event.status) if event.status else t("retry_network", self.lang)
-            self.wait(t("spin_retry", self.lang, why=why, attempt=event.attempt, attempts=event.attempts,
-                        wait=f"{event.wait:.0f}"))
+            self.wait(retry_text(event, self.lang))
         elif isinstance(event, CompactionStarted):
             self.end_answer()
             label = "压缩上下文" if self.lang == "zh" else "Compacting the conversation"
