@@ -7,6 +7,7 @@ the old file or the new one, never a mix.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -258,10 +259,8 @@ def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
     return None
 
 def _preview(path: Path, depth: int = 0) -> str:
-    """The first words the user typed in the session, cheaply (no full parse).
-
-    A compacted session starts with the summary (a user prompt too): its preview comes from the
-    oldest archive, the transcript from before, else from the first user prompt after the summary."""
+    """The user's first words, cheaply (no full parse). A compacted session starts with the summary:
+    then the oldest archive's first words, else the first user prompt after the summary."""
     try:
         with path.open("rb") as f:
             for raw in f:
@@ -269,10 +268,9 @@ def _preview(path: Path, depth: int = 0) -> str:
                     continue
                 try:
                     message = json.loads(raw)
-                    metadata = message.get("metadata") or {}
-                    if metadata.get("compact_summary") is not None:
-                        archives = metadata.get("archives") or []
-                        if depth < 3 and archives and isinstance(archives[0], str):
+                    if (message.get("metadata") or {}).get("compact_summary") is not None:
+                        archives = message["metadata"].get("archives") or [None]
+                        if depth < 3 and isinstance(archives[0], str):
                             if words := _preview(Path(archives[0]), depth + 1):
                                 return words
                         continue
@@ -404,9 +402,7 @@ class SessionLock:
         """Remove the lock file (while still holding it, see __init__) and let go."""
         if self._fd >= 0:
             if self._is_at_path():
-                try:
+                with contextlib.suppress(OSError):
                     self.path.unlink()
-                except OSError:
-                    pass
             os.close(self._fd)
             self._fd = -1
