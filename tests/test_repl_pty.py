@@ -367,3 +367,24 @@ def test_the_chinese_ui_speaks_chinese(workspace, home, live_server):
         assert word not in shown, word
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_ctrl_c_stops_a_long_turn(workspace, home, live_server):
+    from tests.fake_openai import ToolCalls
+
+    (workspace / "a.txt").write_text("x\n")
+    live_server.script(*[ToolCalls([("read_file", {"path": "a.txt"})]) for _ in range(200)])
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "refactor everything")
+    for _ in range(55):  # past pydantic-ai's old cap of 50 requests
+        child.expect("⎿ 1 lines")
+    child.sendintr()
+    child.expect("Interrupted")
+    wait_prompt(child)
+    live_server.clear_script()
+    type_line(child, "still there?")
+    child.expect("Echo: still there")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
