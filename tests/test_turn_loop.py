@@ -54,3 +54,15 @@ async def test_the_loop_says_what_it_waits_for(make_state, server, monkeypatch):
     assert kinds.index("WaitingForModel") < kinds.index("TextDelta")
     assert state.emit.of(Retrying) == [Retrying(attempt=2, attempts=3, wait=1.0, status=429)]
     assert state.emit.of(CommandRunning) == [CommandRunning("echo hi")]
+
+
+def test_the_request_limit_comes_from_a_flag_or_the_environment(monkeypatch):
+    import main
+
+    def limit(*argv: str) -> int | None:
+        return main.build_config(main.parse_args(["--base-url", "http://127.0.0.1:1/v1", *argv])).max_requests
+
+    assert limit() is None  # no limit unless the user sets one
+    assert limit("--max-requests", "300") == 300 and limit("--max-requests", "0") is None
+    monkeypatch.setenv("CODING_AGENT_MAX_REQUESTS", "7")
+    assert limit() == 7
