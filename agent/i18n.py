@@ -95,6 +95,24 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Restored the history from {archive} ({n} messages); the compacted history was archived at {saved}.",
         "已从 {archive} 恢复历史（{n} 条消息）；压缩后的历史已存档到 {saved}。",
     ),
+    "undo_question": (
+        "Replace the current history with the newest archive?",
+        "用最近的存档替换当前历史？",
+    ),
+    "undo_keeps_later": (
+        "The {n} turn(s) made since that compaction will be kept, after the restored history.",
+        "压缩之后的 {n} 轮对话会保留，接在恢复的历史后面。",
+    ),
+    "undo_later_unknown": (
+        "This archive does not record where its compaction ended: the current history ({n} messages) "
+        "will be archived and replaced, and turns made since the compaction will not be kept.",
+        "这个存档没有记录压缩在哪里结束：当前历史（{n} 条消息）会被存档并替换，压缩之后的对话不会保留。",
+    ),
+    "compact_over_threshold": (
+        "the compacted history would still be over the threshold ({after:,} of {threshold:,} tokens); "
+        "kept the history",
+        "压缩后的历史仍超过阈值（{after:,} / {threshold:,} tokens）；保留原历史",
+    ),
     "skipped_lines": (
         "Session file: skipped {n} unreadable line(s): {first}",
         "会话文件：跳过了 {n} 行无法读取的内容：{first}",
