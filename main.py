@@ -17,7 +17,7 @@ from agent.events import Notice
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
-from agent.state import AppState
+from agent.state import AppState, Stats
 
 __version__ = "0.1.0"
 KEY_VARIABLES = ("API_KEY", "DEEPSEEK_API_KEY")
@@ -103,6 +103,7 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
         state.lock.release()
     state.lock = new_lock
     state.session_id = session_id
+    state.stats = Stats.from_dict(session.load_stats(session_id, state.workspace))
     state.history = messages
     state.persisted = len(messages)
     state.read_file_state = ReadFileState()
@@ -199,6 +200,18 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
         debuglog.log("submit_error", error=repr(exc)[:500])
         app.say(describe_error(exc, app.state), "red")
+    finally:
+        save_stats(app.state)
+
+
+def save_stats(state: AppState) -> None:
+    """The session's totals survive a resume (--continue); a failed write only costs the totals."""
+    try:
+        session.save_stats(state.session_id, state.stats.to_dict(), state.workspace)
+    except OSError as exc:
+        from agent import debuglog
+
+        debuglog.log("stats_save_failed", error=str(exc))
 
 
 async def print_mode(state: AppState, prompt: str) -> int:
@@ -223,7 +236,10 @@ async def print_mode(state: AppState, prompt: str) -> int:
 
     early, state.emit = state.emit, emit
     replay_early(state, early)
-    await on_submit(state, prompt)
+    try:
+        await on_submit(state, prompt)
+    finally:
+        save_stats(state)
     sys.stdout.write("\n")
     return 1 if errors else 0
 
