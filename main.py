@@ -190,7 +190,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
             from ui.commands import dispatch
 
             await dispatch(app, text)
-        else:
+        elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text)
     except session.SessionLocked as exc:  # /resume of a session another process has open
         app.say(str(exc), "red")
@@ -202,6 +202,22 @@ async def submit(app, text: str) -> None:  # the REPL's callback
         app.say(describe_error(exc, app.state), "red")
     finally:
         save_stats(app.state)
+
+
+async def _fit_or_attach(app, text: str) -> str | None:
+    """A message too large for the window is not sent unasked: the user may attach it as a file."""
+    from agent.oversize import attach, check_message, warning
+
+    found = check_message(app.state, text)
+    if found is None:
+        return text
+    app.say(warning(found, app.lang), "yellow")
+    if not await app.confirm(t("attach_question", app.lang)):
+        app.say(t("not_sent", app.lang), "yellow")
+        return None
+    path, message = attach(app.state, text)
+    app.say(t("attached", app.lang, path=path), "cyan")
+    return message
 
 
 def save_stats(state: AppState) -> None:
@@ -236,6 +252,11 @@ async def print_mode(state: AppState, prompt: str) -> int:
 
     early, state.emit = state.emit, emit
     replay_early(state, early)
+    from agent.oversize import check_message, warning
+
+    if (found := check_message(state, prompt)) is not None:
+        print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
+        return 2
     try:
         await on_submit(state, prompt)
     finally:
