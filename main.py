@@ -222,6 +222,8 @@ async def _fit_or_attach(app, text: str) -> str | None:
 
 def save_stats(state: AppState) -> None:
     """The session's totals survive a resume (--continue); a failed write only costs the totals."""
+    if state.stats == Stats():
+        return  # nothing counted yet (a new session, right after /clear): no file for it
     try:
         session.save_stats(state.session_id, state.stats.to_dict(), state.workspace)
     except OSError as exc:
