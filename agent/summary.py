@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 # One very long paste must not take the whole budget (the budget itself: agent.budgets).
 USER_MESSAGE_MAX_CHARS = 8_000
+# Transcripts named in the summary message, newest last.
+ARCHIVES_SHOWN = 5
 # A message is cut to fit what is left of the budget only if this much is left; else it goes.
 MIN_CUT_TOKENS = 32
 
@@ -218,7 +220,10 @@ def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
     transcript = parts.archives[-1] if parts.archives else ""
     text = load_prompt("summary_wrapper", lang).format(summary=body, transcript=transcript)
     if len(parts.archives) > 1:
-        text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in parts.archives)
+        # The newest few: listing every one would grow the summary message at every compaction
+        # (the others are in the same folder, and in the metadata).
+        shown = parts.archives[-ARCHIVES_SHOWN:]
+        text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in shown)
     return text
 
 

@@ -100,3 +100,11 @@ def test_later_messages_and_their_turns() -> None:
     assert [m.parts for m in found] == [m.parts for m in later] and count_turns(found) == 2
     assert later_messages(rebuilt + later, None) is None
     assert later_messages(rebuilt, 5) == []
+
+
+def test_the_summary_message_names_only_the_newest_transcripts(tmp_path) -> None:
+    from agent.summary import ARCHIVES_SHOWN, SummaryParts, render_summary
+
+    archives = [f"/archive/{n}.jsonl" for n in range(ARCHIVES_SHOWN + 4)]
+    text = render_summary(SummaryParts("s", archives), "en", tmp_path)
+    assert all(a in text for a in archives[-ARCHIVES_SHOWN:]) and archives[0] not in text

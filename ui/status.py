@@ -33,8 +33,9 @@ def status_lines(state: AppState) -> list[Text | str]:
     hit_pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
     auto = ("开" if zh else "on") if cfg.auto_compact and not state.auto_compact_off_reason else (
         ("关" if zh else "off") + (f" ({state.auto_compact_off_reason})" if state.auto_compact_off_reason else ""))
-    line = Text(f"{'上下文' if zh else 'Context'}: {gauge_text(gauge, state.lang)} · "
-                + (f"自动压缩阈值 {limit:,} · 窗口{known} " if zh else f"auto-compact at {limit:,} · window {known} "))
+    where = (f"自动压缩阈值 {limit:,} · 窗口大小{known} " if zh
+             else f"auto-compact at {limit:,} · window size {known} ")
+    line = Text(f"{'上下文' if zh else 'Context'}: {gauge_text(gauge, state.lang)} · " + where)
     line.append_text(_bar(used, limit, window))
     session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
