@@ -170,6 +170,8 @@ def _finish_summary(
     everyone = earlier_user_messages(earlier) + user_messages(compacted)
     carried = carried_user_messages(everyone, budgets_for(state).user_messages, state.lang)
     summary = strip_wrapper(summary)
+    if not summary:
+        raise CompactError(t("compact_empty", state.lang))
     parts = SummaryParts(
         summary=summary,
         archives=list((earlier.metadata or {}).get("archives", [])) if earlier else [],
@@ -221,9 +223,10 @@ def _commit(
     if refusal is not None:
         _discard_archive(archive)
         raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state)))
-    write_undo_note(archive, len(rebuilt))
     session.rewrite_messages(state.session_id, rebuilt, state.workspace)
     fault("rewrite_done")
+    # After the rewrite: a note for a rewrite that never happened would misplace the later turns.
+    write_undo_note(archive, len(rebuilt))
 
     # Only now, with the new file safely on disk, does memory change.
     # The cheap tier removes no message, so checkpoints still point at the right places.

@@ -100,9 +100,9 @@ def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str,
         session.append_messages(state.session_id, state.history[state.persisted :], state.workspace)
     saved = session.archive_session(state.session_id, state.workspace)
     history = plan.restored + later
+    session.rewrite_messages(state.session_id, history, state.workspace)
     # Undoing this undo restores `saved`; what comes after `history` was made since.
     write_undo_note(saved, len(history))
-    session.rewrite_messages(state.session_id, history, state.workspace)
     if plan.later is not None:
         # Checkpoints of the later turns pointed into the compacted history: move them along.
         shift = len(plan.restored) - (len(state.history) - len(later))

@@ -164,3 +164,24 @@ async def test_compact_undo_keeps_the_turns_made_since(make_state, workspace, se
     await on_submit(state, "five")
     sent = [m["content"] for m in server.requests[-1]["body"]["messages"] if m["role"] == "user"]
     assert sent[:2] == ["one", "two"] and "four, after the compaction" in sent and sent[-1] == "five"
+
+
+async def test_compact_undo_knows_the_later_turns_after_a_resume(make_state, workspace, server):
+    import main
+    from agent.undo import undo_note
+
+    state = make_state()
+    script_forever(server, responder([long_answer(1), long_answer(2)]))
+    await on_submit(state, "one")
+    await on_submit(state, "two")
+    await compact.run_compact(state)
+    await on_submit(state, "three")
+    resumed = main.start_state(main.parse_args(["--continue"]), state.config)
+    try:
+        plan = compact.plan_undo(resumed)
+        assert plan.later_turns == 1 and [m.parts for m in plan.later] == [m.parts for m in state.history[-2:]]
+        # Without the note (an archive from before it existed) nothing is guessed: the handler says so.
+        undo_note(plan.archive).unlink()
+        assert compact.plan_undo(resumed).later is None
+    finally:
+        resumed.lock.release()
