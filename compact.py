@@ -13,11 +13,14 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import session
 from agent import debuglog, tokens
-from agent.context import context_tokens, history_tokens, threshold
+from agent.budgets import for_state as budgets_for
+from agent.budgets import restore_room
+from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.faults import fault
@@ -27,13 +30,17 @@ from agent.summarizer import request_summary
 from agent.summary import (
     SummaryParts,
     build_summary_message,
+    carried_user_messages,
+    earlier_user_messages,
     files_touched,
     is_summary,
     missing_user_messages,
     previous_summary,
+    strip_wrapper,
     user_messages,
 )
 from agent.tiers import clear_tool_results
+from agent.undo import UndoPlan, plan_undo, undo_compaction, undo_note, write_undo_note  # noqa: F401
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -42,7 +49,6 @@ if TYPE_CHECKING:
 
 MAX_COMPACT_FAILURES = 3
 RESTORE_MAX_FILES = 5
-RESTORE_MAX_TOKENS = 50_000
 # The cheap tier alone is enough when it brings the context under this share of the threshold:
 # the margin keeps the next turn from triggering again at once.
 CHEAP_TIER_TARGET = 0.7
@@ -62,11 +68,9 @@ class CompactResult:
     left_out: int = 0
 
 
-def restore_budget(window: int) -> int:
-    return min(RESTORE_MAX_TOKENS, window // 10)
-
-
-def restore_file_messages(old_state: ReadFileState, new_state: ReadFileState, state: AppState) -> list:
+def restore_file_messages(
+    old_state: ReadFileState, new_state: ReadFileState, state: AppState, budget: int | None = None
+) -> list:
     """Re-read the newest-read files (at most 5, within the budget) into the new history.
 
     Newest first; a file that is gone or no longer fits is skipped and older ones may still fit;
@@ -77,7 +81,8 @@ def restore_file_messages(old_state: ReadFileState, new_state: ReadFileState, st
 
     picked: list[tuple[str, str, ReadFileState]] = []
     used = 0
-    budget = restore_budget(state.config.context_window)
+    if budget is None:
+        budget = budgets_for(state).restore
     for path in reversed(old_state.paths()):
         if len(picked) >= RESTORE_MAX_FILES:
             break
@@ -160,10 +165,18 @@ def _finish_summary(
     compacted = [m for m in history if id(m) not in kept]
     earlier = previous_summary(history)
     earlier_files = (earlier.metadata or {}).get("files") if earlier else None
+    # Every user message so far, not only those since the previous summary: the guarantee holds
+    # across any number of compactions.
+    everyone = earlier_user_messages(earlier) + user_messages(compacted)
+    carried = carried_user_messages(everyone, budgets_for(state).user_messages, state.lang)
+    summary = strip_wrapper(summary)
+    if not summary:
+        raise CompactError(t("compact_empty", state.lang))
     parts = SummaryParts(
         summary=summary,
         archives=list((earlier.metadata or {}).get("archives", [])) if earlier else [],
-        missing_user_messages=missing_user_messages(summary, user_messages(compacted), state.lang),
+        missing_user_messages=missing_user_messages(summary, carried, state.lang),
+        user_messages=carried,
         files=files_touched(compacted, earlier_files),
         left_out=left_out,
     )
@@ -199,21 +212,21 @@ def _commit(
     if summary is not None:
         summary.archives.append(str(archive))
         new_read_state = ReadFileState()
-        restored = restore_file_messages(state.read_file_state, new_read_state, state)
         head = [build_summary_message(summary, state.lang, state.workspace)]
-        rebuilt = head + restored + _without_usage(tail)
+        kept = _without_usage(tail)
+        room = restore_room(budgets_for(state), fixed_prefix_tokens(state), tokens.count_messages(head + kept))
+        restored = restore_file_messages(state.read_file_state, new_read_state, state, room)
+        rebuilt = head + restored + kept
     assert rebuilt is not None
     after = history_tokens(state, rebuilt)
-    # An automatic compaction that does not shrink the context would only fire again: discard it.
-    # One the user asked for is done as asked.
-    if after >= before and trigger != "manual":
-        try:
-            archive.unlink()
-        except OSError:
-            pass
-        raise CompactError(t("compact_not_smaller", state.lang, before=before, after=after))
+    refusal = refuse_result(before, after, threshold(state))
+    if refusal is not None:
+        _discard_archive(archive)
+        raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state)))
     session.rewrite_messages(state.session_id, rebuilt, state.workspace)
     fault("rewrite_done")
+    # After the rewrite: a note for a rewrite that never happened would misplace the later turns.
+    write_undo_note(archive, len(rebuilt))
 
     # Only now, with the new file safely on disk, does memory change.
     # The cheap tier removes no message, so checkpoints still point at the right places.
@@ -233,6 +246,25 @@ def _commit(
     state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out,
                                   summary=text))
     return CompactResult(before, after, str(archive), tier, left_out)
+
+
+def refuse_result(before: int, after: int, limit: int) -> str | None:
+    """Why a compaction's result must be discarded (an i18n key), or None to keep it. Manual or
+    automatic alike: a result not smaller than its input, or still over the threshold, only makes
+    things worse (and an automatic one would fire again at once)."""
+    if after >= before:
+        return "compact_not_smaller"
+    if after > limit:
+        return "compact_over_threshold"
+    return None
+
+
+def _discard_archive(archive: Path) -> None:
+    for path in (archive, undo_note(archive)):
+        try:
+            path.unlink()
+        except OSError:
+            pass
 
 
 def _first_kept(history: Sequence[ModelMessage], tail: Sequence[ModelMessage]) -> int:
@@ -313,30 +345,3 @@ def _check_thrashing(state: AppState) -> None:
         state.auto_compact_off_reason = "thrashing"
         debuglog.log("thrashing", turns=turns[-3:])
         state.emit(Notice(t("thrashing", state.lang), level="warn"))
-
-
-# --- /compact undo -------------------------------------------------------------------------
-
-
-def undo_compaction(state: AppState) -> tuple[str, str, int]:
-    """Restore the history from the newest archive, archiving the current one first, so nothing
-    is lost either way. Checkpoints that compaction dropped come back with it."""
-    archives = session.list_archives(state.session_id, state.workspace)
-    if not archives:
-        raise NothingToCompact(t("undo_nothing", state.lang))
-    newest = archives[-1]
-    loaded = session.parse_lines(newest.read_bytes())
-    if state.persisted < len(state.history):
-        session.append_messages(state.session_id, state.history[state.persisted :], state.workspace)
-    saved = session.archive_session(state.session_id, state.workspace)
-    session.rewrite_messages(state.session_id, loaded.messages, state.workspace)
-    state.history = loaded.messages
-    state.persisted = len(loaded.messages)
-    for index in range(len(state.compact_undo) - 1, -1, -1):
-        archive, dropped = state.compact_undo[index]
-        if archive == newest:
-            state.file_history.restore_checkpoints(dropped)
-            del state.compact_undo[index]
-            break
-    debuglog.log("compact_undo", archive=str(newest), saved=str(saved), messages=len(loaded.messages))
-    return str(newest), str(saved), len(loaded.messages)

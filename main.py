@@ -17,7 +17,7 @@ from agent.events import Notice
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
-from agent.state import AppState
+from agent.state import AppState, Stats
 
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
@@ -119,6 +119,7 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
         state.lock.release()
     state.lock = new_lock
     state.session_id = session_id
+    state.stats = Stats.from_dict(session.load_stats(session_id, state.workspace))
     state.history = messages
     state.persisted = len(messages)
     state.read_file_state = ReadFileState()
@@ -208,7 +209,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
             from ui.commands import dispatch
 
             await dispatch(app, text)
-        else:
+        elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text)
     except session.SessionLocked as exc:  # /resume of a session another process has open
         app.say(exc.text(app.lang), "red")
@@ -218,6 +219,36 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
         debuglog.log("submit_error", error=repr(exc)[:500])
         app.say(describe_error(exc, app.state), "red")
+    finally:
+        save_stats(app.state)
+
+
+async def _fit_or_attach(app, text: str) -> str | None:
+    """A message too large for the window is not sent unasked: the user may attach it as a file."""
+    from agent.oversize import attach, check_message, warning
+
+    found = check_message(app.state, text)
+    if found is None:
+        return text
+    app.say(warning(found, app.lang), "yellow")
+    if not await app.confirm(t("attach_question", app.lang)):
+        app.say(t("not_sent", app.lang), "yellow")
+        return None
+    path, message = attach(app.state, text)
+    app.say(t("attached_as_file", app.lang, path=path), "cyan")
+    return message
+
+
+def save_stats(state: AppState) -> None:
+    """The session's totals survive a resume (--continue); a failed write only costs the totals."""
+    if state.stats == Stats():
+        return  # nothing counted yet (a new session, right after /clear): no file for it
+    try:
+        session.save_stats(state.session_id, state.stats.to_dict(), state.workspace)
+    except OSError as exc:
+        from agent import debuglog
+
+        debuglog.log("stats_save_failed", error=str(exc))
 
 
 async def print_mode(state: AppState, prompt: str) -> int:
@@ -250,7 +281,15 @@ async def print_mode(state: AppState, prompt: str) -> int:
     early, state.emit = state.emit, emit
     state.approve = decline
     replay_early(state, early)
-    await on_submit(state, prompt)
+    from agent.oversize import check_message, warning
+
+    if (found := check_message(state, prompt)) is not None:
+        print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
+        return 2
+    try:
+        await on_submit(state, prompt)
+    finally:
+        save_stats(state)
     sys.stdout.write("\n")
     return 1 if errors else 0
 

@@ -289,6 +289,27 @@ def latest_session(workspace: Path | None = None) -> str | None:
     return sessions[0].session_id if sessions else None
 
 
+# --- session totals ------------------------------------------------------------------------
+
+
+def stats_file(session_id: str, workspace: Path | None = None) -> Path:
+    return project_dir(workspace) / f"{session_id}.stats.json"
+
+
+def save_stats(session_id: str, stats: dict, workspace: Path | None = None) -> None:
+    """The session's token totals beside its file, so that a resume goes on counting."""
+    write_atomic(stats_file(session_id, workspace), json.dumps(stats).encode())
+
+
+def load_stats(session_id: str, workspace: Path | None = None) -> dict:
+    """What save_stats wrote; {} when there is none or it cannot be read (the totals restart)."""
+    try:
+        data = json.loads(stats_file(session_id, workspace).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 # --- archive -------------------------------------------------------------------------------
 
 

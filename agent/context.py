@@ -19,7 +19,8 @@ CONTEXT_WINDOW = 131_072
 COMPACT_OUTPUT_RESERVE = 20_000
 AUTO_COMPACT_BUFFER = 10_000
 # Never plan a summary output smaller than this: below it a summary of a long session is useless.
-MIN_OUTPUT_RESERVE = 1_024
+# (A 4k window's share, 625, is above it: more would leave the rebuilt history no room; budgets.py.)
+MIN_OUTPUT_RESERVE = 512
 
 
 def output_reserve(window: int) -> int:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent import tokens
+from agent.budgets import for_state as budgets_for
 from agent.context import history_tokens, threshold
 from agent.events import Notice
 from agent.i18n import t
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
 
     from agent.state import AppState
 
-# A mid-turn compaction keeps the turn's newest tool exchanges verbatim, up to this share.
-MID_TURN_TAIL = 0.25
+# A mid-turn compaction keeps the turn's newest tool exchanges verbatim, up to the plan's tail
+# budget (agent.budgets: scaled to the window, so the rebuilt history fits under the threshold).
 
 
 def _turn_prompt(messages: Sequence[ModelMessage]) -> int | None:
@@ -41,7 +42,7 @@ def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage], prompt_at:
     """Where the kept tail starts: the turn's newest tool exchanges, after the user request."""
     from pydantic_ai.messages import ModelResponse
 
-    budget = int(threshold(state) * MID_TURN_TAIL)
+    budget = budgets_for(state).tail
     start = len(messages)
     for index in range(len(messages) - 1, prompt_at, -1):
         if isinstance(messages[index], ModelResponse):

@@ -101,6 +101,51 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Restored the history from {archive} ({n} messages); the compacted history was archived at {saved}.",
         "已从 {archive} 恢复历史（{n} 条消息）；压缩后的历史已存档到 {saved}。",
     ),
+    "undo_question": (
+        "Replace the current history with the newest archive?",
+        "用最近的存档替换当前历史？",
+    ),
+    "undo_keeps_later": (
+        "The {n} turn(s) made since that compaction will be kept, after the restored history.",
+        "压缩之后的 {n} 轮对话会保留，接在恢复的历史后面。",
+    ),
+    "undo_later_unknown": (
+        "This archive does not record where its compaction ended: the current history ({n} messages) "
+        "will be archived and replaced, and turns made since the compaction will not be kept.",
+        "这个存档没有记录压缩在哪里结束：当前历史（{n} 条消息）会被存档并替换，压缩之后的对话不会保留。",
+    ),
+    "compact_over_threshold": (
+        "the compacted history would still be over the threshold ({after:,} of {threshold:,} tokens); "
+        "kept the history",
+        "压缩后的历史仍超过阈值（{after:,} / {threshold:,} tokens）；保留原历史",
+    ),
+    "message_too_large": (
+        "This message is about {tokens:,} tokens: with the instructions and tools ({fixed:,}) it does not fit "
+        "under the auto-compact threshold ({threshold:,} of a {window:,}-token window), and no compaction "
+        "can make room for it.",
+        "这条消息约 {tokens:,} tokens：加上指令和工具（{fixed:,}）就超过了自动压缩阈值"
+        "（{threshold:,}，窗口 {window:,}），压缩也腾不出空间。",
+    ),
+    "attach_question": (
+        "Attach it as a file the model reads in parts instead?",
+        "改为作为文件附上，让模型分段读取？",
+    ),
+    "attached_as_file": (
+        "Attached as {path}; sent a short message pointing to it.",
+        "已作为文件附上：{path}；发送的是指向它的简短消息。",
+    ),
+    "not_sent": ("Not sent. (Press ↑ to get the message back.)", "没有发送。（按 ↑ 可以取回这条消息。）"),
+    "too_large_print": (
+        "Not sent. Save it to a file in the workspace and mention it as @file, or use a model with a larger "
+        "--context-window.",
+        "没有发送。请把它存成工作区里的文件并用 @文件 提及，或换用 --context-window 更大的模型。",
+    ),
+    "attached_message": (
+        "My message was too long to send as it is ({chars:,} characters), so it is attached as a file of "
+        "{lines:,} lines: {path}\nRead it with read_file, in parts (offset and limit). It begins: {preview}",
+        "我的消息太长（{chars:,} 个字符），无法直接发送，已作为文件附上（共 {lines:,} 行）：{path}\n"
+        "请用 `read_file` 分段读取（`offset` 和 `limit`）。开头是：{preview}",
+    ),
     "skipped_lines": (
         "Session file: skipped {n} unreadable line(s): {first}",
         "会话文件：跳过了 {n} 行无法读取的内容：{first}",
@@ -140,7 +185,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "会话 {id} 已在另一个 coding-agent 进程中打开{pid}；请先在那里关闭，或不带 --continue/--resume 开始新会话。",
     ),
     "locked_pid": (" (pid {pid})", "（pid {pid}）"),
-    "toolbar_context": ("context {pct}% of {window}", "上下文 {pct}% / {window}"),
+    "toolbar_context": ("context {gauge}", "上下文 {gauge}"),
     "session_word": ("session", "会话"),
     "window_known": ("window {n:,}", "窗口 {n:,}"),
     "window_assumed": ("window {n:,} (assumed)", "窗口 {n:,}（假定）"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ def _drop(event: Event) -> None:
 
 @dataclass
 class Stats:
-    """Figures /status shows; reset with the session."""
+    """Figures /status shows; per session, saved beside it (session.save_stats) and resumed."""
 
     requests: int = 0
     input_tokens: int = 0
@@ -42,6 +43,22 @@ class Stats:
     cheap_tier_saved: int = 0  # tokens cleared from old tool results
     cheap_tier_spared_calls: int = 0  # compactions where clearing alone was enough
     summary_tier_saved: int = 0
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Stats:
+        """Known fields of the right type only: an old or damaged file never breaks a resume."""
+        stats = cls()
+        for f in dataclasses.fields(cls):
+            value = data.get(f.name)
+            default = getattr(stats, f.name)
+            if isinstance(value, int) and not isinstance(value, bool) and isinstance(default, int):
+                setattr(stats, f.name, value)
+            elif isinstance(value, str) and f.name == "last_archive":
+                setattr(stats, f.name, value)
+        return stats
 
 
 @dataclass

@@ -18,11 +18,12 @@ from agent.prompts import load_prompt
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelRequest
 
-# Codex CLI keeps up to 20,000 tokens of real user messages, newest first; so do we. Past that the
-# oldest messages are left to the model's summary (and the archive).
-USER_MESSAGES_BUDGET = 20_000
-# One very long paste must not take the whole budget.
+# One very long paste must not take the whole budget (the budget itself: agent.budgets).
 USER_MESSAGE_MAX_CHARS = 8_000
+# Transcripts named in the summary message, newest last.
+ARCHIVES_SHOWN = 5
+# A message is cut to fit what is left of the budget only if this much is left; else it goes.
+MIN_CUT_TOKENS = 32
 
 
 def extract_summary(text: str) -> str:
@@ -70,27 +71,73 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def missing_user_messages(summary: str, messages: Sequence[str], lang: str) -> list[str]:
-    """User messages (newest first within the budget) that the summary does not quote verbatim."""
-    cut_marker = _sections(lang)["cut"]
-    flat = _normal(summary)
-    newest_first = [
-        text[:USER_MESSAGE_MAX_CHARS] + " " + cut_marker.format(n=len(text) - USER_MESSAGE_MAX_CHARS)
-        if len(text) > USER_MESSAGE_MAX_CHARS else text
-        for text in reversed(messages)
-    ]
-    missing: list[str] = []
-    budget = USER_MESSAGES_BUDGET
+def _cut(text: str, chars: int, marker: str) -> str:
+    return text[:chars] + " " + marker.format(n=len(text) - chars)
+
+
+def carried_user_messages(messages: Sequence[str], budget: int, lang: str) -> list[str]:
+    """The user messages a summary guarantees verbatim, oldest first: newest first within `budget`
+    tokens; a long one is cut (with the cut marker) to USER_MESSAGE_MAX_CHARS, and the one that
+    crosses the budget is cut to what is left. `messages` are every user message so far: the
+    previous summary's carried list, then those since; so the guarantee holds across compactions."""
+    marker = _sections(lang)["cut"]
+    newest_first = [_cut(m, USER_MESSAGE_MAX_CHARS, marker) if len(m) > USER_MESSAGE_MAX_CHARS else m
+                    for m in reversed(messages)]
+    kept: list[str] = []
+    left = budget
     # Counted a batch at a time (tokens.count_texts): a long session has thousands of them.
     for start in range(0, len(newest_first), 128):
         chunk = newest_first[start : start + 128]
         for text, cost in zip(chunk, tokens.count_texts(chunk), strict=True):
-            if cost > budget:
-                return missing[::-1]
-            budget -= cost
-            if _normal(text.split(cut_marker[:5])[0]) not in flat:
-                missing.append(text)
-    return missing[::-1]
+            if cost > left:
+                if left >= MIN_CUT_TOKENS:
+                    kept.append(_cut_to(text, left, marker))
+                return kept[::-1]
+            left -= cost
+            kept.append(text)
+    return kept[::-1]
+
+
+def _cut_to(text: str, budget: int, marker: str) -> str:
+    """`text` cut (marker included) to at most `budget` tokens."""
+    original = _uncut(text, marker)
+    chars = len(original) * budget // max(1, tokens.count_text(original))
+    while chars > 0:
+        cut = _cut(original, chars, marker)
+        if tokens.count_text(cut) <= budget:
+            return cut
+        chars = int(chars * 0.8)
+    return _cut(original, 0, marker)
+
+
+def _uncut(text: str, marker: str) -> str:
+    """The part of a carried message before an earlier cut marker (if it was cut)."""
+    head = marker.split("{")[0]
+    return text.split(" " + head)[0] if head and (" " + head) in text else text
+
+
+def missing_user_messages(summary: str, carried: Sequence[str], lang: str) -> list[str]:
+    """The carried user messages the summary does not quote verbatim (up to a cut marker)."""
+    marker = _sections(lang)["cut"]
+    flat = _normal(summary)
+    return [text for text in carried if _normal(_uncut(text, marker)) not in flat]
+
+
+def strip_wrapper(summary: str) -> str:
+    """The model's summary without the lines of our own summary message that it copied (its
+    header, transcript note, section titles): quoting the previous summary message whole would
+    nest it, header and all, one level deeper at every compaction."""
+    fixed: list[str] = []
+    for lang in ("en", "zh"):
+        lines = load_prompt("summary_wrapper", lang).splitlines()
+        words = _sections(lang)
+        lines += [words["user_messages_title"], words["files_title"], words["archives_more"]]
+        for line in lines:
+            text = line.split("{")[0].strip()
+            if len(text) >= 12:
+                fixed.append(text)
+    kept = [line for line in summary.splitlines() if not any(text in line for text in fixed)]
+    return "\n".join(kept).strip()
 
 
 @dataclass
@@ -150,6 +197,8 @@ class SummaryParts:
     summary: str
     archives: list[str]
     missing_user_messages: list[str] = field(default_factory=list)
+    # Every user message the summary guarantees (carried to the next compaction in metadata).
+    user_messages: list[str] = field(default_factory=list)
     files: dict[str, FileRecord] = field(default_factory=dict)
     left_out: int = 0
 
@@ -171,7 +220,10 @@ def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
     transcript = parts.archives[-1] if parts.archives else ""
     text = load_prompt("summary_wrapper", lang).format(summary=body, transcript=transcript)
     if len(parts.archives) > 1:
-        text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in parts.archives)
+        # The newest few: listing every one would grow the summary message at every compaction
+        # (the others are in the same folder, and in the metadata).
+        shown = parts.archives[-ARCHIVES_SHOWN:]
+        text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in shown)
     return text
 
 
@@ -181,13 +233,20 @@ def build_summary_message(parts: SummaryParts, lang: str, workspace: Path) -> Mo
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     files = {p: {"created": r.created, "edits": r.edits, "writes": r.writes} for p, r in parts.files.items()}
-    metadata = {"compact_summary": parts.summary, "archives": parts.archives, "files": files}
+    metadata = {"compact_summary": parts.summary, "archives": parts.archives, "files": files,
+                "user_messages": parts.user_messages}
     return ModelRequest(parts=[UserPromptPart(content=render_summary(parts, lang, workspace))], metadata=metadata)
 
 
 def is_summary(message: ModelMessage) -> bool:
     metadata = getattr(message, "metadata", None)
     return bool(metadata and metadata.get("compact_summary") is not None)
+
+
+def earlier_user_messages(summary: ModelMessage | None) -> list[str]:
+    """The user messages a previous summary carried (none for a summary from before they were)."""
+    carried = (getattr(summary, "metadata", None) or {}).get("user_messages") or []
+    return [m for m in carried if isinstance(m, str)]
 
 
 def previous_summary(history: Sequence[ModelMessage]) -> ModelRequest | None:

@@ -55,12 +55,16 @@ def _calls_by_id(messages: Sequence[ModelMessage]) -> dict[str, ToolCallPart]:
 def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tuple[list[ModelMessage], int]:
     """Return a copy with old tool results cleared and the tokens saved.
 
-    The newest results are kept up to `keep_tokens`; superseded file reads are cleared whatever
-    their age. Untouched messages are the same objects, so their cached token counts still hold.
+    A result the model has not been sent yet (after the last response) is never cleared: it would
+    read it again, and again. The others are cleared oldest first: the newest are kept up to
+    `keep_tokens` (the unseen ones count too), and once one does not fit, every older one goes, so
+    the current turn's results go last. Superseded file reads are cleared whatever their age.
+    Untouched messages are the same objects, so their cached token counts still hold.
     """
     from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
     calls = _calls_by_id(messages)
+    seen_until = last_response(messages)
     seen_reads: set[str] = set()
     budget = keep_tokens
     result: list[ModelMessage] = list(messages)
@@ -80,10 +84,12 @@ def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tu
             if read_key is not None:
                 seen_reads.add(read_key)
             size = tokens.count_text(part.model_response_str())
-            if not superseded and (size <= budget or size < MIN_CLEARABLE_TOKENS):
-                budget -= min(size, budget)
+            if index > seen_until or (not superseded and (size <= budget or size < MIN_CLEARABLE_TOKENS)):
+                budget = budget - size if size <= budget else 0
                 new_parts.append(part)
                 continue
+            if not superseded:
+                budget = 0  # nothing older is kept while a newer result goes
             template = SUPERSEDED if superseded else PLACEHOLDER
             placeholder = template.format(call=_describe_call(call, part.tool_name))
             new_parts.append(dataclasses.replace(part, content=placeholder))
@@ -94,6 +100,13 @@ def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tu
             saved += tokens.count_message(message) - tokens.count_message(replaced)
             result[index] = replaced
     return result, max(saved, 0)
+
+
+def last_response(messages: Sequence[ModelMessage]) -> int:
+    """Index of the newest model response (-1 if none): what comes after it the model has not seen."""
+    from pydantic_ai.messages import ModelResponse
+
+    return next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], ModelResponse)), -1)
 
 
 def _read_key(call: ToolCallPart | None) -> str | None:

@@ -50,7 +50,13 @@ async def measure(n: int) -> dict:
         base = server.requests[-1]
 
         server.script(Text(summary))
-        result = await compact.run_compact(state)
+        before = compact.context_tokens(state)
+        try:
+            await compact.run_compact(state)
+        except compact.CompactError:
+            # A small (--quick) session can be smaller than this summary plus what it keeps: the
+            # result is refused, but the request, which is what is measured here, was sent.
+            pass
         ours = server.requests[-1]
         assert ours["body"].get("tool_choice") == "none"
         out = common.tokens_of(summary)
@@ -59,7 +65,7 @@ async def measure(n: int) -> dict:
             prompt, hit = rec["prompt_tokens"], rec["cache_hit_tokens"]
             rows[name] = {"prompt": prompt, "hit": hit, "share": hit / prompt, "out": out,
                           "cost": common.cost(hit, prompt - hit, out)}
-        rows["session_tokens"] = result.tokens_before
+        rows["session_tokens"] = before
         return rows
 
 

@@ -108,6 +108,7 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
         (summarizer, "_summary_call", "request call"),
         (session, "archive_session", "archive (copy + fsync)"),
         (compact, "files_touched", "summary: files touched"),
+        (compact, "carried_user_messages", "summary: user messages"),
         (compact, "missing_user_messages", "summary: user messages"),
         (compact, "restore_file_messages", "restore files"),
         (compact, "build_summary_message", "summary message"),

@@ -43,6 +43,12 @@ def big_files(workspace, count: int, lines: int = 150, prefix: str = "big") -> N
         )
 
 
+def long_answer(n: int = 0, words: int = 150) -> Text:
+    """An answer long enough that a summary of its turn is smaller than the turn (a compaction
+    that does not shrink the history is refused)."""
+    return Text(f"Answer {n}: " + "a detailed explanation of the change " * words)
+
+
 def note(n: int, size: int = 300) -> str:
     return f"note {n}: " + "remember this detail please " * size
 

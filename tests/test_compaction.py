@@ -11,7 +11,7 @@ import session
 from agent.events import CompactionFailed, CompactionFinished, Notice
 from agent.summary import is_summary
 from main import on_submit
-from tests.builders import SUMMARY, big_files, chat, note
+from tests.builders import SUMMARY, big_files, chat, long_answer, note
 from tests.fake_openai import Error, Hang, Slow, Text, ToolCalls
 
 
@@ -100,6 +100,7 @@ async def test_compaction_request_is_a_prefix_match_and_cached(make_state, works
 
 async def test_custom_instructions_in_chinese(make_state, workspace, server):
     state = make_state(lang="zh")
+    server.script(long_answer())
     await on_submit(state, "你好")
     server.script(Text(SUMMARY))
     await compact.run_compact(state, "重点保留测试相关内容")
@@ -194,6 +195,7 @@ async def test_success_resets_failure_count(make_state, workspace, server):
 async def test_endpoint_rejecting_tool_choice_none_falls_back(make_state, workspace, server):
     state = make_state()
     server.reject_tool_choice_none = True
+    server.script(long_answer())
     await on_submit(state, "hello")
     server.script(Text(SUMMARY))
     await compact.run_compact(state)
@@ -204,6 +206,7 @@ async def test_endpoint_rejecting_tool_choice_none_falls_back(make_state, worksp
 
 async def test_checkpoints_into_compacted_messages_are_dropped(make_state, workspace, server):
     state = make_state()
+    server.script(long_answer(1), long_answer(2))
     await on_submit(state, "one")
     await on_submit(state, "two")
     assert len(state.file_history.checkpoints) == 2

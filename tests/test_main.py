@@ -143,11 +143,11 @@ async def test_undo_and_clear_commands(make_state, workspace, server, lang):
 
 
 async def test_prefix_stays_identical_after_mentions_and_a_compaction(make_state, workspace, server):
-    from tests.builders import responder, script_forever
+    from tests.builders import long_answer, responder, script_forever
 
     (workspace / "spec.md").write_text("# Spec\nThe answer is 42.\n")
     state = make_state()
-    script_forever(server, responder([]))
+    script_forever(server, responder([long_answer(1), long_answer(2)]))
     await main.on_submit(state, "read @spec.md")
     await main.on_submit(state, "and then?")
     first, second = server.requests[-2]["body"], server.requests[-1]["body"]

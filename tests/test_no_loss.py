@@ -10,8 +10,8 @@ from agent.background import cancel_background
 from agent.events import CompactionFinished
 from agent.summary import USER_MESSAGE_MAX_CHARS, is_summary
 from main import on_submit
-from tests.builders import is_compaction, note, responder, script_forever
-from tests.fake_openai import Slow, Text, ToolCalls
+from tests.builders import is_compaction, long_answer, note, responder, script_forever
+from tests.fake_openai import Slow, ToolCalls
 
 
 def _summary_text(state) -> str:
@@ -38,12 +38,12 @@ async def test_files_touched_are_listed_from_the_records(make_state, workspace, 
     state = make_state()
     (workspace / "b.py").write_text("a = 1\nb = 2\n")
     script_forever(server, responder([
-        ToolCalls([("write_file", {"path": "a.py", "content": "print('a')\n"})]), Text("ok"),
-        ToolCalls([("read_file", {"path": "b.py"})]), Text("ok"),
-        ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 1", "new_string": "a = 10"})]), Text("ok"),
-        ToolCalls([("edit_file", {"path": "b.py", "old_string": "b = 2", "new_string": "b = 20"})]), Text("ok"),
-        ToolCalls([("write_file", {"path": "c.py", "content": "tmp\n"})]), Text("ok"),
-        ToolCalls([("edit_file", {"path": "missing.py", "old_string": "x", "new_string": "y"})]), Text("ok"),
+        ToolCalls([("write_file", {"path": "a.py", "content": "print('a')\n"})]), long_answer(),
+        ToolCalls([("read_file", {"path": "b.py"})]), long_answer(),
+        ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 1", "new_string": "a = 10"})]), long_answer(),
+        ToolCalls([("edit_file", {"path": "b.py", "old_string": "b = 2", "new_string": "b = 20"})]), long_answer(),
+        ToolCalls([("write_file", {"path": "c.py", "content": "tmp\n"})]), long_answer(),
+        ToolCalls([("edit_file", {"path": "missing.py", "old_string": "x", "new_string": "y"})]), long_answer(),
     ], summary="<summary>1. Worked on some files.</summary>"))
     for text in ["create a", "look at b", "edit b", "edit b again", "create c", "edit missing"]:
         await on_submit(state, text)
@@ -60,7 +60,7 @@ async def test_files_touched_are_listed_from_the_records(make_state, workspace, 
     await on_submit(state, "edit b once more")  # smart default: no tool; just chat
     state.read_file_state.record(workspace / "b.py")
     script_forever(server, responder([
-        ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 10", "new_string": "a = 11"})]), Text("ok"),
+        ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 10", "new_string": "a = 11"})]), long_answer(),
     ], summary="<summary>1. More work.</summary>"))
     await on_submit(state, "edit b third time")
     await compact.run_compact(state)
@@ -70,7 +70,8 @@ async def test_files_touched_are_listed_from_the_records(make_state, workspace, 
 
 async def test_incremental_summary_updates_the_previous_one(make_state, workspace, server):
     state = make_state()
-    script_forever(server, responder([], summary="<summary>1. FIRST SUMMARY about the parser.</summary>"))
+    first = "<summary>1. FIRST SUMMARY about the parser.</summary>"
+    script_forever(server, responder([long_answer(1), long_answer(2)], summary=first))
     await on_submit(state, "build the parser")
     await compact.run_compact(state)
     first_archive = state.stats.last_archive
@@ -90,6 +91,7 @@ async def test_incremental_summary_updates_the_previous_one(make_state, workspac
 
 async def test_compact_undo_restores_history_and_checkpoints(make_state, workspace, server):
     state = make_state()
+    server.script(long_answer(1), long_answer(2))
     await on_submit(state, "one")
     await on_submit(state, "two")
     original = [m.parts for m in state.history]

@@ -13,7 +13,7 @@ from agent.events import CompactionFinished
 from agent.loop import warm_up
 from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
 from main import on_submit
-from tests.builders import big_files, chat, is_compaction, note, responder, script_forever
+from tests.builders import big_files, chat, is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
 
 
@@ -50,7 +50,7 @@ async def test_after_turns_with_tools_and_reasoning(make_state, workspace, serve
     state = make_state(model="deepseek-v4-flash")
     (workspace / "a.py").write_text("print('a')\n")
     server.script(ToolCalls([("read_file", {"path": "a.py"})], reasoning="look at a.py first"),
-                  Text("a.py prints a", reasoning="it is one line"))
+                  Text(long_answer().content, reasoning="it is one line"))
     await on_submit(state, "what does a.py do?")
     server.script(Text("你好，有什么可以帮忙？", reasoning="用中文回答"))
     await on_submit(state, "你好")
@@ -91,6 +91,7 @@ async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, work
 
 async def test_not_reused_when_the_history_was_rebuilt(make_state, workspace, server, both_ways):
     state = make_state()
+    server.script(long_answer())
     await on_submit(state, "hello")
     # The same messages, but not the same objects: as after loading the session from disk.
     state.history = [m.__class__(**{f: getattr(m, f) for f in m.__dataclass_fields__}) for m in state.history]
@@ -105,6 +106,7 @@ async def test_other_instructions_fall_back_to_the_whole_request(make_state, wor
     path = debuglog.enable()
     try:
         state = make_state()
+        server.script(long_answer())
         await on_submit(state, "hello")
         sent = state.recorder.last
         sent.messages = [{"role": "system", "content": "other instructions"}, *sent.messages[1:]]

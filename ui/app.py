@@ -16,7 +16,6 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.config import data_home
-from agent.context import context_tokens
 from agent.i18n import t
 from agent.state import AppState
 from ui.render import Renderer
@@ -111,21 +110,19 @@ class App:
     # --- the prompt ------------------------------------------------------------------------
 
     def toolbar(self) -> HTML:
+        from html import escape
+
+        from agent.gauge import gauge_text, read_gauge
+
         state = self.state
-        window = state.config.context_window
-        used = 0
-        # Until the agent is built (in the background, after start-up) the prefix is not measured:
-        # computing it here would block the first paint of the prompt for a second.
-        if state.fixed_prefix_tokens is not None:
-            try:
-                used = context_tokens(state)
-            except Exception:  # noqa: BLE001 - the toolbar must never crash the prompt
-                used = 0
-        pct = 100 * used / window if window else 0
+        try:
+            text = gauge_text(read_gauge(state, measure=False), self.lang)
+        except Exception:  # noqa: BLE001 - the toolbar must never crash the prompt
+            text = "?"
         assumed = "" if state.config.window_known else "?"
         folder = _short_path(state.workspace)
-        gauge = t("toolbar_context", self.lang, pct=f"{pct:.0f}", window=f"{window:,}{assumed}")
-        return HTML(f" {state.config.model} · {folder} · {gauge} ")
+        gauge = t("toolbar_context", self.lang, gauge=text)
+        return HTML(escape(f" {state.config.model} · {folder} · {gauge}{assumed} "))
 
     def _prompt_session(self) -> PromptSession:
         bindings = KeyBindings()
@@ -152,6 +149,10 @@ class App:
             def first_paint(_app: object) -> None:
                 self.session.app.after_render -= first_paint
                 on_first_paint()
+                # The gauge has its figure once the warm-up has measured the prefix: redraw it then.
+                ready = self.state.ready
+                if ready is not None:
+                    ready.add_done_callback(lambda _f: self.session.app.invalidate())
 
             self.session.app.after_render += first_paint
         while self.running:

@@ -113,15 +113,20 @@ async def cmd_compact(app: App, args: str) -> None:
 
 async def _compact_undo(app: App) -> None:
     state = app.state
-    if not session.list_archives(state.session_id, state.workspace):
-        app.say(t("undo_nothing", app.lang), "yellow")
+    try:
+        plan = compact.plan_undo(state)
+    except NothingToCompact as exc:
+        app.say(str(exc), "yellow")
         return
-    question = ("用最近的存档替换当前历史？" if app.lang == "zh"
-                else "Replace the current history with the newest archive?")
-    if not await app.confirm(question):
+    # Said before asking: what happens to the turns made since that compaction.
+    if plan.later is None:
+        app.say(t("undo_later_unknown", app.lang, n=len(state.history)), "yellow")
+    elif plan.later_turns:
+        app.say(t("undo_keeps_later", app.lang, n=plan.later_turns), "cyan")
+    if not await app.confirm(t("undo_question", app.lang)):
         return
     cancel_background(state)
-    archive, saved, count = compact.undo_compaction(state)
+    archive, saved, count = compact.undo_compaction(state, plan)
     app.say(t("undo_done", app.lang, archive=archive, n=count, saved=saved), "cyan")
 
 

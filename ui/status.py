@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 import session
-from agent.context import context_tokens, threshold
+from agent.gauge import gauge_text, read_gauge
 from agent.state import AppState
 
 BAR_WIDTH = 30
@@ -26,23 +26,23 @@ def status_lines(state: AppState) -> list[Text | str]:
     zh = state.lang == "zh"
     cfg = state.config
     stats = state.stats
-    used = context_tokens(state)
-    limit = threshold(state)
-    window = cfg.context_window
+    gauge = read_gauge(state)
+    used, limit, window = gauge.used or 0, gauge.threshold, gauge.window
     left = max(0.0, 100 * (limit - used) / limit) if limit else 0.0
     known = ("已知" if zh else "known") if cfg.window_known else ("假定" if zh else "assumed")
     hit_pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
     auto = ("开" if zh else "on") if cfg.auto_compact and not state.auto_compact_off_reason else (
         ("关" if zh else "off") + (f" ({state.auto_compact_off_reason})" if state.auto_compact_off_reason else ""))
-    gauge = Text(f"上下文：{used:,} / {limit:,}（压缩阈值）/ {window:,}（窗口，{known}） " if zh
-                 else f"Context: {used:,} / {limit:,} (threshold) / {window:,} (window, {known}) ")
-    gauge.append_text(_bar(used, limit, window))
+    where = (f"自动压缩阈值 {limit:,} · 窗口大小{known} " if zh
+             else f"auto-compact at {limit:,} · window size {known} ")
+    line = Text(f"{'上下文' if zh else 'Context'}: {gauge_text(gauge, state.lang)} · " + where)
+    line.append_text(_bar(used, limit, window))
     session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
         f"{'模型' if zh else 'Model'}: {cfg.model}   Base URL: {cfg.endpoint}",
         f"{'会话' if zh else 'Session'}: {state.session_id}   {session_path}",
         f"{'消息' if zh else 'Messages'}: {len(state.history):,}",
-        gauge,
+        line,
         (f"距离自动压缩还剩 {left:.0f}%（自动压缩：{auto}）" if zh
          else f"{left:.0f}% left until auto-compact (auto-compact: {auto})"),
         (f"Token 用量：{stats.requests} 次请求，输入 {stats.input_tokens:,}（缓存命中 {stats.cache_hit_tokens:,}，"

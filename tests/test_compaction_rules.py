@@ -1,0 +1,110 @@
+"""The pure decisions of a compaction (values in, values out), beside the code they pin."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+
+from agent import tokens
+from agent.budgets import REBUILT_SHARE, plan, restore_room
+from agent.prompts import load_prompt
+from agent.summary import carried_user_messages, missing_user_messages, strip_wrapper
+from agent.tiers import PLACEHOLDER, clear_tool_results
+from agent.undo import count_turns, later_messages
+from compact import refuse_result
+
+CLEARED = PLACEHOLDER.split(":")[0]
+
+
+def _read(n: int, size: int = 400) -> tuple[ModelResponse, ModelRequest]:
+    call = ToolCallPart("read_file", {"path": f"f{n}.txt"}, tool_call_id=f"c{n}")
+    result = ToolReturnPart("read_file", f"content of f{n} " * size, tool_call_id=f"c{n}")
+    return ModelResponse(parts=[call]), ModelRequest(parts=[result])
+
+
+def _results(messages) -> list[str]:
+    return [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, ToolReturnPart)]
+
+
+def test_results_after_the_last_response_are_never_cleared() -> None:
+    old_call, old_result = _read(0)
+    calls = ModelResponse(parts=[ToolCallPart("read_file", {"path": f"n{i}.txt"}, tool_call_id=f"n{i}")
+                                 for i in range(3)])
+    unseen = ModelRequest(parts=[ToolReturnPart("read_file", f"new {i} " * 2_000, tool_call_id=f"n{i}")
+                                 for i in range(3)])
+    history = [ModelRequest(parts=[UserPromptPart("go")]), old_call, old_result, calls, unseen]
+    cleared, saved = clear_tool_results(history, keep_tokens=0)
+    assert cleared[-1] is unseen  # not sent yet: kept whatever the budget
+    assert CLEARED in _results(cleared)[0] and saved > 0
+
+
+def test_results_are_cleared_oldest_first() -> None:
+    """A newer result that does not fit is not cleared while an older, smaller one is kept."""
+    small_call, small = _read(0, size=100)
+    big_call, big = _read(1, size=2_000)
+    newest_call, newest = _read(2, size=100)
+    history = [ModelRequest(parts=[UserPromptPart("go")]), small_call, small, big_call, big, newest_call, newest,
+               ModelResponse(parts=[TextPart("done")])]
+    keep = tokens.count_text(newest.parts[0].content) + tokens.count_text(small.parts[0].content) + 10
+    cleared, _ = clear_tool_results(history, keep_tokens=keep)
+    kept = [CLEARED not in r for r in _results(cleared)]
+    assert kept == [False, False, True]
+
+
+def test_user_messages_carried_newest_first_within_the_budget() -> None:
+    messages = [f"message {i}: " + "word " * 200 for i in range(10)]
+    cost = tokens.count_text(messages[0])
+    carried = carried_user_messages(messages, budget=int(cost * 3.5), lang="en")
+    assert carried[-3:] == messages[-3:]  # the newest, whole and in order
+    assert len(carried) == 4 and "characters cut" in carried[0]  # the one crossing the budget, cut
+    assert carried[0].startswith("message 6: word")
+    assert sum(tokens.count_texts(carried)) <= int(cost * 3.5)
+
+
+def test_a_carried_message_counts_as_quoted_up_to_its_cut_marker() -> None:
+    cut = carried_user_messages(["keep this exact wording " * 40], budget=40, lang="en")[0]
+    head = cut.split(" [...")[0]
+    assert missing_user_messages(f"summary quoting {head} and more", [cut], "en") == []
+    assert missing_user_messages("a summary that forgot it", [cut], "en") == [cut]
+
+
+def test_strip_wrapper_removes_our_header_and_titles_in_both_languages() -> None:
+    for lang in ("en", "zh"):
+        wrapper = load_prompt("summary_wrapper", lang).format(summary="1. OLD SUMMARY", transcript="/t.jsonl")
+        copied = f"1. New work.\n5. All user messages:\n- {wrapper}\n- fix the bug"
+        text = strip_wrapper(copied)
+        header = wrapper.splitlines()[0]
+        assert header not in text and "1. OLD SUMMARY" in text and "- fix the bug" in text
+
+
+def test_a_result_not_smaller_or_over_the_threshold_is_refused() -> None:
+    assert refuse_result(5_619, 10_177, 6_168) == "compact_not_smaller"
+    assert refuse_result(9_000, 9_000, 6_168) == "compact_not_smaller"
+    assert refuse_result(9_000, 7_000, 6_168) == "compact_over_threshold"
+    assert refuse_result(9_000, 2_000, 6_168) is None
+
+
+def test_budgets_stay_under_the_target_and_give_back_what_the_summary_leaves() -> None:
+    assert REBUILT_SHARE <= 0.7
+    budgets = plan(8_192, 6_317, 1_165)
+    assert restore_room(budgets, 1_165, used=0) == budgets.restore
+    assert restore_room(budgets, 1_165, used=budgets.target) == 0
+    assert 0 < restore_room(budgets, 1_165, used=budgets.target - 1_165 - 100) <= 100
+
+
+def test_later_messages_and_their_turns() -> None:
+    rebuilt = [ModelRequest(parts=[UserPromptPart("summary")], metadata={"compact_summary": "s"})]
+    later = [ModelRequest(parts=[UserPromptPart("three")]), ModelResponse(parts=[TextPart("ok")]),
+             ModelRequest(parts=[UserPromptPart("four")]), ModelResponse(parts=[TextPart("ok")])]
+    found = later_messages(rebuilt + later, len(rebuilt))
+    assert [m.parts for m in found] == [m.parts for m in later] and count_turns(found) == 2
+    assert later_messages(rebuilt + later, None) is None
+    assert later_messages(rebuilt, 5) == []
+
+
+def test_the_summary_message_names_only_the_newest_transcripts(tmp_path) -> None:
+    from agent.summary import ARCHIVES_SHOWN, SummaryParts, render_summary
+
+    archives = [f"/archive/{n}.jsonl" for n in range(ARCHIVES_SHOWN + 4)]
+    text = render_summary(SummaryParts("s", archives), "en", tmp_path)
+    assert all(a in text for a in archives[-ARCHIVES_SHOWN:]) and archives[0] not in text

@@ -1,0 +1,60 @@
+"""Issue 13, item 7: one figure for the context used, shown alike; session totals survive a resume."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from prompt_toolkit.formatted_text import to_plain_text
+
+import main
+from agent.context import fixed_prefix_tokens
+from ui.app import App
+from ui.status import status_lines
+
+FIGURE = re.compile(r"[0-9,]+ / [0-9,]+ \([0-9]+%\)")
+
+
+def _status(state) -> str:
+    return "\n".join(str(line) for line in status_lines(state))
+
+
+async def test_toolbar_and_status_show_the_same_figure(make_state, server):
+    state = make_state(context_window=8_000)
+    app = App(state, main.submit)
+    # Before the warm-up has measured the prefix the toolbar has no figure, and says so.
+    assert state.fixed_prefix_tokens is None
+    before = to_plain_text(app.toolbar())
+    assert "0%" not in before and "…" in before
+
+    fixed_prefix_tokens(state)  # what the warm-up does
+    shown = FIGURE.findall(to_plain_text(app.toolbar()))
+    assert shown and shown == FIGURE.findall(_status(state))
+    assert shown[0].startswith(f"{state.fixed_prefix_tokens:,} / 8,000")
+
+    await main.on_submit(state, "hello there")
+    assert FIGURE.findall(to_plain_text(app.toolbar())) == FIGURE.findall(_status(state))
+
+
+async def test_session_totals_survive_a_resume(make_state, server, capsys):
+    state = make_state()
+    await main.print_mode(state, "hello")
+    await main.print_mode(state, "and again")
+    totals = dataclasses.asdict(state.stats)
+    assert totals["requests"] == 2 and totals["input_tokens"] > 0
+
+    resumed = main.start_state(main.parse_args(["--continue"]), state.config)
+    try:
+        assert resumed.session_id == state.session_id
+        assert dataclasses.asdict(resumed.stats) == totals
+        await main.print_mode(resumed, "once more")
+        assert resumed.stats.requests == 3
+        assert resumed.stats.input_tokens > totals["input_tokens"]
+    finally:
+        resumed.lock.release()
+        if resumed.agent is not None:
+            await resumed.agent.model.client.close()
+    # A new session starts from zero.
+    fresh = main.start_state(main.parse_args([]), state.config)
+    fresh.lock.release()
+    assert fresh.stats.requests == 0
