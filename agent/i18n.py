@@ -100,6 +100,30 @@ TEXTS: dict[str, tuple[str, str]] = {
         "会话文件：跳过了 {n} 行无法读取的内容：{first}",
     ),
     "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
+    "approve_run": ("Run command", "运行命令"),
+    "approve_write": ("Write to this file, {why}", "写入这个文件，{why}"),
+    "approve_lines": ("{n} line(s), shown whole", "共 {n} 行，完整显示"),
+    "approve_blank_lines": ("{n} empty lines", "{n} 个空行"),
+    "approve_question": (
+        "Allow? (the {n} line(s) above) [y]es / [n]o / [a]lways: ",
+        "允许？（上面 {n} 行）[y]是 / [n]否 / [a]本会话一直允许: ",
+    ),
+    "write_reason_git": (
+        "a file under .git/ (git runs the programs its config and hooks name)",
+        "这是 .git/ 下的文件（git 会运行其配置和钩子指定的程序）",
+    ),
+    "write_reason_links": (
+        "a file with {n} hard links (another name may be outside the workspace); "
+        "this name gets the new content, the other names keep the old",
+        "这个文件有 {n} 个硬链接（别的名字可能在工作区之外）；"
+        "新内容只写到这个名字，其他名字保留旧内容",
+    ),
+    "data_home_unusable": (
+        "Cannot use the data folder {path} ({error}): sessions could not be saved. "
+        "Make it writable, free some space, or set CODING_AGENT_HOME to another folder.",
+        "无法使用数据目录 {path}（{error}）：会话无法保存。"
+        "请让它可写、腾出空间，或把 CODING_AGENT_HOME 设为别的目录。",
+    ),
 }
 
 

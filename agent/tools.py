@@ -14,7 +14,9 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
-from agent.file_state import ReadFileState, file_lines, looks_binary
+from agent import write_guard
+from agent.atomic import replace_file
+from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.shell import execute
 from agent.state import AppState
 from agent.workspace import PathError, iter_files, match_glob, resolve_path
@@ -98,7 +100,7 @@ def read_for_model(
         target = resolve_path(path, workspace, readable_roots=_readable_roots(workspace))
         if target.is_dir():
             raise ToolError(f"{path} is a directory; use list_files")
-        with target.open("rb") as f:
+        with open_regular(target) as f:
             if looks_binary(f):
                 raise ToolError(f"{path} looks binary (NUL bytes); read_file only reads text")
             text = _numbered(f, offset, limit)
@@ -107,6 +109,8 @@ def read_for_model(
         raise ToolError(str(exc)) from exc
     except FileNotFoundError as exc:
         raise ToolError(f"no such file: {path}") from exc
+    except NotRegularFile as exc:
+        raise ToolError(f"{path} is not a regular file (a FIFO, device or socket); read_file only reads files") from exc
     except OSError as exc:
         raise ToolError(f"cannot read {path}: {exc.strerror or exc}") from exc
     return text
@@ -142,23 +146,28 @@ def _diff(old: bytes, new: bytes, name: str) -> str:
     return cap_text(text, DIFF_CAP)
 
 
-def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
+async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
     try:
         target = resolve_path(path, ctx.deps.workspace, write=True)
     except PathError as exc:
         raise ToolError(str(exc)) from exc
-    if target.is_dir():
-        raise ToolError(f"{path} is a directory")
+    if refused := write_guard.refusal(target):
+        raise ToolError(refused)
+    risk = write_guard.approval_reason(path, target, ctx.deps.workspace)
+    if risk and not await write_guard.approved(ctx.deps, _display(target, ctx.deps.workspace), risk):
+        raise ToolError(f"the user declined this write to {path}: it is {risk.text('en')}")
     return target
 
 
 def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
     ctx.deps.file_history.record_before_write(target)
+    existed = target.exists()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(new)
+        replace_file(target, new)
     except OSError as exc:
-        raise ToolError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        kept = "the original file is untouched" if existed else "nothing was written"
+        raise ToolError(f"cannot write {target}: {exc.strerror or exc}; {kept}") from exc
     ctx.deps.read_file_state.record(target, new)
     diff = _diff(old, new, _display(target, ctx.deps.workspace))
     # The model only sees return_value; metadata reaches the UI through the ToolReturnPart.
@@ -175,7 +184,7 @@ async def write_file(ctx: RunContext[AppState], path: str, content: str) -> Tool
         content: The complete new content of the file.
     """
     try:
-        target = _target_for_write(ctx, path)
+        target = await _target_for_write(ctx, path)
         existed = target.exists()
         if existed and (stale := ctx.deps.read_file_state.check_fresh(target)):
             raise ToolError(stale)
@@ -241,7 +250,7 @@ async def edit_file(
             raise ToolError("old_string is empty; use write_file to create or overwrite a file")
         if old_string == new_string:
             raise ToolError("old_string and new_string are identical; nothing to change")
-        target = _target_for_write(ctx, path)
+        target = await _target_for_write(ctx, path)
         if not target.exists():
             raise ToolError(f"no such file: {path}; use write_file to create it")
         if stale := ctx.deps.read_file_state.check_fresh(target):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -63,13 +64,50 @@ _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "ve
               ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 
+# git runs on a workspace the model can write to, so nothing in that workspace may make it run a
+# program: no repository config that names one (fsmonitor, hooks, pager), no implicit bare repository
+# (a HEAD, config, objects/ and refs/ the model wrote at the top), and an environment that holds none
+# of our keys. Command-line -c settings outrank every config file git reads.
+GIT_SAFETY = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+              "-c", "safe.bareRepository=explicit", "-c", "protocol.allow=never", "-c", "core.untrackedCache=false")
+
+
+def _safe_path_dirs(workspace: Path) -> str:
+    """PATH without relative entries or entries inside the workspace (a `git` the model wrote)."""
+    root = str(workspace.resolve())
+    dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep)
+            if os.path.isabs(d) and not (d == root or d.startswith(root + os.sep))]
+    return os.pathsep.join(dirs)
+
+
+def git_env(workspace: Path) -> dict[str, str]:
+    """A fixed, minimal environment for git: no keys, no system or user config, no prompts."""
+    return {
+        "PATH": _safe_path_dirs(workspace),
+        "LC_ALL": "C",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_OPTIONAL_LOCKS": "0",  # a listing must not write the index
+        "GIT_PAGER": "cat",
+        "PAGER": "cat",
+    }
+
+
+def git_argv(workspace: Path, *args: str) -> list[str] | None:
+    """`git <safety settings> <args>`, or None when no git is installed outside the workspace."""
+    git = shutil.which("git", path=_safe_path_dirs(workspace))
+    return [git, "--no-pager", *GIT_SAFETY, *args] if git else None
+
+
 def _git_files(base: Path) -> list[str] | None:
     """Files git knows under `base` (tracked or untracked, not ignored); None outside a repo."""
+    argv = git_argv(base, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if argv is None:
+        return None
     try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=base, capture_output=True, timeout=30,
-        )
+        done = subprocess.run(argv, cwd=base, env=git_env(base), stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:

@@ -17,7 +17,9 @@ from rich.text import Text
 
 from agent.config import data_home
 from agent.context import context_tokens
+from agent.i18n import t
 from agent.state import AppState
+from ui.approval import clear_typeahead, command_view
 from ui.render import Renderer
 
 OnSubmit = Callable[["App", str], Awaitable[None]]
@@ -84,21 +86,39 @@ class App:
 
     # --- questions asked while a turn runs -------------------------------------------------
 
-    async def ask(self, question: str) -> str:
+    async def ask(self, question: str, *, fresh_keys: bool = False) -> str:
+        """One answer typed at `question`. With `fresh_keys`, only keys typed once the question is
+        on screen count: the model asks while the user may still be typing at what came before."""
         self.renderer.stop_spinner()
+        session: PromptSession = PromptSession()
+        drawn = False
+
+        def forget_earlier_keys(*_: object) -> None:
+            nonlocal drawn
+            if not drawn:
+                drawn = True
+                clear_typeahead(session.app.input)
+
+        if fresh_keys:
+            session.app.after_render += forget_earlier_keys
         try:
             # handle_sigint=False: prompt-toolkit would otherwise take over SIGINT and, on leaving,
             # remove the handler that lets Ctrl-C cancel the rest of the turn.
-            return (await PromptSession().prompt_async(question, handle_sigint=False)).strip().lower()
+            return (await session.prompt_async(
+                question, handle_sigint=False,
+                pre_run=(lambda: clear_typeahead(session.app.input)) if fresh_keys else None,
+            )).strip().lower()
         except (KeyboardInterrupt, EOFError):
             # Ctrl-C at a question cancels the whole turn, the same as Ctrl-C anywhere else in it.
             raise asyncio.CancelledError() from None
 
-    async def approve(self, command: str) -> str:
-        zh = self.lang == "zh"
-        self.say(("运行命令：" if zh else "Run command: ") + command, "bold yellow")
-        question = "允许？[y]是 / [n]否 / [a]本会话一直允许: " if zh else "Allow? [y]es / [n]o / [a]lways: "
-        answer = await self.ask(question)
+    async def approve(self, command: str, why: str | None = None) -> str:
+        """Ask before a command runs (or, with `why`, before a write to the path `command`)."""
+        self.renderer.end_answer()
+        header = t("approve_write", self.lang, why=why) if why else t("approve_run", self.lang)
+        view, lines = command_view(command, self.lang, header)
+        self.console.print(view)
+        answer = await self.ask(t("approve_question", self.lang, n=lines), fresh_keys=True)
         self.renderer.wait()
         return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
 

@@ -21,6 +21,7 @@ from agent.events import (
     UsageUpdate,
 )
 from agent.i18n import t
+from ui.approval import plain
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -104,7 +105,7 @@ class Renderer:
         elif isinstance(event, Notice):
             self.end_answer()
             style = {"error": "bold red", "warn": "yellow"}.get(event.level, "cyan")
-            self.console.print(Text(event.text, style=style))
+            self.console.print(Text(plain(event.text), style=style))
 
     def _flush_thinking(self) -> None:
         if self._thinking:
@@ -113,7 +114,7 @@ class Renderer:
 
     def _preview(self, label: str, text: str, width: int) -> None:
         """A long text shown collapsed: its size and its start, dimmed."""
-        first = " ".join(text.split())[:width]
+        first = plain(" ".join(text.split())[:width])
         self.console.print(Text(f"▸ {label} ({len(text):,} chars): {first}…", style="dim italic"))
 
     def _on_text(self, delta: str) -> None:
@@ -127,7 +128,8 @@ class Renderer:
             self._live = Live(console=self.console, refresh_per_second=8, vertical_overflow="visible")
             self._live.start()
         self._text += delta
-        self._live.update(Markdown(self._text))
+        # The model's text may carry escape sequences: shown as escapes, never sent to the terminal.
+        self._live.update(Markdown(plain(self._text)))
 
     def end_answer(self) -> None:
         """Close the streamed answer (before tools, notices, or at the end of the turn)."""
@@ -136,14 +138,14 @@ class Renderer:
         if self._live is not None:
             from rich.markdown import Markdown
 
-            self._live.update(Markdown(self._text))
+            self._live.update(Markdown(plain(self._text)))
             self._live.stop()
             self._live = None
             self._text = ""
 
     def _on_tool_call(self, event: ToolCallStarted) -> None:
         key = MAIN_ARG.get(event.tool_name)
-        arg = str(event.args.get(key, "")) if key else ""
+        arg = plain(str(event.args.get(key, ""))) if key else ""
         if len(arg) > 100:
             arg = arg[:97] + "..."
         line = Text("⏺ ", style="cyan")
@@ -157,7 +159,7 @@ class Renderer:
         self.stop_spinner()
         if event.is_error:
             first = event.content.strip().splitlines()[0] if event.content.strip() else "error"
-            self.console.print(Text(f"  ⎿ {first[:200]}", style="red"))
+            self.console.print(Text(f"  ⎿ {plain(first[:200])}", style="red"))
         else:
             lines = event.content.count("\n") + 1 if event.content else 0
             self.console.print(Text(f"  ⎿ {lines:,} lines, {len(event.content):,} chars", style="dim"))
@@ -165,7 +167,7 @@ class Renderer:
             from rich.syntax import Syntax
 
             diff_lines = event.diff.splitlines()
-            shown = "\n".join(diff_lines[:DIFF_MAX_LINES])
+            shown = plain("\n".join(diff_lines[:DIFF_MAX_LINES]))
             if len(diff_lines) > DIFF_MAX_LINES:
                 shown += f"\n… {len(diff_lines) - DIFF_MAX_LINES} more lines"
             self.console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
