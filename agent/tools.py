@@ -6,7 +6,9 @@ ModelRetry would end the run once the retry budget ran out, while a plain answer
 
 from __future__ import annotations
 
+import asyncio
 import difflib
+import os
 import re
 from pathlib import Path
 from typing import BinaryIO
@@ -14,10 +16,10 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
-from agent import write_guard
+from agent import grep_worker, write_guard
 from agent.atomic import replace_file
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
-from agent.shell import execute
+from agent.shell import command_env, execute
 from agent.state import AppState
 from agent.workspace import PathError, iter_files, match_glob, resolve_path
 
@@ -29,6 +31,7 @@ LIST_CAP = 1000  # paths list_files shows
 GREP_CAP = 200  # matching lines grep shows
 GREP_LINE_CAP = 500  # characters shown of a matching line
 MAX_TIMEOUT = 600
+GREP_TIMEOUT = 20.0  # seconds a grep may search (CODING_AGENT_GREP_TIMEOUT)
 
 
 class ToolError(Exception):
@@ -293,22 +296,24 @@ def list_files(ctx: RunContext[AppState], pattern: str = "**/*") -> str:
     return shown
 
 
-def _grep_file(path: Path, name: str, regex: re.Pattern[str], found: list[str]) -> None:
-    try:
-        with path.open("rb") as f:
-            if looks_binary(f):
-                return
-            for n, line in enumerate(file_lines(f, LINE_CAP), start=1):
-                if regex.search(line):
-                    shown = line if len(line) <= GREP_LINE_CAP else line[:GREP_LINE_CAP] + " [...]"
-                    found.append(f"{name}:{n}:{shown}")
-                    if len(found) > GREP_CAP:
-                        return
-    except OSError:
-        pass  # unreadable files are skipped like binaries
+def _grep_targets(base: Path, workspace: Path) -> list[tuple[str, str]]:
+    """(path, shown name) of each file to search: in the workspace or the archive, symlinks included."""
+    files = [(base, _display(base, workspace))] if base.is_file() else [
+        (base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))
+    ]
+    roots = _readable_roots(workspace)
+    targets = []
+    for file, name in files:
+        try:
+            # A symlink inside the workspace may point out of it: its content is off limits too.
+            resolve_path(str(file), workspace, readable_roots=roots)
+        except PathError:
+            continue
+        targets.append((str(file), name))
+    return targets
 
 
-def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
+async def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     """Search files for a regular expression (Python syntax; `(?i)` for case-insensitive).
 
     Prints matching lines as `file:line:text`. Searches a directory recursively, skipping
@@ -320,7 +325,7 @@ def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     """
     workspace = ctx.deps.workspace
     try:
-        regex = re.compile(pattern)
+        re.compile(pattern)
         base = resolve_path(path, workspace, readable_roots=_readable_roots(workspace))
     except re.error as exc:
         return f"Error: invalid regular expression: {exc}"
@@ -328,21 +333,16 @@ def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
         return f"Error: {exc}"
     if not base.exists():
         return f"Error: no such file or directory: {path}"
-    found: list[str] = []
-    files = [(base, _display(base, workspace))] if base.is_file() else [
-        (base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))
-    ]
-    roots = _readable_roots(workspace)
-    for file, name in files:
-        try:
-            # A symlink inside the workspace may point out of it: its content is off limits too.
-            resolve_path(str(file), workspace, readable_roots=roots)
-        except PathError:
-            continue
-        _grep_file(file, name, regex, found)
-        if len(found) > GREP_CAP:
-            found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]
-            break
+    files = await asyncio.to_thread(_grep_targets, base, workspace)
+    timeout = float(os.environ.get("CODING_AGENT_GREP_TIMEOUT", GREP_TIMEOUT))
+    outcome = await grep_worker.run(pattern, files, line_cap=LINE_CAP, show_cap=GREP_LINE_CAP,
+                                    max_matches=GREP_CAP, timeout=timeout, env=command_env())
+    found = outcome.lines
+    if len(found) > GREP_CAP:
+        found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]
+    if outcome.timed_out:
+        found.append(f"[grep stopped after {timeout:g} s: the pattern is too slow on these files (nested "
+                     "repetition such as (a+)+ backtracks exponentially); any matches above are partial]")
     return "\n".join(found) if found else "No matches"
 
 

@@ -224,7 +224,8 @@ def hostile_paths(base: Path) -> Tally:
 
     def refused(path: str) -> list[str]:
         with harness.data_home(home):
-            answers = [read_file(ctx, path), grep(ctx, ".", path), text(asyncio.run(write_file(ctx, path, "x"))),
+            answers = [read_file(ctx, path), asyncio.run(grep(ctx, ".", path)),
+                       text(asyncio.run(write_file(ctx, path, "x"))),
                        text(asyncio.run(edit_file(ctx, path, "SECRET", "x")))]
             _, notices = build_mention_messages([path], state)
         leaks = [a for a in answers if "SECRET" in a or not (a.startswith("Error:") or a == "No matches")]
