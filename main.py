@@ -83,6 +83,8 @@ def load_session(state: AppState, session_id: str) -> list:
     loaded = session.load(session_id, state.workspace)
     if loaded.skipped:
         state.emit(Notice(t("skipped_lines", state.lang, n=len(loaded.skipped), first=loaded.skipped[0]), "warn"))
+    for note in loaded.cut:
+        state.emit(Notice(t("cut_line", state.lang, **note), "warn"))
     if not loaded.messages:
         return loaded.messages
     from agent.loop import repair_history
@@ -243,6 +245,10 @@ def check_config(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = build_config(args)
+    from agent.keys import scrub_environment
+
+    # The key is in config.api_key now; nothing this process starts may find it (agent.keys).
+    scrub_environment()
     try:
         check_config(config)
     except ValueError as exc:
@@ -252,18 +258,25 @@ def main(argv: list[str] | None = None) -> int:
         print("No API key: set API_KEY or DEEPSEEK_API_KEY (or use --base-url for a local endpoint).",
               file=sys.stderr)
         return 2
-    if config.debug:
-        from agent import debuglog
-
-        debuglog.enable()
     from agent import tokens
 
     if args.prompt is not None:
         tokens.preload()  # one-shot: nothing to show first, load the tokenizer meanwhile
     try:
+        if config.debug:
+            from agent import debuglog
+
+            debuglog.forget_secret(config.api_key)
+            debuglog.enable()
         state = start_state(args, config)
     except session.SessionLocked as exc:
         print(str(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:  # a read-only or full data folder: one line, not a traceback
+        from agent.config import data_home
+
+        where = exc.filename or data_home()
+        print(t("data_home_unusable", config.lang, path=where, error=exc.strerror or exc), file=sys.stderr)
         return 2
     if args.prompt is not None:
         return asyncio.run(print_mode(state, args.prompt))

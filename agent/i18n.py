@@ -100,6 +100,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "会话文件：跳过了 {n} 行无法读取的内容：{first}",
     ),
     "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
+    "cut_line": (
+        "Session file, line {line}: a {mb:.1f} MB message is too large to resume whole; {texts} text(s) in it "
+        "were cut to {keep:,} characters ({left_out:,} left out here; the file keeps them).",
+        "会话文件第 {line} 行：一条 {mb:.1f} MB 的消息太大，无法完整恢复；其中 {texts} 段文字被截到 "
+        "{keep:,} 个字符（这里略去 {left_out:,} 个字符，文件里仍完整保留）。",
+    ),
     "approve_run": ("Run command", "运行命令"),
     "approve_write": ("Write to this file, {why}", "写入这个文件，{why}"),
     "approve_lines": ("{n} line(s), shown whole", "共 {n} 行，完整显示"),

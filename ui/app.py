@@ -10,7 +10,7 @@ from pathlib import Path
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.formatted_text import HTML
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 from rich.text import Text
@@ -152,10 +152,15 @@ class App:
             event.current_buffer.insert_text("\n")
 
         history_file = data_home() / "input_history"
-        history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        history_file.touch(mode=0o600, exist_ok=True)
+        history: History
+        try:
+            history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            history_file.touch(mode=0o600, exist_ok=True)
+            history = FileHistory(str(history_file))
+        except OSError:  # the sessions are saved; losing the ↑ history is no reason to stop
+            history = InMemoryHistory()
         return PromptSession(
-            history=FileHistory(str(history_file)),
+            history=history,
             completer=AgentCompleter(self),
             complete_while_typing=False,
             key_bindings=bindings,
