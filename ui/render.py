@@ -145,7 +145,8 @@ class Renderer:
 
     def _on_tool_call(self, event: ToolCallStarted) -> None:
         key = MAIN_ARG.get(event.tool_name)
-        arg = plain(str(event.args.get(key, ""))) if key else ""
+        # One line: the approval question shows a command whole, this line only names it.
+        arg = plain(str(event.args.get(key, ""))).replace("\n", "↵") if key else ""
         if len(arg) > 100:
             arg = arg[:97] + "..."
         line = Text("⏺ ", style="cyan")
