@@ -169,8 +169,8 @@ def _translate(pattern: str) -> str:
 # --- globs without backtracking ---------------------------------------------------------------
 # A regex with several stars backtracks exponentially on a path that almost matches: `*a*a*a...b`
 # against a long name of `a`s froze list_files (and the REPL, the GIL held) for ever. Patterns
-# with up to two stars keep the fast regex (at worst quadratic in the path); longer ones are matched
-# by stepping a set of positions in the pattern through the path, linear in both.
+# with up to two stars and no {a,b} keep the fast regex (at worst quadratic in the path); others are
+# matched by stepping a set of positions in the pattern through the path, linear in both.
 
 _STARS = ("seg", "any", "dirs")
 _MAX_ALTERNATIVES = 256
@@ -255,6 +255,7 @@ def _match_tokens(tokens: tuple[Token, ...], path: str) -> bool:
 def match_glob(pattern: str, path: str) -> bool:
     """Whether the relative posix `path` matches the glob (`*`, `?`, `[...]`, `**`, `{a,b}`)."""
     alternatives = _glob_tokens(pattern)
-    if max((sum(t[0] in _STARS for t in seq) for seq in alternatives), default=0) <= 2:
+    # {a,b} groups backtrack too ({a,a}{a,a}... doubles the work with each): only plain patterns.
+    if len(alternatives) == 1 and sum(t[0] in _STARS for t in alternatives[0]) <= 2:
         return _glob_regex(pattern).match(path) is not None
     return any(_match_tokens(seq, path) for seq in alternatives)

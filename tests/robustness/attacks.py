@@ -301,6 +301,7 @@ ctx, _ = _ctx(ws)
 started = time.monotonic()
 print(asyncio.run(grep(ctx, "(a+)+$")))
 print(list_files(ctx, "*a" * 12 + "b"))
+print(list_files(ctx, "{a,a}" * 30 + "b"))
 async def cancelled():
     task = asyncio.ensure_future(grep(ctx, "(x+x+)+y|(a+)+$"))
     await asyncio.sleep(0.5)
@@ -316,7 +317,8 @@ print(f"took {time.monotonic() - started:.1f}")
 
 @scenario
 def regex_that_never_ends(base: Path) -> list[str]:
-    """grep with (a+)+$ and list_files with *a*a*...b end in seconds, and a cancel stops grep."""
+    """grep with (a+)+$ and list_files with *a*a*...b or {a,a}{a,a}...b end in seconds, and a cancel
+    stops grep."""
     home, ws = _dirs(base)
     try:
         done = subprocess.run([sys.executable, "-c", _SLOW, str(harness.ROOT), str(ws)], capture_output=True,
