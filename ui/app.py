@@ -87,27 +87,17 @@ class App:
     # --- questions asked while a turn runs -------------------------------------------------
 
     async def ask(self, question: str, *, fresh_keys: bool = False) -> str:
-        """One answer typed at `question`. With `fresh_keys`, only keys typed once the question is
-        on screen count: the model asks while the user may still be typing at what came before."""
+        """One answer typed at `question`. With `fresh_keys`, keys typed before the question is drawn
+        do not count: the model asks while the user may still be typing at what came before."""
         self.renderer.stop_spinner()
         session: PromptSession = PromptSession()
-        drawn = False
-
-        def forget_earlier_keys(*_: object) -> None:
-            nonlocal drawn
-            if not drawn:
-                drawn = True
-                clear_typeahead(session.app.input)
-
-        if fresh_keys:
-            session.app.after_render += forget_earlier_keys
+        # pre_run runs just before the first frame is drawn (and before the cursor-position request,
+        # whose answer a later flush could swallow); keys are read only after that frame.
+        pre_run = (lambda: clear_typeahead(session.app.input)) if fresh_keys else None
         try:
             # handle_sigint=False: prompt-toolkit would otherwise take over SIGINT and, on leaving,
             # remove the handler that lets Ctrl-C cancel the rest of the turn.
-            return (await session.prompt_async(
-                question, handle_sigint=False,
-                pre_run=(lambda: clear_typeahead(session.app.input)) if fresh_keys else None,
-            )).strip().lower()
+            return (await session.prompt_async(question, handle_sigint=False, pre_run=pre_run)).strip().lower()
         except (KeyboardInterrupt, EOFError):
             # Ctrl-C at a question cancels the whole turn, the same as Ctrl-C anywhere else in it.
             raise asyncio.CancelledError() from None
