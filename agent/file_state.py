@@ -26,6 +26,8 @@ class NotRegularFile(OSError):
 def open_regular(path: Path) -> BinaryIO:
     """`path` opened for reading if it is a regular file; NotRegularFile if not. O_NONBLOCK: opening
     a FIFO with no writer would otherwise block until one comes, and nothing could cancel it."""
+    if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a socket cannot be opened, a device may act
+        raise NotRegularFile(f"{path} is not a regular file (a FIFO, device or socket)")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -434,11 +434,23 @@ def hard_link_out_of_the_workspace(base: Path) -> list[str]:
 
 @scenario
 def fifo_in_the_workspace(base: Path) -> list[str]:
-    """read_file, an @-mention, grep and write_file on a FIFO answer at once, and never block."""
+    """read_file, an @-mention, grep and write_file on a FIFO (and a socket, and a device where we
+    may make one) answer at once, and never block."""
+    import socket
+    import stat
     import threading
 
     home, ws = _dirs(base)
     os.mkfifo(ws / "pipe")
+    specials = ["pipe"]
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(ws / "sock"))
+    specials.append("sock")
+    try:
+        os.mknod(ws / "zero", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero: reads never end
+        specials.append("zero")
+    except OSError:
+        pass  # not root
     (ws / "file.txt").write_text("needle\n")
     answers: dict[str, str] = {}
 
@@ -447,15 +459,17 @@ def fifo_in_the_workspace(base: Path) -> list[str]:
         from agent.tools import grep, read_file, write_file
 
         ctx, _ = _ctx(ws)
-        answers["read"] = read_file(ctx, "pipe")
         answers["grep"] = _run(grep(ctx, "needle"))
-        answers["write"] = _text(_run(write_file(ctx, "pipe", "x")))
-        answers["mention"] = "; ".join(build_mention_messages(["pipe"], ctx.deps)[1])
+        for name in specials:
+            answers[f"read {name}"] = read_file(ctx, name)
+            answers[f"write {name}"] = _text(_run(write_file(ctx, name, "x")))
+            answers[f"mention {name}"] = "; ".join(build_mention_messages([name], ctx.deps)[1])
 
     with harness.data_home(home):
         worker = threading.Thread(target=attack, daemon=True)
         worker.start()
         worker.join(20)
+    listener.close()
     if worker.is_alive():
         with open(ws / "pipe", "wb"):  # let the blocked open return
             pass
