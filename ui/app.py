@@ -19,7 +19,7 @@ from agent.config import data_home
 from agent.context import context_tokens
 from agent.i18n import t
 from agent.state import AppState
-from ui.approval import clear_typeahead, command_view
+from ui.approval import clear_typeahead, command_view, plain
 from ui.render import Renderer
 
 OnSubmit = Callable[["App", str], Awaitable[None]]
@@ -82,7 +82,8 @@ class App:
 
     def say(self, text: str, style: str = "") -> None:
         self.renderer.end_answer()
-        self.console.print(Text(text, style=style))
+        # Errors quote what an endpoint sent: its escape sequences are shown, never obeyed.
+        self.console.print(Text(plain(text), style=style))
 
     # --- questions asked while a turn runs -------------------------------------------------
 
