@@ -42,7 +42,7 @@ print(asyncio.run(edit_file(ctx, "big.txt", "line 1\\n", "line one\\n" + "y" * 3
 @scenario
 def write_on_a_full_disk(base: Path) -> list[str]:
     """A write that fails part way (a full disk, here a file-size limit) leaves the file whole and
-    says so; the mode of the file is kept when a write succeeds."""
+    says so; the mode and owner of the file are kept when a write succeeds."""
     home, ws = _dirs(base)
     original = "".join(f"line {i}\n" for i in range(60_000)).encode()  # 530 KB
     (ws / "big.txt").write_bytes(original)
@@ -58,6 +58,8 @@ def write_on_a_full_disk(base: Path) -> list[str]:
     script = ws / "run.sh"
     script.write_text("echo hi\n")
     script.chmod(0o751)
+    owner = (4321, 4321) if os.geteuid() == 0 else (os.getuid(), os.getgid())  # root may give files away
+    os.chown(script, *owner)
     ctx, _ = _ctx(ws)
     with harness.data_home(home):
         from agent.tools import read_file, write_file
@@ -66,6 +68,8 @@ def write_on_a_full_disk(base: Path) -> list[str]:
         _run(write_file(ctx, "run.sh", "echo bye\n"))
     if script.stat().st_mode & 0o777 != 0o751 or script.read_text() != "echo bye\n":
         problems.append(f"mode after a write: {script.stat().st_mode & 0o777:o}")
+    if (script.stat().st_uid, script.stat().st_gid) != owner:
+        problems.append(f"owner after a write: {script.stat().st_uid}:{script.stat().st_gid}, was {owner}")
     return problems
 
 
