@@ -9,6 +9,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from agent.faults import fault
+
 TEMP_SUFFIX = ".agent-tmp"
 
 
@@ -45,7 +47,10 @@ def replace_file(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            f.write(data[: len(data) // 2])
+            f.flush()
+            fault("file_mid_write")
+            f.write(data[len(data) // 2 :])
             f.flush()
             os.fsync(f.fileno())
         if old is None:

@@ -73,6 +73,22 @@ def write_on_a_full_disk(base: Path) -> list[str]:
     return problems
 
 
+@scenario
+def kill_mid_write(base: Path) -> list[str]:
+    """SIGKILL in the middle of write_file: the file is the old one, whole."""
+    home, ws = _dirs(base)
+    original = "".join(f"line {i}\n" for i in range(60_000))
+    (ws / "big.txt").write_text(original)
+    with FakeOpenAI() as server:
+        server.script(ToolCalls([("read_file", {"path": "big.txt"})]),
+                      ToolCalls([("write_file", {"path": "big.txt", "content": "new\n" * 100_000})]))
+        done = harness.run_agent(ws, home, server, "-p", "rewrite it", CODING_AGENT_FAULT="file_mid_write")
+    problems = [] if done.returncode == -9 else [f"the fault point was not reached (exit {done.returncode})"]
+    if (ws / "big.txt").read_text() != original:
+        problems.append(f"the file is damaged: {(ws / 'big.txt').stat().st_size} bytes")
+    return problems
+
+
 # --- 5. folders that shared a session folder ----------------------------------------------
 
 
