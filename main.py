@@ -99,6 +99,8 @@ def load_session(state: AppState, session_id: str) -> list:
     loaded = session.load(session_id, state.workspace)
     if loaded.skipped:
         state.emit(Notice(t("skipped_lines", state.lang, n=len(loaded.skipped), first=loaded.skipped[0]), "warn"))
+    for note in loaded.cut:
+        state.emit(Notice(t("cut_line", state.lang, **note), "warn"))
     if not loaded.messages:
         return loaded.messages
     from agent.loop import repair_history
@@ -273,9 +275,10 @@ async def print_mode(state: AppState, prompt: str) -> int:
         elif isinstance(event, Retrying):
             print(retry_text(event, state.lang), file=sys.stderr)
 
-    async def decline(command: str) -> str:
+    async def decline(command: str, why: str | None = None) -> str:
         # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
-        print(t("print_declined", state.lang, command=command), file=sys.stderr)
+        key = "print_declined_write" if why else "print_declined"
+        print(t(key, state.lang, command=command, why=why), file=sys.stderr)
         return "n"
 
     early, state.emit = state.emit, emit
@@ -314,6 +317,10 @@ def check_config(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = build_config(args)
+    from agent.keys import scrub_environment
+
+    # The key is in config.api_key now; nothing this process starts may find it (agent.keys).
+    scrub_environment()
     try:
         check_config(config)
     except ValueError as exc:
@@ -325,18 +332,25 @@ def main(argv: list[str] | None = None) -> int:
     if not config.api_key and not config.base_url:
         print(t("no_api_key", config.lang), file=sys.stderr)
         return 2
-    if config.debug:
-        from agent import debuglog
-
-        debuglog.enable()
     from agent import tokens
 
     if args.prompt is not None:
         tokens.preload()  # one-shot: nothing to show first, load the tokenizer meanwhile
     try:
+        if config.debug:
+            from agent import debuglog
+
+            debuglog.forget_secret(config.api_key)
+            debuglog.enable()
         state = start_state(args, config)
     except session.SessionLocked as exc:
         print(exc.text(config.lang), file=sys.stderr)
+        return 2
+    except OSError as exc:  # a read-only or full data folder: one line, not a traceback
+        from agent.config import data_home
+
+        where = exc.filename or data_home()
+        print(t("data_home_unusable", config.lang, path=where, error=exc.strerror or exc), file=sys.stderr)
         return 2
     try:
         if args.prompt is not None:

@@ -11,48 +11,24 @@ import contextlib
 import glob
 import json
 import os
-import re
 import tempfile
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from agent.config import data_home
+from agent import long_lines
 from agent.faults import fault
+
+# Re-exported: callers know the folders as session.project_dir and session.archive_dir.
+from agent.project_dirs import ARCHIVE_DIR_NAME, _private_dir, archive_dir, folder_name, project_dir  # noqa: F401
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-ARCHIVE_DIR_NAME = "compact-history"
 COPY_CHUNK = 1 << 20
-
-
-def _private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
-    return path
-
-
-def _slug(workspace: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(workspace.resolve())).strip("-") or "root"
-
-
-def project_dir(workspace: Path | None = None) -> Path:
-    """Where this working directory's sessions live: <home>/projects/<slug>."""
-    home = _private_dir(data_home())
-    _private_dir(home / "projects")
-    return _private_dir(home / "projects" / _slug(workspace or Path.cwd()))
-
-
-def archive_dir(workspace: Path | None = None) -> Path:
-    """Where full transcripts are archived before a compaction rewrites the session."""
-    return project_dir(workspace) / ARCHIVE_DIR_NAME
 
 
 def new_session_id() -> str:
@@ -176,14 +152,23 @@ class Loaded:
     messages: list[ModelMessage]
     # One line per skipped line: "line 7: <why>".
     skipped: list[str]
+    # Lines loaded cut short (agent.long_lines): the values of the i18n text "cut_line", with "line".
+    cut: list[dict[str, object]] = field(default_factory=list)
 
 
 def parse_lines(data: bytes) -> Loaded:
     adapter = _adapter()
-    lines = [(number, raw) for number, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+    lines = []
+    cut = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.strip():
+            raw, note = long_lines.shrink(raw)
+            lines.append((number, raw))
+            if note:
+                cut.append({"line": number, **note})
     try:
         # The usual case, a file with no bad line, in one pass: about twice as fast as line by line.
-        return Loaded(adapter.validate_json(b"[" + b",".join(raw for _, raw in lines) + b"]"), [])
+        return Loaded(adapter.validate_json(b"[" + b",".join(raw for _, raw in lines) + b"]"), [], cut)
     except ValueError:
         pass
     messages: list[ModelMessage] = []
@@ -193,7 +178,7 @@ def parse_lines(data: bytes) -> Loaded:
             messages.extend(adapter.validate_json(b"[" + raw + b"]"))
         except ValueError as exc:  # pydantic.ValidationError and JSON errors are ValueErrors
             skipped.append(f"line {number}: {_reason(exc)}")
-    return Loaded(messages, skipped)
+    return Loaded(messages, skipped, cut)
 
 
 def _reason(exc: ValueError) -> str:

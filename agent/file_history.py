@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.atomic import replace_file
+
 
 @dataclass
 class Checkpoint:
@@ -75,4 +77,4 @@ def _restore(path: Path, content: bytes | None) -> None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content)
+    replace_file(path, content)

@@ -164,6 +164,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Declined to run `{command}`: -p cannot ask for approval. Rerun with --yes to let it run shell commands.",
         "已拒绝运行 `{command}`：-p 模式无法征求同意。如要允许运行 shell 命令，请加 --yes 重新运行。",
     ),
+    "print_declined_write": (
+        "Declined to write {command} ({why}): -p cannot ask for approval. Rerun with --yes to allow it.",
+        "已拒绝写入 {command}（{why}）：-p 模式无法征求同意。如要允许，请加 --yes 重新运行。",
+    ),
     "no_such_session": ("No session {id} in this directory.", "本目录没有会话 {id}。"),
     "no_sessions_yet": ("No sessions in this directory yet; starting a new one.", "本目录还没有会话，开始新会话。"),
     "pick_number": ("Session number (Enter for a new one): ", "会话编号（回车开始新会话）："),
@@ -213,6 +217,36 @@ TEXTS: dict[str, tuple[str, str]] = {
     "exit_code": ("[exit code: {code}]", "[退出码：{code}]"),
     "timed_out": ("[killed: timed out after {seconds} seconds]", "[超时 {seconds} 秒，已终止]"),
     "attached": ("Attached {paths}", "已附上 {paths}"),
+    "cut_line": (
+        "Session file, line {line}: a {mb:.1f} MB message is too large to resume whole; {texts} text(s) in it "
+        "were cut to {keep:,} characters ({left_out:,} left out here; the file keeps them).",
+        "会话文件第 {line} 行：一条 {mb:.1f} MB 的消息太大，无法完整恢复；其中 {texts} 段文字被截到 "
+        "{keep:,} 个字符（这里略去 {left_out:,} 个字符，文件里仍完整保留）。",
+    ),
+    "approve_run": ("Run command", "运行命令"),
+    "approve_write": ("Write to this file, {why}", "写入这个文件，{why}"),
+    "approve_lines": ("{n} line(s), shown whole", "共 {n} 行，完整显示"),
+    "approve_blank_lines": ("{n} empty lines", "{n} 个空行"),
+    "approve_question": (
+        "Allow? (the {n} line(s) above) [y]es / [n]o / [a]lways: ",
+        "允许？（上面 {n} 行）[y]是 / [n]否 / [a]本会话一直允许: ",
+    ),
+    "write_reason_git": (
+        "a file under .git/ (git runs the programs its config and hooks name)",
+        "这是 `.git/` 下的文件（`git` 会运行其配置和钩子指定的程序）",
+    ),
+    "write_reason_links": (
+        "a file with {n} hard links (another name may be outside the workspace); "
+        "this name gets the new content, the other names keep the old",
+        "这个文件有 {n} 个硬链接（别的名字可能在工作区之外）；"
+        "新内容只写到这个名字，其他名字保留旧内容",
+    ),
+    "data_home_unusable": (
+        "Cannot use the data folder {path} ({error}): sessions could not be saved. "
+        "Make it writable, free some space, or set CODING_AGENT_HOME to another folder.",
+        "无法使用数据目录 {path}（{error}）：会话无法保存。"
+        "请让它可写、腾出空间，或把 `CODING_AGENT_HOME` 设为别的目录。",
+    ),
 }
 
 

@@ -8,6 +8,8 @@ import os
 import signal
 from pathlib import Path
 
+from agent.keys import is_key_name
+
 COMMAND_HEAD = 15_000  # bytes of output kept from the start...
 COMMAND_TAIL = 15_000  # ...and from the end
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -16,7 +18,9 @@ DRAIN_GRACE = 1.0  # seconds to keep reading after the shell exits (background c
 
 def command_env() -> dict[str, str]:
     """The environment for commands: ours without API keys, so a command cannot leak them."""
-    return {k: v for k, v in os.environ.items() if k != "API_KEY" and not k.endswith("_API_KEY")}
+    # The agent removes them from its own environment at start-up (agent.keys); this is for callers
+    # that did not (tests, library use).
+    return {k: v for k, v in os.environ.items() if not is_key_name(k)}
 
 
 class HeadTail:

@@ -17,11 +17,12 @@ from agent.prefix import RequestRecorder
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-# Asked before a shell command runs: returns "y", "n" or "always".
-Approve = Callable[[str], Awaitable[str]]
+# Asked before a shell command runs, approve(command), or before a write the model may not make
+# alone, approve(path, why=reason): returns "y", "n" or "always".
+Approve = Callable[..., Awaitable[str]]
 
 
-async def _deny(command: str) -> str:
+async def _deny(command: str, why: str | None = None) -> str:
     return "n"
 
 
@@ -71,6 +72,8 @@ class AppState:
     emit: Emit = _drop
     approve: Approve = _deny
     always_allowed: set[str] = field(default_factory=set)
+    # Paths the user allowed every write to ("always" at a write question).
+    always_allowed_writes: set[str] = field(default_factory=set)
     stats: Stats = field(default_factory=Stats)
     compact_failures: int = 0
     auto_compact_off_reason: str | None = None

@@ -6,7 +6,9 @@ ModelRetry would end the run once the retry budget ran out, while a plain answer
 
 from __future__ import annotations
 
+import asyncio
 import difflib
+import os
 import re
 from pathlib import Path
 from typing import BinaryIO
@@ -14,9 +16,11 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
+from agent import grep_worker, write_guard
+from agent.atomic import replace_file
 from agent.events import CommandRunning
-from agent.file_state import ReadFileState, file_lines, looks_binary
-from agent.shell import execute
+from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
+from agent.shell import command_env, execute
 from agent.state import AppState
 from agent.workspace import PathError, iter_files, match_glob, resolve_path
 
@@ -28,6 +32,7 @@ LIST_CAP = 1000  # paths list_files shows
 GREP_CAP = 200  # matching lines grep shows
 GREP_LINE_CAP = 500  # characters shown of a matching line
 MAX_TIMEOUT = 600
+GREP_TIMEOUT = 20.0  # seconds a grep may search (CODING_AGENT_GREP_TIMEOUT)
 
 
 class ToolError(Exception):
@@ -99,7 +104,7 @@ def read_for_model(
         target = resolve_path(path, workspace, readable_roots=_readable_roots(workspace))
         if target.is_dir():
             raise ToolError(f"{path} is a directory; use list_files")
-        with target.open("rb") as f:
+        with open_regular(target) as f:
             if looks_binary(f):
                 raise ToolError(f"{path} looks binary (NUL bytes); read_file only reads text")
             text = _numbered(f, offset, limit)
@@ -108,6 +113,8 @@ def read_for_model(
         raise ToolError(str(exc)) from exc
     except FileNotFoundError as exc:
         raise ToolError(f"no such file: {path}") from exc
+    except NotRegularFile as exc:
+        raise ToolError(f"{path} is not a regular file (a FIFO, device or socket); read_file only reads files") from exc
     except OSError as exc:
         raise ToolError(f"cannot read {path}: {exc.strerror or exc}") from exc
     return text
@@ -143,23 +150,28 @@ def _diff(old: bytes, new: bytes, name: str) -> str:
     return cap_text(text, DIFF_CAP)
 
 
-def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
+async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
     try:
         target = resolve_path(path, ctx.deps.workspace, write=True)
     except PathError as exc:
         raise ToolError(str(exc)) from exc
-    if target.is_dir():
-        raise ToolError(f"{path} is a directory")
+    if refused := write_guard.refusal(target):
+        raise ToolError(refused)
+    risk = write_guard.approval_reason(path, target, ctx.deps.workspace)
+    if risk and not await write_guard.approved(ctx.deps, _display(target, ctx.deps.workspace), risk):
+        raise ToolError(f"the user declined this write to {path}: it is {risk.text('en')}")
     return target
 
 
 def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
     ctx.deps.file_history.record_before_write(target)
+    existed = target.exists()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(new)
+        replace_file(target, new)
     except OSError as exc:
-        raise ToolError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        kept = "the original file is untouched" if existed else "nothing was written"
+        raise ToolError(f"cannot write {target}: {exc.strerror or exc}; {kept}") from exc
     ctx.deps.read_file_state.record(target, new)
     diff = _diff(old, new, _display(target, ctx.deps.workspace))
     # The model only sees return_value; metadata reaches the UI through the ToolReturnPart.
@@ -176,7 +188,7 @@ async def write_file(ctx: RunContext[AppState], path: str, content: str) -> Tool
         content: The complete new content of the file.
     """
     try:
-        target = _target_for_write(ctx, path)
+        target = await _target_for_write(ctx, path)
         existed = target.exists()
         if existed and (stale := ctx.deps.read_file_state.check_fresh(target)):
             raise ToolError(stale)
@@ -242,7 +254,7 @@ async def edit_file(
             raise ToolError("old_string is empty; use write_file to create or overwrite a file")
         if old_string == new_string:
             raise ToolError("old_string and new_string are identical; nothing to change")
-        target = _target_for_write(ctx, path)
+        target = await _target_for_write(ctx, path)
         if not target.exists():
             raise ToolError(f"no such file: {path}; use write_file to create it")
         if stale := ctx.deps.read_file_state.check_fresh(target):
@@ -285,22 +297,24 @@ def list_files(ctx: RunContext[AppState], pattern: str = "**/*") -> str:
     return shown
 
 
-def _grep_file(path: Path, name: str, regex: re.Pattern[str], found: list[str]) -> None:
-    try:
-        with path.open("rb") as f:
-            if looks_binary(f):
-                return
-            for n, line in enumerate(file_lines(f, LINE_CAP), start=1):
-                if regex.search(line):
-                    shown = line if len(line) <= GREP_LINE_CAP else line[:GREP_LINE_CAP] + " [...]"
-                    found.append(f"{name}:{n}:{shown}")
-                    if len(found) > GREP_CAP:
-                        return
-    except OSError:
-        pass  # unreadable files are skipped like binaries
+def _grep_targets(base: Path, workspace: Path) -> list[tuple[str, str]]:
+    """(path, shown name) of each file to search: in the workspace or the archive, symlinks included."""
+    files = [(base, _display(base, workspace))] if base.is_file() else [
+        (base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))
+    ]
+    roots = _readable_roots(workspace)
+    targets = []
+    for file, name in files:
+        try:
+            # A symlink inside the workspace may point out of it: its content is off limits too.
+            resolve_path(str(file), workspace, readable_roots=roots)
+        except PathError:
+            continue
+        targets.append((str(file), name))
+    return targets
 
 
-def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
+async def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     """Search files for a regular expression (Python syntax; `(?i)` for case-insensitive).
 
     Prints matching lines as `file:line:text`. Searches a directory recursively, skipping
@@ -312,7 +326,7 @@ def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     """
     workspace = ctx.deps.workspace
     try:
-        regex = re.compile(pattern)
+        re.compile(pattern)
         base = resolve_path(path, workspace, readable_roots=_readable_roots(workspace))
     except re.error as exc:
         return f"Error: invalid regular expression: {exc}"
@@ -320,21 +334,16 @@ def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
         return f"Error: {exc}"
     if not base.exists():
         return f"Error: no such file or directory: {path}"
-    found: list[str] = []
-    files = [(base, _display(base, workspace))] if base.is_file() else [
-        (base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))
-    ]
-    roots = _readable_roots(workspace)
-    for file, name in files:
-        try:
-            # A symlink inside the workspace may point out of it: its content is off limits too.
-            resolve_path(str(file), workspace, readable_roots=roots)
-        except PathError:
-            continue
-        _grep_file(file, name, regex, found)
-        if len(found) > GREP_CAP:
-            found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]
-            break
+    files = await asyncio.to_thread(_grep_targets, base, workspace)
+    timeout = float(os.environ.get("CODING_AGENT_GREP_TIMEOUT", GREP_TIMEOUT))
+    outcome = await grep_worker.run(pattern, files, line_cap=LINE_CAP, show_cap=GREP_LINE_CAP,
+                                    max_matches=GREP_CAP, timeout=timeout, env=command_env())
+    found = outcome.lines
+    if len(found) > GREP_CAP:
+        found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]
+    if outcome.timed_out:
+        found.append(f"[grep stopped after {timeout:g} s: the pattern is too slow on these files (nested "
+                     "repetition such as (a+)+ backtracks exponentially); any matches above are partial]")
     return "\n".join(found) if found else "No matches"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -63,13 +64,50 @@ _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "ve
               ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 
+# git runs on a workspace the model can write to, so nothing in that workspace may make it run a
+# program: no repository config that names one (fsmonitor, hooks, pager), no implicit bare repository
+# (a HEAD, config, objects/ and refs/ the model wrote at the top), and an environment that holds none
+# of our keys. Command-line -c settings outrank every config file git reads.
+GIT_SAFETY = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+              "-c", "safe.bareRepository=explicit", "-c", "protocol.allow=never", "-c", "core.untrackedCache=false")
+
+
+def _safe_path_dirs(workspace: Path) -> str:
+    """PATH without relative entries or entries inside the workspace (a `git` the model wrote)."""
+    root = str(workspace.resolve())
+    dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep)
+            if os.path.isabs(d) and not (d == root or d.startswith(root + os.sep))]
+    return os.pathsep.join(dirs)
+
+
+def git_env(workspace: Path) -> dict[str, str]:
+    """A fixed, minimal environment for git: no keys, no system or user config, no prompts."""
+    return {
+        "PATH": _safe_path_dirs(workspace),
+        "LC_ALL": "C",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_OPTIONAL_LOCKS": "0",  # a listing must not write the index
+        "GIT_PAGER": "cat",
+        "PAGER": "cat",
+    }
+
+
+def git_argv(workspace: Path, *args: str) -> list[str] | None:
+    """`git <safety settings> <args>`, or None when no git is installed outside the workspace."""
+    git = shutil.which("git", path=_safe_path_dirs(workspace))
+    return [git, "--no-pager", *GIT_SAFETY, *args] if git else None
+
+
 def _git_files(base: Path) -> list[str] | None:
     """Files git knows under `base` (tracked or untracked, not ignored); None outside a repo."""
+    argv = git_argv(base, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if argv is None:
+        return None
     try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=base, capture_output=True, timeout=30,
-        )
+        done = subprocess.run(argv, cwd=base, env=git_env(base), stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
@@ -128,6 +166,96 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
+# --- globs without backtracking ---------------------------------------------------------------
+# A regex with several stars backtracks exponentially on a path that almost matches: `*a*a*a...b`
+# against a long name of `a`s froze list_files (and the REPL, the GIL held) for ever. Patterns
+# with up to two stars and no {a,b} keep the fast regex (at worst quadratic in the path); others are
+# matched by stepping a set of positions in the pattern through the path, linear in both.
+
+_STARS = ("seg", "any", "dirs")
+_MAX_ALTERNATIVES = 256
+Token = tuple[str, object]
+
+
+@lru_cache(maxsize=64)
+def _glob_tokens(pattern: str) -> tuple[tuple[Token, ...], ...]:
+    """The pattern as token sequences, one per {a,b} alternative."""
+    seqs: list[list[Token]] = [[]]
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        closing = {"[": "]", "{": "}"}.get(c)
+        end = pattern.find(closing, i + 1) if closing else -1
+        token: Token
+        if pattern.startswith("**/", i):
+            token, i = ("dirs", None), i + 3
+        elif pattern.startswith("**", i):
+            token, i = ("any", None), i + 2
+        elif c in "*?":
+            token, i = ("seg" if c == "*" else "one", None), i + 1
+        elif c == "[" and end > i + 1:
+            token, i = ("class", _glob_regex(pattern[i : end + 1])), end + 1
+        elif c == "{" and end > i:
+            alts = [list(seq) for alt in pattern[i + 1 : end].split(",") for seq in _glob_tokens(alt)]
+            seqs = [s + a for s in seqs for a in alts][:_MAX_ALTERNATIVES]
+            i = end + 1
+            continue
+        else:
+            token, i = ("lit", c), i + 1
+        for seq in seqs:
+            seq.append(token)
+    return tuple(tuple(seq) for seq in seqs)
+
+
+def _closure(tokens: tuple[Token, ...], states: set[tuple[int, bool]]) -> set[tuple[int, bool]]:
+    """Add the positions reachable without consuming a character (a star may match nothing)."""
+    todo = list(states)
+    while todo:
+        at, looping = todo.pop()
+        if looping or at >= len(tokens) or tokens[at][0] not in _STARS:
+            continue
+        for state in ((at + 1, False), (at, True)) if tokens[at][0] == "dirs" else ((at + 1, False),):
+            if state not in states:
+                states.add(state)
+                todo.append(state)
+    return states
+
+
+def _step(tokens: tuple[Token, ...], at: int, ch: str) -> int | None:
+    """Where position `at` (not in a **/ loop) goes on `ch`, or None."""
+    kind, value = tokens[at]
+    if kind == "lit":
+        return at + 1 if ch == value else None
+    if kind == "one":
+        return at + 1 if ch != "/" else None
+    if kind == "class":
+        return at + 1 if value.match(ch) else None  # type: ignore[union-attr]
+    if kind == "seg":
+        return at if ch != "/" else None
+    return at if kind == "any" else None
+
+
+def _match_tokens(tokens: tuple[Token, ...], path: str) -> bool:
+    states = _closure(tokens, {(0, False)})
+    for ch in path:
+        after: set[tuple[int, bool]] = set()
+        for at, looping in states:
+            if looping:  # inside **/ : anything, and a "/" may end it
+                after.add((at, True))
+                if ch == "/":
+                    after.add((at + 1, False))
+            elif at < len(tokens) and (to := _step(tokens, at, ch)) is not None:
+                after.add((to, False))
+        states = _closure(tokens, after)
+        if not states:
+            return False
+    return (len(tokens), False) in states
+
+
 def match_glob(pattern: str, path: str) -> bool:
     """Whether the relative posix `path` matches the glob (`*`, `?`, `[...]`, `**`, `{a,b}`)."""
-    return _glob_regex(pattern).match(path) is not None
+    alternatives = _glob_tokens(pattern)
+    # {a,b} groups backtrack too ({a,a}{a,a}... doubles the work with each): only plain patterns.
+    if len(alternatives) == 1 and sum(t[0] in _STARS for t in alternatives[0]) <= 2:
+        return _glob_regex(pattern).match(path) is not None
+    return any(_match_tokens(seq, path) for seq in alternatives)

@@ -16,6 +16,13 @@ def test_print_mode_says_it_declined_a_command(workspace, home, server):
     assert "touch made.txt" in result.stderr and "--yes" in result.stderr
 
 
+def test_print_mode_says_it_declined_a_write_that_needs_approval(workspace, home, server):
+    (workspace / ".git").mkdir()
+    result = run_main(["--base-url", server.base_url, "-p", "write .git/config x"], workspace, home)
+    assert not (workspace / ".git" / "config").exists()
+    assert ".git/config" in result.stderr and "--yes" in result.stderr, result.stderr
+
+
 def test_print_mode_refuses_an_empty_message(workspace, home, server):
     for prompt in ("", "   "):
         result = run_main(["--base-url", server.base_url, "-p", prompt], workspace, home)
@@ -137,7 +144,7 @@ async def test_resume_previews_a_compacted_session_by_the_users_words(make_state
 
 
 # Words that stay as they are in the Chinese UI: names of things, not English sentences.
-KEPT_WORDS = {"API", "DEEPSEEK", "HTTP", "JSON", "KEY", "Key", "Nk", "OPENAI", "coding", "main", "pid", "py",
+KEPT_WORDS = {"API", "MB", "DEEPSEEK", "HTTP", "JSON", "KEY", "Key", "Nk", "OPENAI", "coding", "main", "pid", "py",
               "shell", "token", "tokens"}
 
 

@@ -297,26 +297,26 @@ def test_list_files_without_git_and_cap(ctx: RunContext[AppState], workspace: Pa
     assert "[... 4 more files not shown" in out
 
 
-def test_grep(ctx: RunContext[AppState], workspace: Path) -> None:
+async def test_grep(ctx: RunContext[AppState], workspace: Path) -> None:
     _git_repo(workspace)
     _tree(workspace)
-    assert grep(ctx, "needle") == "src/app.py:2:    return 'needle'"
-    assert grep(ctx, "(?i)needle") == "README.md:1:Needle here\nsrc/app.py:2:    return 'needle'"
-    assert grep(ctx, "x", "src/util.py") == "src/util.py:1:x = 1"
-    assert grep(ctx, "zzz") == "No matches"
-    assert grep(ctx, "(").startswith("Error: invalid regular expression")
-    assert "outside" in grep(ctx, "x", "..")
-    assert "no such file" in grep(ctx, "x", "nope")
+    assert await grep(ctx, "needle") == "src/app.py:2:    return 'needle'"
+    assert await grep(ctx, "(?i)needle") == "README.md:1:Needle here\nsrc/app.py:2:    return 'needle'"
+    assert await grep(ctx, "x", "src/util.py") == "src/util.py:1:x = 1"
+    assert await grep(ctx, "zzz") == "No matches"
+    assert (await grep(ctx, "(")).startswith("Error: invalid regular expression")
+    assert "outside" in await grep(ctx, "x", "..")
+    assert "no such file" in await grep(ctx, "x", "nope")
 
 
-def test_grep_cap(ctx: RunContext[AppState], workspace: Path, monkeypatch) -> None:
+async def test_grep_cap(ctx: RunContext[AppState], workspace: Path, monkeypatch) -> None:
     (workspace / "many.txt").write_text("hit\n" * 50)
     monkeypatch.setattr(tools, "GREP_CAP", 5)
-    lines = grep(ctx, "hit").splitlines()
+    lines = (await grep(ctx, "hit")).splitlines()
     assert len(lines) == 6 and lines[-1].startswith("[stopped after 5 matches")
 
 
-def test_grep_finds_matches_past_the_shown_part(ctx: RunContext[AppState], workspace: Path) -> None:
+async def test_grep_finds_matches_past_the_shown_part(ctx: RunContext[AppState], workspace: Path) -> None:
     (workspace / "wide.txt").write_text("x" * 1000 + "needle\n")
-    out = grep(ctx, "needle")
+    out = await grep(ctx, "needle")
     assert out.startswith("wide.txt:1:xxx") and out.endswith(" [...]") and len(out) < 600

@@ -10,7 +10,7 @@ from pathlib import Path
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.formatted_text import HTML
-from prompt_toolkit.history import FileHistory
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 from rich.text import Text
@@ -18,6 +18,7 @@ from rich.text import Text
 from agent.config import data_home
 from agent.i18n import t
 from agent.state import AppState
+from ui.approval import clear_typeahead, command_view, plain
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
 
@@ -81,25 +82,34 @@ class App:
 
     def say(self, text: str, style: str = "") -> None:
         self.renderer.end_answer()
-        self.console.print(Text(text, style=style))
+        # Errors quote what an endpoint sent: its escape sequences are shown, never obeyed.
+        self.console.print(Text(plain(text), style=style))
 
     # --- questions asked while a turn runs -------------------------------------------------
 
-    async def ask(self, question: str) -> str:
+    async def ask(self, question: str, *, fresh_keys: bool = False) -> str:
+        """One answer typed at `question`. With `fresh_keys`, keys typed before the question is drawn
+        do not count: the model asks while the user may still be typing at what came before."""
         self.renderer.stop_spinner()
+        session: PromptSession = PromptSession()
+        # pre_run runs just before the first frame is drawn (and before the cursor-position request,
+        # whose answer a later flush could swallow); keys are read only after that frame.
+        pre_run = (lambda: clear_typeahead(session.app.input)) if fresh_keys else None
         try:
             # handle_sigint=False: prompt-toolkit would otherwise take over SIGINT and, on leaving,
             # remove the handler that lets Ctrl-C cancel the rest of the turn.
-            return (await PromptSession().prompt_async(question, handle_sigint=False)).strip().lower()
+            return (await session.prompt_async(question, handle_sigint=False, pre_run=pre_run)).strip().lower()
         except (KeyboardInterrupt, EOFError):
             # Ctrl-C at a question cancels the whole turn, the same as Ctrl-C anywhere else in it.
             raise asyncio.CancelledError() from None
 
-    async def approve(self, command: str) -> str:
-        zh = self.lang == "zh"
-        self.say(("运行命令：" if zh else "Run command: ") + command, "bold yellow")
-        question = "允许？[y]是 / [n]否 / [a]本会话一直允许: " if zh else "Allow? [y]es / [n]o / [a]lways: "
-        answer = await self.ask(question)
+    async def approve(self, command: str, why: str | None = None) -> str:
+        """Ask before a command runs (or, with `why`, before a write to the path `command`)."""
+        self.renderer.end_answer()
+        header = t("approve_write", self.lang, why=why) if why else t("approve_run", self.lang)
+        view, lines = command_view(command, self.lang, header)
+        self.console.print(view)
+        answer = await self.ask(t("approve_question", self.lang, n=lines), fresh_keys=True)
         self.renderer.wait()
         return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
 
@@ -132,10 +142,15 @@ class App:
             event.current_buffer.insert_text("\n")
 
         history_file = data_home() / "input_history"
-        history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        history_file.touch(mode=0o600, exist_ok=True)
+        history: History
+        try:
+            history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            history_file.touch(mode=0o600, exist_ok=True)
+            history = FileHistory(str(history_file))
+        except OSError:  # the sessions are saved; losing the ↑ history is no reason to stop
+            history = InMemoryHistory()
         return PromptSession(
-            history=FileHistory(str(history_file)),
+            history=history,
             completer=AgentCompleter(self),
             complete_while_typing=False,
             key_bindings=bindings,

@@ -25,6 +25,7 @@ from agent.events import (
     WaitingForModel,
 )
 from agent.i18n import t
+from ui.approval import plain
 
 if TYPE_CHECKING:
     from rich.status import Status
@@ -139,7 +140,7 @@ class Renderer:
         elif isinstance(event, Notice):
             self.end_answer()
             style = {"error": "bold red", "warn": "yellow"}.get(event.level, "cyan")
-            self.console.print(Text(event.text, style=style))
+            self.console.print(Text(plain(event.text), style=style))
 
     def _flush_thinking(self) -> None:
         if self._thinking:
@@ -148,7 +149,7 @@ class Renderer:
 
     def _preview(self, label: str, text: str, width: int) -> None:
         """A long text shown collapsed: its size and its start, dimmed."""
-        first = " ".join(text.split())[:width]
+        first = plain(" ".join(text.split())[:width])
         self.console.print(Text(t("preview", self.lang, label=label, n=len(text), first=first), style="dim italic"))
 
     def _on_text(self, delta: str) -> None:
@@ -158,7 +159,8 @@ class Renderer:
             self.stop_spinner()
             self._flush_thinking()
             self._stream = MarkdownStream(self.console)
-        self._stream.feed(delta)
+        # The model's text may carry escape sequences: shown as escapes, never sent to the terminal.
+        self._stream.feed(plain(delta))
 
     def end_answer(self) -> None:
         """Close the streamed answer (before tools, notices, or at the end of the turn)."""
@@ -170,7 +172,8 @@ class Renderer:
 
     def _on_tool_call(self, event: ToolCallStarted) -> None:
         key = MAIN_ARG.get(event.tool_name)
-        arg = str(event.args.get(key, "")) if key else ""
+        # One line: the approval question shows a command whole, this line only names it.
+        arg = plain(str(event.args.get(key, ""))).replace("\n", "↵") if key else ""
         if len(arg) > 100:
             arg = arg[:97] + "..."
         line = Text("⏺ ", style="cyan")
@@ -184,7 +187,7 @@ class Renderer:
         self.stop_spinner()
         if event.is_error:
             first = event.content.strip().splitlines()[0] if event.content.strip() else "error"
-            self.console.print(Text(f"  ⎿ {_printable(first)[:200]}", style="red"))
+            self.console.print(Text(f"  ⎿ {plain(first[:200])}", style="red"))
         elif event.tool_name == "run_command":
             self._command_output(event.content)
         else:
@@ -195,7 +198,7 @@ class Renderer:
             from rich.syntax import Syntax
 
             diff_lines = event.diff.splitlines()
-            shown = "\n".join(diff_lines[:DIFF_MAX_LINES])
+            shown = plain("\n".join(diff_lines[:DIFF_MAX_LINES]))
             if len(diff_lines) > DIFF_MAX_LINES:
                 shown += f"\n… {len(diff_lines) - DIFF_MAX_LINES} more lines"
             self.console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))

@@ -107,9 +107,9 @@ def test_a_50mb_file(ctx, workspace, home):
     started = time.monotonic()
     tail = read_file(ctx, "big.log", offset=700_000, limit=5)
     assert "line " in tail and "continue with offset=700005" in tail
-    assert grep(ctx, "no such text anywhere") == "No matches"
+    assert asyncio.run(grep(ctx, "no such text anywhere")) == "No matches"
     assert time.monotonic() - started < 10
-    assert "stopped after 200 matches" in _bounded(lambda: grep(ctx, "line 1"))
+    assert "stopped after 200 matches" in _bounded(lambda: asyncio.run(grep(ctx, "line 1")))
     messages, notices = _bounded(lambda: build_mention_messages(["big.log"], ctx.deps, ReadFileState()))
     assert messages and not notices
 
@@ -118,7 +118,7 @@ def test_a_single_5mb_line(ctx, workspace, home):
     (workspace / "one.line").write_bytes(b"x" * (5 * MB) + b"\nsecond line\n")
     answer = _bounded(lambda: read_file(ctx, "one.line"))
     assert "[... line cut at 2000 characters]" in answer and "second line" in answer and len(answer) < 5000
-    assert "one.line:2:second line" in _bounded(lambda: grep(ctx, "second"))
+    assert "one.line:2:second line" in _bounded(lambda: asyncio.run(grep(ctx, "second")))
 
 
 async def test_a_command_printing_one_5mb_line(workspace):

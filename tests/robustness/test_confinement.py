@@ -77,10 +77,10 @@ def _outside_unchanged(world) -> None:
     assert (world["outside"] / "secret.txt").read_text() == SECRET + "\n"
 
 
-def test_read_tools_refuse_every_hostile_path(world):
+async def test_read_tools_refuse_every_hostile_path(world):
     ctx = world["ctx"]
     for name, path in hostile_paths(world).items():
-        for answer in (read_file(ctx, path), grep(ctx, ".", path)):
+        for answer in (read_file(ctx, path), await grep(ctx, ".", path)):
             assert answer.startswith("Error:") or answer == "No matches", (name, answer)
             assert SECRET not in answer and "root:" not in answer, name
 
@@ -103,19 +103,19 @@ def test_mentions_refuse_every_hostile_path(world):
     assert not any(SECRET in n for n in notices)
 
 
-def test_listing_and_searching_the_workspace_stop_at_symlinks_out(world):
+async def test_listing_and_searching_the_workspace_stop_at_symlinks_out(world):
     ctx = world["ctx"]
-    assert SECRET not in grep(ctx, "SECRET")  # link_out.txt points out: not followed
-    assert SECRET not in grep(ctx, "SECRET", ".")
+    assert SECRET not in await grep(ctx, "SECRET")  # link_out.txt points out: not followed
+    assert SECRET not in await grep(ctx, "SECRET", ".")
     for pattern in ("../*", "/etc/*", "../outside/*", "**/../../*"):
         assert list_files(ctx, pattern).startswith("Error:"), pattern
 
 
-def test_the_archive_is_readable_but_never_writable(world):
+async def test_the_archive_is_readable_but_never_writable(world):
     ctx = world["ctx"]
     archive = world["archive"]
     assert "the archived transcript" in read_file(ctx, str(archive))
-    assert "the archived transcript" in grep(ctx, "archived", str(archive.parent))
+    assert "the archived transcript" in await grep(ctx, "archived", str(archive.parent))
     assert "the archived transcript" in read_file(ctx, "link_archive.jsonl")
     messages, notices = build_mention_messages([str(archive)], world["state"])
     assert messages and not notices

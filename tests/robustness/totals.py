@@ -6,7 +6,8 @@ Fault points: SIGKILL at every named step of a compaction and at seeded random m
 ordinary turns, each followed by a restart with --continue; a session is intact when it loads,
 is the pre- or the post-compaction version, lost no line and its next request is accepted.
 Bad inputs: corrupt session lines and files, random bytes, misbehaving endpoints, hostile paths
-and bad command-line values. A crash is a traceback or any exception the agent did not handle.
+and bad command-line values. Attacks: issue 11's, played as a hostile model would (attacks.py).
+A crash is a traceback or any exception the agent did not handle.
 The last line reads: robustness: N fault points, N intact, N bad inputs, 0 crashes
 """
 
@@ -35,6 +36,7 @@ class Tally:
     ok: int = 0
     crashes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    ok_word: str = "ok"
 
     def check(self, label: str, run: Callable[[], list[str] | None]) -> None:
         """`run` returns what went wrong (empty: fine); an exception out of it is a crash."""
@@ -224,7 +226,8 @@ def hostile_paths(base: Path) -> Tally:
 
     def refused(path: str) -> list[str]:
         with harness.data_home(home):
-            answers = [read_file(ctx, path), grep(ctx, ".", path), text(asyncio.run(write_file(ctx, path, "x"))),
+            answers = [read_file(ctx, path), asyncio.run(grep(ctx, ".", path)),
+                       text(asyncio.run(write_file(ctx, path, "x"))),
                        text(asyncio.run(edit_file(ctx, path, "SECRET", "x")))]
             _, notices = build_mention_messages([path], state)
         leaks = [a for a in answers if "SECRET" in a or not (a.startswith("Error:") or a == "No matches")]
@@ -257,6 +260,18 @@ def bad_arguments(base: Path) -> Tally:
     return tally
 
 
+def attacks(base: Path) -> Tally:
+    """The attacks of issue 11 (tests/robustness/attacks.py): held when nothing got through."""
+    from tests.robustness.attacks import SCENARIOS
+
+    tally = Tally("attacks (issue 11)", ok_word="held")
+    home = Path(tempfile.mkdtemp(prefix="attacks-home-", dir=base))
+    with harness.data_home(home):
+        for name, run in SCENARIOS.items():
+            tally.check(name, lambda r=run: r(base))
+    return tally
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3, help="random kill moments per kind of turn (default 3)")
@@ -266,13 +281,14 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         faults = fault_points(base, args.seeds)
         inputs = [corrupt_sessions(base), endpoint_faults(base), hostile_paths(base), bad_arguments(base)]
-    for tally in [faults, *inputs]:
-        print(f"  {tally.name:<26} {tally.tried:>4} tried  {tally.ok:>4} ok  {len(tally.crashes)} crashes")
+        held = attacks(base)
+    for tally in [faults, *inputs, held]:
+        print(f"  {tally.name:<26} {tally.tried:>4} tried  {tally.ok:>4} {tally.ok_word}  {len(tally.crashes)} crashes")
         for line in tally.failures + tally.crashes:
             print(f"    ! {line}")
-    crashes = sum(len(t.crashes) for t in [faults, *inputs])
+    crashes = sum(len(t.crashes) for t in [faults, *inputs, held])
     bad = sum(t.tried for t in inputs)
-    handled = all(not t.failures for t in inputs)
+    handled = all(not t.failures for t in [*inputs, held])
     print(f"  ({time.monotonic() - started:.0f} s)")
     print(f"robustness: {faults.tried} fault points, {faults.ok} intact, {bad} bad inputs, {crashes} crashes")
     return 0 if crashes == 0 and faults.ok == faults.tried and handled else 1

@@ -1,0 +1,71 @@
+"""Replacing a user's file so that a failure or a kill leaves the old content or the new, never a
+file cut short: the new content goes to a temp file in the same folder, is fsynced, and is renamed
+over the original, which keeps its mode and (where the OS lets us) its owner."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from agent.faults import fault
+
+TEMP_SUFFIX = ".agent-tmp"
+
+
+def _umask() -> int:
+    # os.umask() can only be read by setting it, which races with other threads creating files.
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Make `path` hold `data`. Raises OSError with `path` (if it existed) exactly as it was."""
+    try:
+        old = os.stat(path)
+    except FileNotFoundError:
+        old = None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data[: len(data) // 2])
+            f.flush()
+            fault("file_mid_write")
+            f.write(data[len(data) // 2 :])
+            f.flush()
+            os.fsync(f.fileno())
+        if old is None:
+            os.chmod(tmp, 0o666 & ~_umask())  # what open() would have made
+        else:
+            try:  # owner first: chown clears set-id bits, chmod puts them back
+                os.chown(tmp, old.st_uid, old.st_gid)
+            except OSError:
+                pass  # only root may give a file away; it stays ours
+            os.chmod(tmp, stat.S_IMODE(old.st_mode))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)

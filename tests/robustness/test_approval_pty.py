@@ -1,0 +1,82 @@
+"""11. The approval question in a real terminal, attacked: a command dressed up with escape
+sequences or sixty newlines is shown as it is; keys typed before the question cannot answer it;
+Ctrl-C stops a grep whose regex would never end."""
+
+from __future__ import annotations
+
+import time
+
+import pexpect
+
+from tests.fake_openai import Hang, Text, ToolCalls
+from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: fixture
+
+
+def _declined(child: pexpect.spawn) -> None:
+    child.send("n\r")
+    child.expect("the user declined")
+    wait_prompt(child)
+
+
+def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):  # noqa: F811
+    erased = "touch pwned-by-escape #\x1b[2K\x1b[1GRun command: ls -la"
+    pushed = "touch pwned-by-newlines" + "\n" * 60 + "ls -la"
+    live_server.script(ToolCalls([("run_command", {"command": erased})]), Text("Declined, then."),
+                       ToolCalls([("run_command", {"command": pushed})]))
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "tidy up")
+    # The escapes are printed as text: the line is not erased, the real start stays in view.
+    child.expect_exact("touch pwned-by-escape #\\x1b[2K\\x1b[1GRun command: ls -la")
+    child.expect_exact("Allow? (the 1 line(s) above)")
+    _declined(child)
+    type_line(child, "again")
+    child.expect_exact("(61 line(s), shown whole)")
+    child.expect_exact("touch pwned-by-newlines")
+    child.expect_exact("[59 empty lines]")
+    child.expect_exact("ls -la")
+    child.expect_exact("Allow? (the 61 line(s) above)")
+    _declined(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert not list(workspace.glob("pwned*"))
+
+
+def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_server):  # noqa: F811
+    live_server.script(Hang(2.0, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})])))
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "do something")
+    deadline = time.monotonic() + 20
+    while not live_server.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    child.send("y\r")  # meant for something else, typed while the model was still thinking
+    child.expect("Allow\\?")
+    time.sleep(1.0)
+    assert not (workspace / "typed-ahead").exists()
+    child.send("n\r")
+    child.expect("the user declined")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert not (workspace / "typed-ahead").exists()
+
+
+def test_ctrl_c_stops_a_regex_that_never_ends(workspace, home, live_server, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("CODING_AGENT_GREP_TIMEOUT", "600")  # Ctrl-C, not the time limit, must end it
+    (workspace / "evil.txt").write_text("a" * 45 + "!\n")
+    live_server.script(ToolCalls([("grep", {"pattern": "(a+)+$"})]))
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "search for it")
+    child.expect("grep")
+    time.sleep(1.0)
+    child.sendintr()
+    child.expect("Interrupted", timeout=5)
+    wait_prompt(child)
+    type_line(child, "still there?")
+    child.expect("Echo: still there", timeout=10)
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF, timeout=10)
