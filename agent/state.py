@@ -42,6 +42,8 @@ class Stats:
     cheap_tier_saved: int = 0  # tokens cleared from old tool results
     cheap_tier_spared_calls: int = 0  # compactions where clearing alone was enough
     summary_tier_saved: int = 0
+    # The newest response came without token usage (Ollama and some local servers): the gauge estimates.
+    usage_missing: bool = False
 
 
 @dataclass

@@ -6,6 +6,7 @@ from rich.text import Text
 
 import session
 from agent.context import context_tokens, threshold
+from agent.i18n import t
 from agent.state import AppState
 
 BAR_WIDTH = 30
@@ -20,6 +21,18 @@ def _bar(used: int, limit: int, window: int) -> Text:
         bar.append(char, style="red" if i < filled and used >= limit else ("green" if i < filled else "dim"))
     bar.append("]")
     return bar
+
+
+def thinking_mode(state: AppState) -> str:
+    cfg = state.config
+    zh = state.lang == "zh"
+    if not cfg.thinks:
+        return "关" if zh else "off"
+    mode = "开" if zh else "on"
+    if cfg.reasoning_effort:
+        return f"{mode}, effort {cfg.reasoning_effort}"
+    return mode + ("（接口默认）" if zh and cfg.thinking is None else " (the API's default)" if cfg.thinking is None
+                   else "")
 
 
 def status_lines(state: AppState) -> list[Text | str]:
@@ -39,9 +52,11 @@ def status_lines(state: AppState) -> list[Text | str]:
     session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
         f"{'模型' if zh else 'Model'}: {cfg.model}   Base URL: {cfg.endpoint}",
+        t("status_thinking", state.lang, mode=thinking_mode(state)),
         f"{'会话' if zh else 'Session'}: {state.session_id}   {session_path}",
         f"{'消息' if zh else 'Messages'}: {len(state.history):,}",
         gauge,
+        *([t("status_estimated", state.lang)] if stats.usage_missing else []),
         (f"距离自动压缩还剩 {left:.0f}%（自动压缩：{auto}）" if zh
          else f"{left:.0f}% left until auto-compact (auto-compact: {auto})"),
         (f"Token 用量：{stats.requests} 次请求，输入 {stats.input_tokens:,}（缓存命中 {stats.cache_hit_tokens:,}，"
