@@ -12,7 +12,8 @@ agent.tokens. Baseline: the rendered request's characters / 4. Error = (estimate
 
 The fixed prefix (instructions + tool definitions) is printed both ways: the agent's count and the
 emulator's. The emulator's template wraps the tools in instructions the agent does not count, a
-constant gap; "error w/o prefix" is the error of what the history adds, each side's own prefix taken off.
+constant gap; "error w/o prefix" is the error of what the history adds, the prefix each count holds
+taken off (the agent's own in a fresh estimate; the emulator's, through its usage, in the others).
 """
 
 from __future__ import annotations
@@ -133,7 +134,9 @@ async def run(quick: bool) -> None:
         ours, theirs = PREFIX["fixed"]
         for situation, est, actual, naive in results:
             err, nerr = 100 * (est - actual) / actual, 100 * (naive - actual) / actual
-            herr = 100 * ((est - ours) - (actual - theirs)) / (actual - theirs)
+            # A fresh estimate holds the agent's prefix; the others anchor on usage, the emulator's.
+            held = ours if situation == "fresh" else theirs
+            herr = 100 * ((est - held) - (actual - theirs)) / (actual - theirs)
             rows.append([kind, situation, actual, est, f"{err:+.3f}%", f"{herr:+.3f}%", f"{naive:,.0f}",
                          f"{nerr:+.1f}%"])
             w, hw, nw = worst.get(kind, (0.0, 0.0, 0.0))
