@@ -106,14 +106,16 @@ def _rejects_tools(exc: BaseException) -> bool:
         and "choice" in str(exc.body or exc).lower()
 
 
-def summary_max_tokens(state: AppState) -> int:
+def summary_max_tokens(state: AppState, request_tokens: int = 0) -> int:
     """The summary's output budget. In thinking mode max_tokens covers the reasoning too: give the
-    reasoning as much again, within the model's output ceiling."""
+    reasoning as much again, as far as the window has room after the request (never below the
+    summary's own reserve, which the request was fitted to leave) and the model's ceiling allows."""
     from agent.config import model_info
 
-    budget = output_reserve(state.config.context_window)
-    if state.config.thinks:
-        budget *= 2
+    window = state.config.context_window
+    reserve = output_reserve(window)
+    budget = 2 * reserve if state.config.thinks else reserve
+    budget = max(reserve, min(budget, window - request_tokens))
     info = model_info(state.config.model)
     return min(budget, info.max_output) if info else budget
 
@@ -127,7 +129,8 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
     agent = get_agent(state)
     # No tool_choice: the same as an ordinary turn's, so the prefix is the turn's byte for byte
     # whatever the server supports (DeepSeek refuses all but "auto" in thinking mode).
-    settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state)}
+    request_tokens = history_tokens(state, messages) + tokens.count_text(prompt)
+    settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state, request_tokens)}
     with summary_requests():
         try:
             responses = await _responses_reusing(agent, state, messages, prompt, settings)

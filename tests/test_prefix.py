@@ -72,7 +72,9 @@ async def test_after_turns_with_tools_and_reasoning(make_state, workspace, serve
 
 async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, workspace, server, both_ways):
     window = 16_000
-    state = make_state(context_window=window)
+    # At 11k the request has room to go whole (with the reuse) rather than fitted, and the turn starts
+    # below the background summary's mark (85% of it).
+    state = make_state(context_window=window, compact_at="11k")
     server.max_context = window
     await chat(state, [note(i) for i in range(3)])
     big_files(workspace, 6, lines=60)

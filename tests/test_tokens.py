@@ -80,11 +80,15 @@ def test_count_message_parts():
     assert tokens.count_message(user) == 1 + c("hello world")
     ret = ModelRequest(parts=[ToolReturnPart("list_files", {"a": [1, 2]}, tool_call_id="x"),
                               ToolReturnPart("read_file", "plain text", tool_call_id="y")])
-    assert tokens.count_message(ret) == 2 + c('{"a":[1,2]}') + 2 + c("plain text")
+    wrap = c("<tool_result>") + c("</tool_result>")
+    assert tokens.count_message(ret) == wrap + c('{"a":[1,2]}') + wrap + c("plain text")
     resp = ModelResponse(parts=[ThinkingPart("let me see", id="reasoning_content"), TextPart("Reading."),
                                 ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="x")])
-    assert tokens.count_message(resp) == (
-        1 + 2 + c("let me see") + c("Reading.") + 1 + 1 + c("read_file") + 1 + c('{"path":"a.py"}') + 1 + 1 + 1)
+    # The call as DSML: <DSML tool_calls> <DSML invoke name=..> <DSML parameter ..>a.py</DSML parameter> ...
+    dsml = (c("\n\n<") + 1 + c("tool_calls>\n") + c("<") + 1 + c('invoke name="read_file">\n')
+            + c("<") + 1 + c('parameter name="path" string="true">a.py</') + 1 + c("parameter>\n")
+            + c("</") + 1 + c("invoke>\n") + c("</") + 1 + c("tool_calls>"))
+    assert tokens.count_message(resp) == 1 + 2 + c("let me see") + c("Reading.") + dsml + 1
     assert tokens.count_message(ModelRequest(parts=[SystemPromptPart("be brief")])) == 2 + c("be brief")
     assert tokens.count_message(ModelResponse(parts=[ThinkingPart("only thoughts")])) == 0  # not sent
 
