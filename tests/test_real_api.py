@@ -38,6 +38,8 @@ async def test_compaction_request_is_cached_and_sends_the_turns_tool_choice(make
     assert request["body"]["tools"] == turns[-1]["body"]["tools"]
     assert request["body"].get("thinking") == turns[-1]["body"].get("thinking")
     assert ("thinking" in request["body"]) is (thinking is False)
+    if thinking is False:  # DeepSeek's switch, not an effort pydantic-ai would map `thinking=False` to
+        assert request["body"]["thinking"] == {"type": "disabled"} and "reasoning_effort" not in request["body"]
     assert request["cache_hit_tokens"] >= 0.9 * request["prompt_tokens"]
     assert is_summary(state.history[0])
     if thinking is None:  # reasoning came with every answer and went back on the tool-call turns
