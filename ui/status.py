@@ -28,11 +28,11 @@ def thinking_mode(state: AppState) -> str:
     zh = state.lang == "zh"
     if not cfg.thinks:
         return "关" if zh else "off"
-    mode = "开" if zh else "on"
     if cfg.reasoning_effort:
-        return f"{mode}, effort {cfg.reasoning_effort}"
-    return mode + ("（接口默认）" if zh and cfg.thinking is None else " (the API's default)" if cfg.thinking is None
-                   else "")
+        return f"开，深度 {cfg.reasoning_effort}" if zh else f"on, effort {cfg.reasoning_effort}"
+    if cfg.thinking is None:
+        return "开（接口默认）" if zh else "on (the API's default)"
+    return "开" if zh else "on"
 
 
 def status_lines(state: AppState) -> list[Text | str]:
