@@ -122,7 +122,9 @@ class App:
         pct = 100 * used / window if window else 0
         assumed = "" if state.config.window_known else "?"
         folder = _short_path(state.workspace)
-        return HTML(f" {state.config.model} · {folder} · context {pct:.0f}% of {window:,}{assumed} ")
+        # "~": the server reports no usage (Ollama), so the figure is our own estimate.
+        approx = "~" if state.stats.usage_missing else ""
+        return HTML(f" {state.config.model} · {folder} · context {approx}{pct:.0f}% of {window:,}{assumed} ")
 
     def _prompt_session(self) -> PromptSession:
         bindings = KeyBindings()
