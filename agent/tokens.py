@@ -206,31 +206,39 @@ def render_message(msg: Mapping[str, Any]) -> list[Piece]:
         pieces += texts
         calls = msg.get("tool_calls") or []
         if calls:
-            pieces += ["\n\n<", DSML, "tool_calls>\n"]
-            for call in calls:
-                pieces += _dsml_call(call.get("function") or {})
-            pieces += ["</", DSML, "tool_calls>"]
+            pieces += _dsml_calls(calls)
         pieces.append(EOS)
         return pieces
     return [USER, *texts]
 
 
-def _dsml_call(fn: Mapping[str, Any]) -> list[Piece]:
-    """`<DSML invoke name="f">` and one `<DSML parameter name="k" string="true|false">v</DSML parameter>`
-    per argument; the pieces between the DSML markers are texts, as the tokenizer splits them."""
-    raw = fn.get("arguments") or "{}"
-    try:
-        args = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        args = None
-    if not isinstance(args, dict):
-        args = {"arguments": raw}
-    pieces: list[Piece] = ["<", DSML, f'invoke name="{fn.get("name") or ""}">\n']
-    for key, value in args.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        pieces += ["<", DSML, f'parameter name="{key}" string="{"true" if isinstance(value, str) else "false"}">'
-                   + text + "</", DSML, "parameter>\n"]
-    pieces += ["</", DSML, "invoke>\n"]
+def _dsml_calls(calls: Sequence[Mapping[str, Any]]) -> list[Piece]:
+    """The calls as DeepSeek's DSML: a `tool_calls` block of `invoke`s, one tagged `parameter` per
+    argument (strings as they are, the rest as JSON); the texts between the DSML markers are the
+    pieces, as the tokenizer splits them."""
+    invokes = []
+    for call in calls:
+        fn = call.get("function") or {}
+        raw = fn.get("arguments") or "{}"
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            args = None
+        if not isinstance(args, dict):
+            args = {"arguments": raw}
+        params = [
+            f'<\0parameter name="{key}" string="{"true" if isinstance(v, str) else "false"}">'
+            f"{v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}</\0parameter>"
+            for key, v in args.items()
+        ]
+        invokes.append(f'<\0invoke name="{fn.get("name") or ""}">\n' + "\n".join(params) + "\n</\0invoke>")
+    text = "\n\n<\0tool_calls>\n" + "\n".join(invokes) + "\n</\0tool_calls>"
+    pieces: list[Piece] = []
+    for i, segment in enumerate(text.split("\0")):
+        if i:
+            pieces.append(DSML)
+        if segment:
+            pieces.append(segment)
     return pieces
 
 

@@ -85,9 +85,9 @@ def test_count_message_parts():
     resp = ModelResponse(parts=[ThinkingPart("let me see", id="reasoning_content"), TextPart("Reading."),
                                 ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="x")])
     # The call as DSML: <DSML tool_calls> <DSML invoke name=..> <DSML parameter ..>a.py</DSML parameter> ...
-    dsml = (c("\n\n<") + 1 + c("tool_calls>\n") + c("<") + 1 + c('invoke name="read_file">\n')
-            + c("<") + 1 + c('parameter name="path" string="true">a.py</') + 1 + c("parameter>\n")
-            + c("</") + 1 + c("invoke>\n") + c("</") + 1 + c("tool_calls>"))
+    dsml = (c("\n\n<") + 1 + c("tool_calls>\n<") + 1 + c('invoke name="read_file">\n<') + 1
+            + c('parameter name="path" string="true">a.py</') + 1 + c("parameter>\n</") + 1 + c("invoke>\n</") + 1
+            + c("tool_calls>"))
     assert tokens.count_message(resp) == 1 + 2 + c("let me see") + c("Reading.") + dsml + 1
     assert tokens.count_message(ModelRequest(parts=[SystemPromptPart("be brief")])) == 2 + c("be brief")
     assert tokens.count_message(ModelResponse(parts=[ThinkingPart("only thoughts")])) == 0  # not sent
