@@ -314,6 +314,11 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
     stats.usage_missing = not usage.input_tokens
+    sent = state.recorder.last  # the request this response answers
+    if sent is not None:
+        from agent.context import calibrate_prefix
+
+        calibrate_prefix(state, sent.history, usage.input_tokens)
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))
 

