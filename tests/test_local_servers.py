@@ -96,3 +96,14 @@ async def test_a_base_url_without_v1_is_pointed_out(local):
     await chat(state, ["hello"])
     (error,) = _errors(state)
     assert "check --base-url (does it end in /v1?)" in error
+
+
+async def test_vllm_losing_the_tool_flags_still_compacts_without_tools(local):
+    """A session resumed on a vLLM started without the flags: the compaction asks without tools."""
+    server, state = local("vllm", auto_tool_choice=True)
+    await chat(state, ["hello", "more"])
+    server.auto_tool_choice = False
+    server.script(Text(SUMMARY))
+    await compact.run_compact(state)
+    assert not server.requests[-1]["body"].get("tools")
+    assert is_summary(state.history[0])
