@@ -169,3 +169,17 @@ async def test_a_fresh_estimate_uses_the_servers_own_prefix(make_state, server):
     await chat(state, ["and the next question"])
     actual = server.requests[-1]["prompt_tokens"]
     assert abs(estimate - actual) <= 0.01 * actual, (estimate, actual)
+
+
+async def test_a_model_that_only_ever_calls_tools_changes_nothing(make_state, workspace, server):
+    import session
+    from tests.builders import script_forever
+
+    state = make_state(context_window=50_000)
+    await _fill(state, workspace)
+    history = list(state.history)
+    script_forever(server, lambda body: ToolCalls([("read_file", {"path": "big0.txt"})]), n=20)
+    with pytest.raises(Exception):  # noqa: B017 - a CompactError or pydantic-ai's retries running out
+        await compact.run_compact(state)
+    assert state.history == history
+    assert session.list_archives(state.session_id, workspace) == []
