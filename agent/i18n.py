@@ -130,6 +130,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the model kept calling tools instead of writing the summary ({n} rounds); asked again without tools",
         "模型连续 {n} 轮调用工具而不写摘要；已改为不带工具再请求一次",
     ),
+    "server_cut_context": (
+        "The summary knows your latest request but not your first: the server seems to have dropped the "
+        "oldest messages (Ollama does past its context size). Start it with a context of {window:,} tokens "
+        "(OLLAMA_CONTEXT_LENGTH, num_ctx) or pass its real size as --context-window. Your messages were "
+        "added to the summary verbatim.",
+        "摘要知道你最新的请求，却不知道第一条：服务器似乎丢掉了最早的消息（Ollama 超出其上下文长度时会这样）。"
+        "请以 {window:,} tokens 的上下文启动它（OLLAMA_CONTEXT_LENGTH、num_ctx），或用 --context-window "
+        "传入它的实际大小。你的消息已原样补进摘要。",
+    ),
     "status_thinking": ("Thinking: {mode}", "思考模式：{mode}"),
     "status_estimated": (
         "  (estimated: the server reports no token usage; counted with the DeepSeek tokenizer)",

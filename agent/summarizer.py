@@ -67,7 +67,21 @@ async def request_summary(state: AppState, history: Sequence[ModelMessage], extr
     reply = _read_reply(state, responses, left_out)
     if not reply.summary:
         raise CompactError(t("compact_empty", state.lang))
+    if state.stats.usage_missing and left_out == 0:
+        _warn_if_cut_by_the_server(state, history, reply.summary)
     return reply
+
+
+def _warn_if_cut_by_the_server(state: AppState, history: Sequence[ModelMessage], summary: str) -> None:
+    """A server without usage (Ollama) drops the oldest messages past its own context size without a
+    word. A summary that knows the newest request but not the first one is the trace it leaves."""
+    from agent.summary import missing_user_messages, user_messages
+
+    users = user_messages(history)
+    if len(users) < 2 or missing_user_messages(summary, users[-1:], state.lang):
+        return
+    if missing_user_messages(summary, users[:1], state.lang):
+        state.emit(Notice(t("server_cut_context", state.lang, window=state.config.context_window), level="warn"))
 
 
 def fit_request(

@@ -47,12 +47,14 @@ def _errors(state) -> list[str]:
 async def test_ollama_stray_tool_call_during_compaction_still_commits(local, workspace):
     server, state = local("ollama")
     await chat(state, ["hello", "how are you"])
+    notices = len(state.emit.of(Notice))
     server.script(ToolCalls([("run_command", {"command": "rm -rf /"})]), Text(SUMMARY))
     await compact.run_compact(state)
     assert is_summary(state.history[0])
     (asked,) = [i for i, r in enumerate(server.requests) if is_compaction(r["body"])]
     answered = server.requests[asked + 1]["body"]["messages"][-1]
     assert answered["role"] == "tool" and "Tools are off" in answered["content"]
+    assert len(state.emit.of(Notice)) == notices  # nothing was cut: no warning
 
 
 async def test_ollama_without_usage_the_gauge_says_it_estimates(local):
@@ -66,14 +68,16 @@ async def test_ollama_without_usage_the_gauge_says_it_estimates(local):
 async def test_ollama_silent_truncation_shows_as_missing_user_messages(local):
     """num_ctx smaller than --context-window: Ollama drops the oldest messages without a word; the
     summary then misses the first requests, and the agent puts them back verbatim."""
-    server, state = local("ollama", context_size=1_500)
+    server, state = local("ollama", context_size=3_000)
     first = "please remember the launch code is tangerine-42"
-    await chat(state, [first] + [f"filler turn {i} " + "words " * 120 for i in range(4)])
+    await chat(state, [first] + [f"filler turn {i} " + "words " * 200 for i in range(6)])
     await compact.run_compact(state)  # the emulator's summary lists the user messages it saw
     seen = server.requests[-1]["ran"]["messages"]
     assert not any(first in str(m.get("content")) for m in seen)  # truncated away
     summary = state.history[0].parts[0].content
     assert first in summary  # restored by the agent's missing-user-messages check
+    (warning,) = [n.text for n in state.emit.of(Notice) if "dropped the oldest messages" in n.text]
+    assert "OLLAMA_CONTEXT_LENGTH" in warning and "32,000" in warning
 
 
 async def test_vllm_without_the_tool_flags_says_what_to_change(local):
