@@ -12,7 +12,15 @@ from pathlib import Path
 os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 import session
-from agent.config import DEFAULT_MODEL, Config, known_context_window
+from agent.config import (
+    DEFAULT_MODEL,
+    REASONING_EFFORTS,
+    RETIRED_MODELS,
+    THINKING_CHOICES,
+    Config,
+    is_deepseek_url,
+    known_context_window,
+)
 from agent.events import Notice
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
@@ -22,7 +30,6 @@ from agent.state import AppState, Stats
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
 PROG = "coding-agent"
-KEY_VARIABLES = ("API_KEY", "DEEPSEEK_API_KEY")
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -50,9 +57,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="A terminal coding agent whose long sessions never hit the context wall. "
         "Every flag can also be set as CODING_AGENT_<NAME> (e.g. CODING_AGENT_MODEL).",
     )
-    p.add_argument("--model", default=_env("model", DEFAULT_MODEL), help="model name (default deepseek-chat)")
+    p.add_argument("--model", default=_env("model", DEFAULT_MODEL), help=f"model name (default {DEFAULT_MODEL})")
     p.add_argument("--base-url", default=_env("base_url"), help="any OpenAI-compatible endpoint")
     p.add_argument("--context-window", type=int, default=_env("context_window"), help="the model's window, tokens")
+    p.add_argument("--thinking", choices=THINKING_CHOICES, default=_env("thinking"),
+                   help="DeepSeek's thinking mode (default: as the API, on for deepseek-v4-*)")
+    p.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, default=_env("reasoning_effort"),
+                   help="how deeply the model thinks (default: the API's)")
     p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
     p.add_argument("--max-requests", type=_request_limit, default=_env("max_requests"), metavar="N",
@@ -69,7 +80,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def api_key(args: argparse.Namespace) -> str | None:
-    names = KEY_VARIABLES + (("OPENAI_API_KEY",) if args.base_url else ())
+    """API_KEY goes anywhere; DEEPSEEK_API_KEY only to DeepSeek; OPENAI_API_KEY only with --base-url.
+
+    A DeepSeek key sent to a local or third-party server would hand it to whoever runs that server."""
+    names = ["API_KEY"]
+    if is_deepseek_url(args.base_url):
+        names.append("DEEPSEEK_API_KEY")
+    if args.base_url:
+        names.append("OPENAI_API_KEY")
     return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
@@ -89,6 +107,8 @@ def build_config(args: argparse.Namespace) -> Config:
         workspace=Path.cwd().resolve(),
         debug=args.debug,
         max_requests=args.max_requests,
+        thinking=None if args.thinking is None else args.thinking == "on",
+        reasoning_effort=args.reasoning_effort,
     )
 
 
@@ -301,6 +321,8 @@ def check_config(config: Config) -> None:
     """Bad numbers stop here with one line, not with a traceback at the first turn."""
     from agent.context import CompactAtOutOfRange, compact_threshold
 
+    if config.model in RETIRED_MODELS and is_deepseek_url(config.base_url):
+        raise ValueError(t("model_retired", config.lang, model=config.model, new=RETIRED_MODELS[config.model]))
     if config.context_window <= 0:
         raise ValueError(t("bad_window", config.lang, value=config.context_window))
     try:

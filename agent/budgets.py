@@ -40,8 +40,12 @@ class Budgets:
 def plan(window: int, threshold: int, fixed: int) -> Budgets:
     """The budgets for a window, its threshold and the measured fixed prefix (tokens)."""
     target = int(threshold * REBUILT_SHARE)
-    summary = output_reserve(window)
-    room = max(0, target - fixed - summary - SUMMARY_OVERHEAD)
+    available = max(0, target - fixed - SUMMARY_OVERHEAD)
+    # On a small window the prefix and a full-size summary can take the whole target (4k: ~1.35k of
+    # instructions and tools by DeepSeek's template, a 625-token summary): the summary then gets
+    # half of what is left, so user messages, files and the tail still get some room.
+    summary = min(output_reserve(window), available // 2)
+    room = available - summary
     return Budgets(
         target=target,
         summary=summary,

@@ -85,6 +85,25 @@ def fixed_prefix_tokens(state: AppState) -> int:
     return state.fixed_prefix_tokens
 
 
+def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tokens: int) -> None:
+    """Take the fixed prefix from the server's own count, once, from a request with a small history.
+
+    Our count of the instructions and tools misses what the server's template wraps around them
+    (DeepSeek's DSML tool instructions, ~180 tokens): until now a fresh estimate (a new session, or
+    right after a compaction) was low by that much. input_tokens minus our count of the messages is
+    the server's figure; with a small history the messages' own counting error stays negligible."""
+    if state.prefix_calibrated or not input_tokens:
+        return
+    ours = fixed_prefix_tokens(state)
+    messages = tokens.count_messages(history)
+    if messages > 4 * ours:
+        return
+    measured = input_tokens - messages
+    if ours // 2 <= measured <= 2 * ours:  # else it is not the same kind of count: keep ours
+        state.fixed_prefix_tokens = measured
+        state.prefix_calibrated = True
+
+
 def tool_definitions(agent: object) -> list[dict]:
     """The tools as OpenAI sends them: name, description, JSON schema."""
     toolset = getattr(agent, "_function_toolset", None)

@@ -58,10 +58,10 @@ class _Guard:
     """Checks the watermark before every model request inside a run (a pydantic-ai capability)."""
 
     async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
-        from agent.prefix import priming
+        from agent.prefix import priming, summarizing
 
         state: AppState = ctx.deps
-        if state is None or priming() or (ctx.model_settings or {}).get("tool_choice") == "none":
+        if state is None or priming() or summarizing():
             return request_context  # not a turn's request: a priming run or a summary request
         # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
         messages = state.turn_base + list(ctx.messages[state.turn_offset :])
@@ -70,6 +70,16 @@ class _Guard:
         # The history this request is built from: a compaction reuses the request (agent.prefix).
         state.recorder.expect(messages)
         return request_context
+
+    async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
+        """A compaction's request carries the tools (so its prefix is the turn's), and a model may call
+        one anyway (Ollama ignores tool_choice): such a call is answered, never run."""
+        from agent.prefix import summarizing
+
+        if summarizing():
+            state = ctx.deps
+            return t("compact_tools_off", state.lang if state is not None else "en")
+        return await handler(args)
 
     async def _compacted(self, ctx: Any, state: AppState, messages: list[ModelMessage], request_context: Any) -> bool:
         from compact import attempt, auto_allowed, run_compact

@@ -247,6 +247,50 @@ TEXTS: dict[str, tuple[str, str]] = {
         "无法使用数据目录 {path}（{error}）：会话无法保存。"
         "请让它可写、腾出空间，或把 `CODING_AGENT_HOME` 设为别的目录。",
     ),
+    # --- issue 12: today's DeepSeek API and local servers ---
+    "model_retired": (
+        "The model '{model}' was retired by DeepSeek on 2026-07-24; use --model {new} instead.",
+        "DeepSeek 已于 2026-07-24 停用模型 '{model}'；请改用 --model {new}。",
+    ),
+    "err_not_found": (
+        "The endpoint answered 404 for the model '{model}': check --base-url (does it end in /v1?) and --model.",
+        "接口对模型 '{model}' 返回 404：请检查 --base-url（是否以 /v1 结尾？）和 --model。",
+    ),
+    "err_tool_choice_flags": (
+        "The server refuses tool calls: start vLLM with --enable-auto-tool-choice --tool-call-parser <parser> "
+        "(e.g. hermes, llama3_json, deepseek_v3). Server said: {detail}",
+        "服务器拒绝工具调用：请用 `--enable-auto-tool-choice --tool-call-parser <parser>` 启动 vLLM"
+        "（例如 `hermes`、`llama3_json`、`deepseek_v3`）。服务器返回：{detail}",
+    ),
+    "compact_cut_short": (
+        "the summary was cut short at the output limit ({tokens:,} tokens, reasoning included); nothing was "
+        "changed. Try /compact with instructions to be briefer, or --thinking off",
+        "摘要在输出上限处被截断（{tokens:,} tokens，含思考）；没有做任何改动。"
+        "可以试试带“写简短些”说明的 /compact，或 `--thinking off`",
+    ),
+    "compact_tools_off": (
+        "Tools are off during compaction: this call was not run. Write the summary now, as asked, "
+        "without calling any tool.",
+        "压缩期间工具已关闭：这次调用没有执行。请现在按要求写出摘要，不要调用任何工具。",
+    ),
+    "compact_kept_calling": (
+        "the model kept calling tools instead of writing the summary ({n} rounds); asked again without tools",
+        "模型连续 {n} 轮调用工具而不写摘要；已改为不带工具再请求一次",
+    ),
+    "server_cut_context": (
+        "The summary knows your latest request but not your first: the server seems to have dropped the "
+        "oldest messages (Ollama does past its context size). Start it with a context of {window:,} tokens "
+        "(OLLAMA_CONTEXT_LENGTH, num_ctx) or pass its real size as --context-window. Your messages were "
+        "added to the summary verbatim.",
+        "摘要知道你最新的请求，却不知道第一条：服务器似乎丢掉了最早的消息（Ollama 超出其上下文长度时会这样）。"
+        "请以 {window:,} tokens 的上下文启动它（`OLLAMA_CONTEXT_LENGTH`、`num_ctx`），或用 --context-window "
+        "传入它的实际大小。你的消息已原样补进摘要。",
+    ),
+    "status_thinking": ("Thinking: {mode}", "思考模式：{mode}"),
+    "status_estimated": (
+        "  (estimated: the server reports no token usage; counted with the DeepSeek tokenizer)",
+        "  （估算值：服务器没有返回 token 用量，用 DeepSeek 分词器计数）",
+    ),
 }
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import debuglog
+from agent.config import RETIRED_MODELS
 from agent.events import (
     Notice,
     TextDelta,
@@ -86,12 +87,13 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
     from pydantic_ai import Agent
 
     from agent.guard import ContextGuard
-    from agent.model import build_model
+    from agent.model import build_model, model_settings
     from agent.tools import TOOLS
 
     return Agent(
         # `state.emit` is looked up at each retry: the UI replaces it after the agent is built.
         build_model(state.config, state.recorder, on_retry=lambda event: state.emit(event)),
+        model_settings=model_settings(state.config),  # type: ignore[arg-type]
         instructions=state.instructions,
         deps_type=AppState,
         tools=TOOLS,
@@ -326,6 +328,12 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.input_tokens += usage.input_tokens
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
+    stats.usage_missing = not usage.input_tokens
+    sent = state.recorder.last  # the request this response answers
+    if sent is not None:
+        from agent.context import calibrate_prefix
+
+        calibrate_prefix(state, sent.history, usage.input_tokens)
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))
 
@@ -350,11 +358,18 @@ def describe_error(exc: BaseException, state: AppState) -> str:
     if isinstance(exc, ModelHTTPError) and exc.status_code == 403:
         return t("err_forbidden", lang)
     if isinstance(exc, ModelNotFoundError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 404):
-        return t("err_model", lang, model=state.config.model)
+        # A local server's 404 is most often a base URL without /v1, rarely the model.
+        return t("err_not_found", lang, model=state.config.model)
     if isinstance(exc, ModelContextWindowExceededError):
         return t("err_context", lang)
-    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and _UNKNOWN_MODEL.search(str(exc.body or "")):
+    body = str(getattr(exc, "body", None) or "") if isinstance(exc, ModelHTTPError) else ""
+    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and state.config.model in RETIRED_MODELS \
+            and ("retired" in body.lower() or _UNKNOWN_MODEL.search(body)):
+        return t("model_retired", lang, model=state.config.model, new=RETIRED_MODELS[state.config.model])
+    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and _UNKNOWN_MODEL.search(body):
         return t("err_model", lang, model=state.config.model)  # DeepSeek: 400 "Model Not Exist"
+    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and _AUTO_TOOL_FLAGS.search(body):
+        return t("err_tool_choice_flags", lang, detail=_short(body))
     if isinstance(exc, ModelHTTPError):
         return t("err_http", lang, status=exc.status_code, detail=_short(exc.body or exc.message))
     if isinstance(exc, ModelAPIError):
@@ -371,6 +386,8 @@ def describe_error(exc: BaseException, state: AppState) -> str:
     return t("err_other", lang, detail=_short(f"{type(exc).__name__}: {exc}"))
 
 
+# vLLM: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'.
+_AUTO_TOOL_FLAGS = re.compile(r"enable-auto-tool-choice|tool-call-parser", re.I)
 _UNKNOWN_MODEL = re.compile(r"model[ _]not[ _]exist|model_not_found|model .{0,80}does not exist", re.I)
 
 

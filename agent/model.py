@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.config import Config
 from agent.events import Retrying
-from agent.prefix import RequestRecorder, join
+from agent.prefix import RequestRecorder, join, summarizing
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -33,6 +33,8 @@ def build_model(
     on_retry: Callable[[Retrying], None] | None = None,
 ) -> Model:
     from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.profiles import merge_profile
+    from pydantic_ai.profiles.openai import OpenAIModelProfile
     from pydantic_ai.providers.deepseek import DeepSeekProvider
     from pydantic_ai.providers.openai import OpenAIProvider
 
@@ -48,9 +50,25 @@ def build_model(
     # DeepSeek's profile knows its quirks (reasoning_content sent back on tool turns, max_tokens).
     if config.model.startswith("deepseek"):
         provider = DeepSeekProvider(openai_client=client)
-    else:
-        provider = OpenAIProvider(openai_client=client)
-    return OpenAIChatModel(config.model, provider=provider)
+        # `thinking=False` (model_settings) then sends DeepSeek's switch in the body, not an effort.
+        profile = merge_profile(
+            provider.model_profile(config.model),
+            OpenAIModelProfile(openai_chat_thinking_false_body={"thinking": {"type": "disabled"}}),
+        )
+        return OpenAIChatModel(config.model, provider=provider, profile=profile)
+    return OpenAIChatModel(config.model, provider=OpenAIProvider(openai_client=client))
+
+
+def model_settings(config: Config) -> dict[str, Any]:
+    """Thinking mode and effort, the same on every request of the session (the compaction's too)."""
+    settings: dict[str, Any] = {}
+    if not config.model.startswith("deepseek"):
+        return settings
+    if config.thinking is False:
+        settings["thinking"] = False
+    elif config.reasoning_effort:
+        settings["openai_reasoning_effort"] = config.reasoning_effort
+    return settings
 
 
 _CLIENT: type | None = None
@@ -100,7 +118,7 @@ def _send_messages_untransformed(client: AsyncOpenAI, recorder: RequestRecorder 
     async def create_fast(*, messages: Any, extra_body: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         body = dict(extra_body or {})
         body["messages"] = join(list(messages), kwargs.get("tools"))
-        if recorder is not None and kwargs.get("tool_choice") != "none":
+        if recorder is not None and not summarizing():
             recorder.record(body["messages"], kwargs.get("tools"))
         return await create(messages=[], extra_body=body, **kwargs)
 

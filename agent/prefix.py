@@ -84,6 +84,22 @@ def starts_with(history: Sequence[Any], prefix: Sequence[Any]) -> bool:
 
 _JOIN: ContextVar[SentRequest | None] = ContextVar("join_onto", default=None)
 _PRIMING: ContextVar[bool] = ContextVar("priming", default=False)
+# Set while a compaction's summary requests run: the guard, the recorder and the tools look at it.
+_SUMMARIZING: ContextVar[bool] = ContextVar("summarizing", default=False)
+
+
+@contextmanager
+def summary_requests() -> Iterator[None]:
+    """Requests made inside are a compaction's: not recorded, not guarded, their tool calls not run."""
+    token = _SUMMARIZING.set(True)
+    try:
+        yield
+    finally:
+        _SUMMARIZING.reset(token)
+
+
+def summarizing() -> bool:
+    return _SUMMARIZING.get()
 
 
 @contextmanager

@@ -44,6 +44,8 @@ class Stats:
     cheap_tier_saved: int = 0  # tokens cleared from old tool results
     cheap_tier_spared_calls: int = 0  # compactions where clearing alone was enough
     summary_tier_saved: int = 0
+    # The newest response came without token usage (Ollama and some local servers): the gauge estimates.
+    usage_missing: bool = False
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -81,6 +83,8 @@ class AppState:
     persisted: int = 0
     # Tokens of the tool definitions + instructions, measured once (they never change).
     fixed_prefix_tokens: int | None = None
+    # Whether fixed_prefix_tokens is the server's own figure (agent.context.calibrate_prefix).
+    prefix_calibrated: bool = False
     # Turn numbers (count of user turns) at which automatic compactions fired: thrash detection.
     auto_compact_turns: list[int] = field(default_factory=list)
     turns: int = 0

@@ -3,8 +3,9 @@
 The design used a separate agent without tools. That changes the request's prefix (no tool
 definitions), so DeepSeek bills the whole history at the cache-miss price, 12-50x the hit price.
 Instead we send exactly what the last agent request sent — same instructions, same tools, same
-messages in the same order — with the compaction prompt appended as the final user message and
-`tool_choice="none"` so the model cannot call a tool.
+tool_choice (none given, i.e. "auto"), same messages in the same order — with the compaction prompt
+appended as the final user message. A special tool_choice would be refused by DeepSeek in thinking
+mode and ignored by Ollama. A tool the model calls anyway gets "tools are off" for its result.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from agent import debuglog, tokens
 from agent.context import fixed_prefix_tokens, history_tokens, output_reserve
 from agent.errors import CompactError
+from agent.events import Notice
 from agent.i18n import t
-from agent.prefix import PrefixMismatch, joined_onto
+from agent.prefix import PrefixMismatch, joined_onto, summary_requests
 from agent.summary import compaction_prompt, extract_summary, previous_summary
 from agent.tiers import clear_tool_results, fit_messages
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 # A request the provider still rejects as too long is retried this many times, smaller each time.
 MAX_FIT_RETRIES = 3
 SHRINK = 0.75
+# Rounds of tool calls answered "tools are off" before the request is sent without tools.
+MAX_TOOL_ROUNDS = 3
 
 
 @dataclass
@@ -52,7 +56,7 @@ async def request_summary(state: AppState, history: Sequence[ModelMessage], extr
     messages, left_out = fit_request(state, history, prompt, limit)
     for attempt in range(MAX_FIT_RETRIES + 1):
         try:
-            response = await _summary_call(state, messages, prompt)
+            responses = await _summary_call(state, messages, prompt)
             break
         except Exception as exc:
             if not _too_long(exc) or attempt == MAX_FIT_RETRIES:
@@ -60,10 +64,24 @@ async def request_summary(state: AppState, history: Sequence[ModelMessage], extr
             limit = int(limit * SHRINK)
             debuglog.log("compact_too_long", attempt=attempt, new_limit=limit)
             messages, left_out = fit_request(state, history, prompt, limit)
-    reply = _read_reply(state, response, left_out)
+    reply = _read_reply(state, responses, left_out)
     if not reply.summary:
         raise CompactError(t("compact_empty", state.lang))
+    if state.stats.usage_missing and left_out == 0:
+        _warn_if_cut_by_the_server(state, history, reply.summary)
     return reply
+
+
+def _warn_if_cut_by_the_server(state: AppState, history: Sequence[ModelMessage], summary: str) -> None:
+    """A server without usage (Ollama) drops the oldest messages past its own context size without a
+    word. A summary that knows the newest request but not the first one is the trace it leaves."""
+    from agent.summary import missing_user_messages, user_messages
+
+    users = user_messages(history)
+    if len(users) < 2 or missing_user_messages(summary, users[-1:], state.lang):
+        return
+    if missing_user_messages(summary, users[:1], state.lang):
+        state.emit(Notice(t("server_cut_context", state.lang, window=state.config.context_window), level="warn"))
 
 
 def fit_request(
@@ -94,33 +112,65 @@ def _too_long(exc: BaseException) -> bool:
     return False
 
 
-def _rejects_tool_choice(exc: BaseException) -> bool:
+def _rejects_tools(exc: BaseException) -> bool:
+    """A 400 about tool calling itself (vLLM started without --enable-auto-tool-choice)."""
     from pydantic_ai.exceptions import ModelHTTPError
 
-    return isinstance(exc, ModelHTTPError) and exc.status_code == 400 and "tool_choice" in str(exc.body or exc)
+    return isinstance(exc, ModelHTTPError) and exc.status_code == 400 and "tool" in str(exc.body or exc).lower() \
+        and "choice" in str(exc.body or exc).lower()
 
 
-async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: str) -> ModelResponse:
-    from agent.loop import get_agent
+def summary_max_tokens(state: AppState, request_tokens: int = 0) -> int:
+    """The summary's output budget. In thinking mode max_tokens covers the reasoning too: give the
+    reasoning as much again, as far as the window has room after the request (never below the
+    summary's own reserve, which the request was fitted to leave) and the model's ceiling allows."""
+    from agent.config import model_info
 
-    agent = get_agent(state)
-    settings: dict[str, Any] = {"tool_choice": "none", "max_tokens": output_reserve(state.config.context_window)}
-    try:
-        return await _first_response_reusing(agent, state, messages, prompt, settings)
-    except Exception as exc:
-        if not _rejects_tool_choice(exc):
-            raise
-    # The endpoint refuses tool_choice="none": ask without tools (the prefix changes; cache lost).
-    debuglog.log("compact_fallback_no_tools", reason="endpoint rejected tool_choice=none")
+    window = state.config.context_window
+    reserve = output_reserve(window)
+    budget = 2 * reserve if state.config.thinks else reserve
+    budget = max(reserve, min(budget, window - request_tokens))
+    info = model_info(state.config.model)
+    return min(budget, info.max_output) if info else budget
+
+
+async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: str) -> list[ModelResponse]:
     from pydantic_ai import Agent
 
-    bare = Agent(agent.model, instructions=state.instructions)
-    return await _first_response(bare, state, messages, prompt, {"max_tokens": settings["max_tokens"]})
+    from agent.loop import get_agent
+    from agent.model import model_settings
+
+    agent = get_agent(state)
+    # No tool_choice: the same as an ordinary turn's, so the prefix is the turn's byte for byte
+    # whatever the server supports (DeepSeek refuses all but "auto" in thinking mode).
+    request_tokens = history_tokens(state, messages) + tokens.count_text(prompt)
+    settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state, request_tokens)}
+    with summary_requests():
+        try:
+            responses = await _responses_reusing(agent, state, messages, prompt, settings)
+            if not _calls_tools(responses[-1]):
+                return responses
+            debuglog.log("compact_kept_calling_tools", rounds=len(responses))
+            state.emit(Notice(t("compact_kept_calling", state.lang, n=len(responses)), level="warn"))
+        except Exception as exc:
+            if not _rejects_tools(exc):
+                raise
+            responses = []
+            debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
+        # Ask without tools: the prefix changes (the cache is lost) but a summary comes.
+        bare = Agent(agent.model, instructions=state.instructions, model_settings=model_settings(state.config))
+        return responses + await _responses(bare, state, messages, prompt, settings)
 
 
-async def _first_response_reusing(
+def _calls_tools(response: ModelResponse) -> bool:
+    from pydantic_ai.messages import ToolCallPart
+
+    return any(isinstance(p, ToolCallPart) for p in response.parts)
+
+
+async def _responses_reusing(
     agent: Any, state: AppState, messages: list, prompt: str, settings: dict
-) -> ModelResponse:
+) -> list[ModelResponse]:
     """Through pydantic-ai only the messages after the last request, when the history starts with
     the ones it was built from: the client puts that request's messages in front (agent.prefix)."""
     sent = state.recorder.covering(messages)
@@ -128,39 +178,55 @@ async def _first_response_reusing(
         debuglog.log("compact_reuses_request", messages=len(sent.history), after=len(messages) - len(sent.history))
         try:
             with joined_onto(sent):
-                return await _first_response(agent, state, messages[len(sent.history) :], prompt, settings)
+                return await _responses(agent, state, messages[len(sent.history) :], prompt, settings)
         except PrefixMismatch as exc:
             debuglog.log("compact_prefix_mismatch", reason=str(exc))
-    return await _first_response(agent, state, messages, prompt, settings)
+    return await _responses(agent, state, messages, prompt, settings)
 
 
-async def _first_response(agent: Any, state: AppState, messages: list, prompt: str, settings: dict) -> ModelResponse:
-    """Run the agent up to its first model response and stop: tools are never executed."""
+async def _responses(agent: Any, state: AppState, messages: list, prompt: str, settings: dict) -> list[ModelResponse]:
+    """Run the agent until a response without tool calls, at most MAX_TOOL_ROUNDS + 1 requests.
+
+    A tool call is answered by the guard (agent.guard) with "tools are off, write the summary now",
+    never run; the next request extends the previous one, so the prefix cache still holds."""
+    responses: list[ModelResponse] = []
     async with agent.iter(prompt, message_history=messages, deps=state, model_settings=settings) as run:
         async for node in run:
             if agent.is_model_request_node(node):
                 async with node.stream(run.ctx) as stream:
                     async for _event in stream:
                         pass
-                return stream.response
-    raise RuntimeError("the compaction request produced no response")
+                responses.append(stream.response)
+                if not _calls_tools(stream.response) or len(responses) > MAX_TOOL_ROUNDS:
+                    return responses
+    if not responses:
+        raise RuntimeError("the compaction request produced no response")
+    return responses
 
 
-def _read_reply(state: AppState, response: ModelResponse, left_out: int) -> SummaryReply:
-    from pydantic_ai.messages import TextPart, ToolCallPart
+def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) -> SummaryReply:
+    from pydantic_ai.messages import TextPart
 
     from agent.loop import response_cache_hits
 
-    usage = response.usage
-    hits = response_cache_hits(response)
     stats = state.stats
-    stats.compaction_tokens += usage.input_tokens + usage.output_tokens
-    stats.requests += 1
-    stats.input_tokens += usage.input_tokens
-    stats.output_tokens += usage.output_tokens
-    stats.cache_hit_tokens += hits
-    debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
-    if any(isinstance(p, ToolCallPart) for p in response.parts):
+    total_in = total_out = total_hits = 0
+    for response in responses:
+        usage = response.usage
+        hits = response_cache_hits(response)
+        stats.compaction_tokens += usage.input_tokens + usage.output_tokens
+        stats.requests += 1
+        stats.input_tokens += usage.input_tokens
+        stats.output_tokens += usage.output_tokens
+        stats.cache_hit_tokens += hits
+        total_in, total_out, total_hits = total_in + usage.input_tokens, total_out + usage.output_tokens, \
+            total_hits + hits
+        debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
+    last = responses[-1]
+    if _calls_tools(last):
         raise CompactError(t("compact_tool_call", state.lang))
-    text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
-    return SummaryReply(extract_summary(text), left_out, usage.input_tokens, usage.output_tokens, hits)
+    if last.finish_reason == "length":
+        # A summary cut off mid-way would lose whatever its missing sections held: never commit it.
+        raise CompactError(t("compact_cut_short", state.lang, tokens=last.usage.output_tokens))
+    text = "".join(p.content for p in last.parts if isinstance(p, TextPart))
+    return SummaryReply(extract_summary(text), left_out, total_in, total_out, total_hits)

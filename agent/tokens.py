@@ -1,9 +1,9 @@
-"""Token counting with the DeepSeek tokenizer, and the one rule for how a chat request becomes tokens.
+"""Token counting with the DeepSeek tokenizer, and the agent's rule for how a chat request becomes tokens.
 
-The client (`count_*`) and the fake server (tests/fake_openai.py) both use `render_message`,
-`render_tools` and `render_request`, so the agent's own estimate and the server's `prompt_tokens`
-agree by construction. The layout follows DeepSeek's chat template: marker tokens around each
-message, texts encoded on their own between them.
+The layout follows DeepSeek's chat template: marker tokens around each message, texts encoded on
+their own between them, tool calls written as DSML (V3.2/V4: one tagged parameter per argument,
+which costs about twice the tokens of the JSON arguments). The test server counts on its own
+(tests/deepseek_template.py), so bench/token_error.py measures this rule against another one.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 # Marker token ids of DeepSeek's vocabulary (tokenizer.json "added_tokens").
 BOS, EOS = 0, 1
 USER, ASSISTANT = 128803, 128804
-CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END = 128806, 128807, 128808, 128809
-OUTPUT_BEGIN, OUTPUT_END, TOOL_SEP = 128812, 128813, 128814
+TOOL_SEP = 128814
 THINK, THINK_END = 128821, 128822
+DSML = 128825
 SYS_BEGIN, SYS_END = 128826, 128827
 
 # A rendered request is a list of pieces: a text to encode, or one marker token id.
@@ -197,7 +197,7 @@ def render_message(msg: Mapping[str, Any]) -> list[Piece]:
     if role in ("system", "developer"):
         return [SYS_BEGIN, *texts, SYS_END]
     if role == "tool":
-        return [OUTPUT_BEGIN, *texts, OUTPUT_END]
+        return ["<tool_result>", *texts, "</tool_result>"]
     if role == "assistant":
         pieces: list[Piece] = [ASSISTANT]
         reasoning = msg.get("reasoning_content")
@@ -206,14 +206,40 @@ def render_message(msg: Mapping[str, Any]) -> list[Piece]:
         pieces += texts
         calls = msg.get("tool_calls") or []
         if calls:
-            pieces.append(CALLS_BEGIN)
-            for call in calls:
-                fn = call.get("function") or {}
-                pieces += [CALL_BEGIN, fn.get("name") or "", TOOL_SEP, fn.get("arguments") or "", CALL_END]
-            pieces.append(CALLS_END)
+            pieces += _dsml_calls(calls)
         pieces.append(EOS)
         return pieces
     return [USER, *texts]
+
+
+def _dsml_calls(calls: Sequence[Mapping[str, Any]]) -> list[Piece]:
+    """The calls as DeepSeek's DSML: a `tool_calls` block of `invoke`s, one tagged `parameter` per
+    argument (strings as they are, the rest as JSON); the texts between the DSML markers are the
+    pieces, as the tokenizer splits them."""
+    invokes = []
+    for call in calls:
+        fn = call.get("function") or {}
+        raw = fn.get("arguments") or "{}"
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            args = None
+        if not isinstance(args, dict):
+            args = {"arguments": raw}
+        params = [
+            f'<\0parameter name="{key}" string="{"true" if isinstance(v, str) else "false"}">'
+            f"{v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}</\0parameter>"
+            for key, v in args.items()
+        ]
+        invokes.append(f'<\0invoke name="{fn.get("name") or ""}">\n' + "\n".join(params) + "\n</\0invoke>")
+    text = "\n\n<\0tool_calls>\n" + "\n".join(invokes) + "\n</\0tool_calls>"
+    pieces: list[Piece] = []
+    for i, segment in enumerate(text.split("\0")):
+        if i:
+            pieces.append(DSML)
+        if segment:
+            pieces.append(segment)
+    return pieces
 
 
 def tool_json(tool: Any) -> str:

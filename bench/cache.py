@@ -4,8 +4,8 @@ For each session size: the session is loaded as on --continue, one ordinary turn
 request the user's last turn sent, which the provider has cached), then the compaction request is
 sent both ways over the same history to the same local server, which simulates DeepSeek's prefix
 cache in 64-token blocks and reports prompt_cache_hit_tokens:
-  ours      compact.run_compact: the agent's own instructions, tools and messages, the compaction
-            prompt appended, tool_choice="none"
+  ours      compact.run_compact: the agent's own instructions, tools, tool_choice and messages, the
+            compaction prompt appended; in thinking mode (the default) and with --thinking off
   baseline  the design's separate summarizer, Agent(model) without tools or instructions, run over
             the same history with the same compaction prompt
 Both get the same scripted summary (~4k tokens). Cost at DeepSeek V4 flash prices: $0.0028 (cache
@@ -23,7 +23,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 from bench import common  # noqa: E402
 
 
-async def measure(n: int) -> dict:
+async def measure(n: int, thinking: bool | None = None) -> dict:
     from pydantic_ai import Agent
 
     import compact
@@ -34,7 +34,7 @@ async def measure(n: int) -> dict:
 
     summary = common.summary_text()
     with common.workdir("cache-") as ws, common.server() as server:
-        state = common.make_state(server.base_url, ws)
+        state = common.make_state(server.base_url, ws, thinking=thinking)
         s = common.synth_session(state, n)
         common.install_session(state, s)
         # The user's last turn: its request is what the provider has cached when compaction starts.
@@ -58,7 +58,9 @@ async def measure(n: int) -> dict:
             # result is refused, but the request, which is what is measured here, was sent.
             pass
         ours = server.requests[-1]
-        assert ours["body"].get("tool_choice") == "none"
+        turn = server.requests[-3]["body"]  # the user's last turn, before the baseline
+        assert ours["body"].get("tool_choice") == turn.get("tool_choice") == "auto"
+        assert ours["body"].get("thinking") == turn.get("thinking")
         out = common.tokens_of(summary)
         rows = {}
         for name, rec in (("ours", ours), ("baseline", base)):
@@ -92,6 +94,9 @@ async def run(quick: bool) -> None:
     report.figure("compaction_cost_ours", round(ours["cost"], 5), "USD")
     report.figure("compaction_cost_baseline", round(base["cost"], 5), "USD")
     report.figure("compaction_cost_ratio_baseline_over_ours", round(base["cost"] / ours["cost"], 1), "x")
+    off = (await measure(big, thinking=False))["ours"]
+    report.figure("cache_hit_share_ours_thinking_off", round(100 * off["share"], 2), "%", ">= 90%",
+                  off["share"] >= 0.9)
     report.finish()
 
 

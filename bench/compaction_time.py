@@ -1,6 +1,6 @@
 """Compaction wall time minus the model's own time, and tokens after / before, on the large session.
 
-`compact.run_compact` (manual) on the large session (about 950k tokens in a full run), against the
+`compact.run_compact` (manual) on the large session (about 920k tokens in a full run), against the
 local server with no added latency. The model's time is what the server spends on the request
 (measured inside its handler: reading the body, counting tokens as a provider's prefill would,
 answering); everything else is the agent's: the checks before the call, fitting the request,
@@ -14,7 +14,7 @@ and the openai SDK building and sending it): the compaction's own steps. Two sta
            the warm-up has built (not sent) the request the history makes, in its worker thread
            while the user types (agent/prefix.py; its time is the "prime" row, not in the total)
   resumed, not primed   the same, had the warm-up not done it: pydantic-ai builds the whole
-           request (~0.5 s at 10,000 messages)
+           request (~0.5 s at 8,000 messages)
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ async def run(quick: bool) -> None:
         window = common.WINDOW
         if quick:
             # The warm-up primes a session past 85% of the threshold: the quick session (~190k tokens)
-            # gets a window it nearly fills, as the full one (949k) nearly fills DeepSeek V4's 1M.
+            # gets a window it nearly fills, as the full one (~920k) nearly fills DeepSeek V4's 1M.
             from agent.context import context_tokens
 
             common.install_session(state, s)

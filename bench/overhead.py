@@ -1,4 +1,4 @@
-"""Per-turn overhead outside the model, at 100, 1,000 and 10,000 messages.
+"""Per-turn overhead outside the model, at 100, 1,000 and 8,000 messages.
 
 Each simulated turn does what main.on_submit and agent.loop do around the model calls, on a session
 loaded from disk: parse @-mentions and build the pending input, the watermark check

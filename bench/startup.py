@@ -6,7 +6,7 @@ from the spawn: the prompt drawn (prompt_toolkit's first frame with "> "), and i
 sent as soon as the prompt is drawn is echoed back (a blocked event loop, e.g. a slow bottom
 toolbar, delays this one). The figure is "input accepted".
   start-up  a new session in an empty workspace
-  resume    --continue of a 10,000-message session (quick: the quick "large" size)
+  resume    --continue of an 8,000-message session (quick: the quick "large" size)
 Baseline: `python -c "import pydantic_ai, openai"`, in the same run. Median of several runs (one
 unmeasured run first warms the disk cache). Diagnosis: `python -X importtime` of the same start;
 what resuming spends before the prompt, step by step, in a child process; and (full run only)

@@ -4,8 +4,9 @@ A session is a run of user turns. Each turn: the user's request (English or Chin
 tool rounds (an assistant response with a short remark and one or two tool calls, carrying usage;
 a request with the tool results: read_file, grep, run_command, list_files, edit_file, write_file),
 then the assistant's answer. Tool results are about 80% of the tokens; the content mixes English,
-Chinese, code (Python, TypeScript), JSON and logs. 10,000 messages come to about 950k tokens, just
-under the 980k a compaction request may carry in a 1M window (window minus the summary's reserve).
+Chinese, code (Python, TypeScript), JSON and logs. 8,000 messages come to about 920k tokens (tool
+calls counted as DeepSeek's DSML markup), under the 980k a compaction request may carry in a 1M
+window (window minus the summary's reserve).
 
 Usage on each response is what the server would have reported: input = the fixed prefix (system
 prompt + tools) plus every message before it, output = the answer's own tokens.

@@ -1,10 +1,19 @@
-"""A fake OpenAI-compatible (DeepSeek-flavoured) chat-completions server on 127.0.0.1.
+"""An emulator of DeepSeek's chat-completions API (or of Ollama / vLLM) on 127.0.0.1.
 
 Used by the test suite, by pexpect tests and benchmarks (the agent talks HTTP to it), and by a new
-user trying the agent without a key:  python -m tests.fake_openai [--port N] [--latency S]
+user trying the agent without a key:  python -m tests.fake_openai [--port N] [--flavor ollama]
 
-Replies come from `server.script(...)` in order, else from `smart_reply`. Token usage is counted
-with agent.tokens' rendering rule, with DeepSeek's prefix cache simulated in 64-token blocks.
+By default it is as strict as DeepSeek's API of today (tests/fake_rules.py): retired model names,
+max_tokens over the ceiling, a forced tool_choice in thinking mode and a tool-call turn sent back
+without reasoning_content all answer 400. In thinking mode every answer streams reasoning first;
+`: keep-alive` comment lines come before and inside the stream; usage, with
+prompt_cache_hit_tokens / prompt_cache_miss_tokens, comes on the final chunk. prompt_tokens is its
+own count (tests/deepseek_template.py: DeepSeek's chat encoding and tokenizer, not agent.tokens),
+with DeepSeek's prefix cache simulated in 64-token blocks.
+
+`flavor="ollama"`: no usage, tool_choice ignored, the oldest messages silently dropped past
+`context_size`. `flavor="vllm"`: tool_choice "auto" refused unless `auto_tool_choice=True`.
+Replies come from `server.script(...)` in order, else from `smart_reply`.
 """
 
 from __future__ import annotations
@@ -19,7 +28,8 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agent import tokens
+from tests import fake_rules
+from tests.deepseek_template import counter, render
 from tests.fake_replies import (  # noqa: F401 - the reply kinds are re-exported for the tests
     _ERROR_TYPES,
     CutStream,
@@ -35,14 +45,17 @@ from tests.fake_replies import (  # noqa: F401 - the reply kinds are re-exported
     smart_reply,
     split_text,
 )
+from tests.fake_rules import calls_of as _calls
+from tests.fake_rules import content_of as _content
 
 BLOCK = 64  # DeepSeek's cache unit, in tokens
+KEEP_ALIVE = b": keep-alive\n\n"
 
 
 # ---- The server ----
 
 
-class FakeOpenAI:
+class FakeOpenAI(fake_rules.ServerKind):
     def __init__(
         self,
         latency: float = 0.0,
@@ -51,8 +64,15 @@ class FakeOpenAI:
         max_context: int | None = None,
         reject_tool_choice_none: bool = False,
         api_key: str | None = None,
-        model: str = "deepseek-chat",
+        model: str = "deepseek-v4-flash",
+        flavor: str = "deepseek",
+        context_size: int | None = None,
+        auto_tool_choice: bool = False,
     ) -> None:
+        assert flavor in fake_rules.FLAVORS, flavor
+        self.flavor = flavor
+        self.context_size = context_size  # Ollama's num_ctx: past it, messages are silently dropped
+        self.auto_tool_choice = auto_tool_choice  # vLLM's --enable-auto-tool-choice
         self.latency = latency
         self.port = port
         self.max_context = max_context
@@ -63,7 +83,6 @@ class FakeOpenAI:
         self._queue: deque[ReplyLike] = deque()
         self._lock = threading.Lock()
         self._blocks: set[int] = set()
-        self._ids_cache: dict[str, list[int]] = {}
         self._counter = itertools.count(1)
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -130,24 +149,9 @@ class FakeOpenAI:
 
     # -- token accounting --
 
-    def _ids(self, piece: tokens.Piece) -> list[int]:
-        if isinstance(piece, int):
-            return [piece]
-        ids = self._ids_cache.get(piece)
-        if ids is None:
-            ids = tokens.encode(piece)
-            with self._lock:
-                if len(self._ids_cache) > 50_000:
-                    self._ids_cache.clear()
-                self._ids_cache[piece] = ids
-        return ids
-
     def prompt_ids(self, body: dict[str, Any]) -> list[int]:
-        pieces = tokens.render_request(body.get("messages") or [], body.get("tools") or [])
-        ids: list[int] = []
-        for piece in pieces:
-            ids.extend(self._ids(piece))
-        return ids
+        """The request's tokens by the server's own rendering (DeepSeek's template and tokenizer)."""
+        return counter().ids(render(body))
 
     def _cache_hits(self, ids: list[int]) -> int:
         """Tokens in whole 64-token blocks shared with an earlier request's prefix.
@@ -221,13 +225,16 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_error(404, f"no route {self.path}")
         if self._authorized():
             models = [{"id": m, "object": "model", "owned_by": "deepseek"}
-                      for m in (self.fake.model, "deepseek-reasoner")]
+                      for m in (self.fake.model, "deepseek-v4-pro")]
             self._send_json(200, {"object": "list", "data": models})
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
-            return self._send_error(404, f"no route {self.path}")
+        # DeepSeek serves both; a local server only under /v1.
+        routes = ("/v1/chat/completions", "/chat/completions") if self.fake.flavor == "deepseek" \
+            else ("/v1/chat/completions",)
+        if self.path.rstrip("/") not in routes:
+            return self._send_error(404, f"404 page not found: {self.path}")
         try:
             body = json.loads(raw)
         except ValueError:
@@ -244,6 +251,12 @@ class _Handler(BaseHTTPRequestHandler):
             fake.requests.append(record)
         if not self._authorized():
             return
+        refusal = fake.refusal(body)
+        if refusal is not None:
+            return self._send_error(*refusal)
+        if fake.flavor == "ollama":
+            body = fake.ollama_view(body)
+            record["ran"] = body  # what the model saw after the silent truncation
         ids = fake.prompt_ids(body)
         record["prompt_tokens"] = prompt = len(ids)
         if fake.max_context is not None and prompt > fake.max_context:
@@ -262,27 +275,29 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(fake.latency)
         if isinstance(reply, Error):
             return self._send_error(reply.status, reply.message, reply.headers, reply.code)
-        usage = _usage(prompt, hit, reply)
+        reasoning = fake.reasoning_of(body, reply)
+        usage = fake.usage(prompt, hit, reply, reasoning)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            self._stream(body, reply, usage if include_usage else None)
+            # DeepSeek sends usage on the final chunk whatever the options say.
+            wanted = fake.flavor == "deepseek" or include_usage
+            self._stream(body, reply, usage if wanted else None, reasoning)
         else:
-            self._complete(body, reply, usage)
+            self._complete(body, reply, usage, reasoning)
 
     def _base(self, body: dict[str, Any], obj: str) -> dict[str, Any]:
         return {"id": f"chatcmpl-{next(self.fake._counter)}", "object": obj, "created": int(time.time()),
                 "model": body.get("model") or self.fake.model, "system_fingerprint": "fp_fake"}
 
-    def _complete(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any]) -> None:
+    def _complete(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any] | None, reasoning: str) -> None:
         if isinstance(reply, Malformed):
             return self._send_json(200, b'{"id": "chatcmpl-bad", "choices": [')
         if isinstance(reply, Slow):
             time.sleep(reply.delay_per_chunk * reply.chunks)
         message: dict[str, Any] = {"role": "assistant", "content": _content(reply)}
-        reasoning = getattr(reply, "reasoning", None)
         if reasoning:
             message["reasoning_content"] = reasoning
-        finish = "stop"
+        finish = getattr(reply, "finish", "stop")
         resp = self._base(body, "chat.completion")
         if isinstance(reply, ToolCalls):
             message["tool_calls"] = [
@@ -292,16 +307,20 @@ class _Handler(BaseHTTPRequestHandler):
             ]
             finish = "tool_calls"
         resp["choices"] = [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}]
-        resp["usage"] = usage
+        if usage is not None:
+            resp["usage"] = usage
         self._send_json(200, resp)
 
-    def _stream(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any] | None) -> None:
+    def _stream(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any] | None, reasoning: str) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         base = self._base(body, "chat.completion.chunk")
+        keep_alive = self.fake.flavor == "deepseek"
+        if keep_alive:
+            self._chunk(KEEP_ALIVE)  # DeepSeek's, while the request waits for inference to start
 
         def delta(d: dict[str, Any], finish: str | None = None) -> None:
             choice = {"index": 0, "delta": d, "finish_reason": finish, "logprobs": None}
@@ -318,11 +337,12 @@ class _Handler(BaseHTTPRequestHandler):
                 delta({"content": piece})
             self.close_connection = True  # no terminating chunk: the client sees a broken stream
             return
-        reasoning = getattr(reply, "reasoning", None)
         if reasoning:
             for piece in split_text(reasoning, 3):
                 delta({"reasoning_content": piece})
-        finish = "stop"
+        if keep_alive:
+            self._chunk(KEEP_ALIVE)
+        finish = getattr(reply, "finish", "stop")
         if isinstance(reply, Slow):
             for piece in split_text(reply.content, reply.chunks):
                 if self.fake._stopping.wait(reply.delay_per_chunk):
@@ -352,43 +372,17 @@ class _Handler(BaseHTTPRequestHandler):
         self._chunk(b"")
 
 
-def _content(reply: Reply) -> str | None:
-    if isinstance(reply, Text | Slow | CutStream):
-        return reply.content
-    if isinstance(reply, ToolCalls):
-        return reply.content or None
-    return None
-
-
-def _calls(reply: ToolCalls) -> list[tuple[str, str]]:
-    """(name, arguments JSON) of each call, raw strings passed through as scripted."""
-    return [(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
-            for name, args in reply.calls]
-
-
-def _usage(prompt: int, hit: int, reply: Reply) -> dict[str, Any]:
-    reasoning = tokens.count_text(getattr(reply, "reasoning", None) or "")
-    completion = reasoning + tokens.count_text(_content(reply) or "")
-    if isinstance(reply, ToolCalls):
-        completion += sum(tokens.count_text(name) + tokens.count_text(args) for name, args in _calls(reply))
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-        "prompt_cache_hit_tokens": hit,
-        "prompt_cache_miss_tokens": prompt - hit,
-        "prompt_tokens_details": {"cached_tokens": hit},
-        "completion_tokens_details": {"reasoning_tokens": reasoning},
-    }
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="A fake OpenAI-compatible server for trying the agent.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--max-context", type=int, default=None)
+    parser.add_argument("--flavor", choices=fake_rules.FLAVORS, default="deepseek")
+    parser.add_argument("--context-size", type=int, default=None, help="ollama: num_ctx")
+    parser.add_argument("--enable-auto-tool-choice", action="store_true", help="vllm: accept tool_choice auto")
     args = parser.parse_args(argv)
-    server = FakeOpenAI(args.latency, port=args.port, max_context=args.max_context).start()
+    server = FakeOpenAI(args.latency, port=args.port, max_context=args.max_context, flavor=args.flavor,
+                        context_size=args.context_size, auto_tool_choice=args.enable_auto_tool_choice).start()
     print(f"FAKE_OPENAI_URL={server.base_url}", flush=True)
     try:
         threading.Event().wait()

@@ -21,6 +21,7 @@ class Text:
     content: str
     reasoning: str | None = None
     chunks: int | list[str] | None = None  # how many deltas to stream, or the deltas themselves
+    finish: str = "stop"  # "length": cut off at max_tokens
 
 
 @dataclass

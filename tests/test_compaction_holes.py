@@ -43,7 +43,7 @@ async def test_results_the_model_never_saw_are_not_cleared(make_state, workspace
     for i in range(3):
         assert any(f"a line of new{i}.txt" in r for r in results), f"new{i}.txt was cleared before it was seen"
     assert sum(CLEARED in r for r in results) == 4  # the old reads, all seen, went instead
-    assert state.history[-1].parts[0].content == "All three reviewed."
+    assert state.history[-1].parts[-1].content == "All three reviewed."  # after the reasoning
 
 
 async def test_a_user_message_survives_any_number_of_compactions(make_state, workspace, server):
@@ -123,7 +123,10 @@ async def test_rebuilt_history_fits_well_under_the_threshold(make_state, workspa
     result = await compact.run_compact(state)
 
     assert result.tier == "summary" and result.tokens_after < result.tokens_before
-    assert history_tokens(state, state.history) <= WELL_UNDER * limit
+    # At 4k the fixed prefix (~1.35k tokens by the emulator's count) and a summary as long as the
+    # request allows (625) alone are 70% of the threshold: there the rebuilt history only has to fit.
+    bound = limit if window < 8_192 else WELL_UNDER * limit
+    assert history_tokens(state, state.history) <= bound
     text = state.history[0].parts[0].content
     assert "read big2.txt" in text  # the newest user message is carried
 

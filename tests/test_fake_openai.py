@@ -43,7 +43,7 @@ def client(server):
 def stream(client, **kw):
     kw.setdefault("messages", USER)
     return list(client.chat.completions.create(
-        model="deepseek-chat", stream=True, stream_options={"include_usage": True}, **kw))
+        model="deepseek-v4-flash", stream=True, stream_options={"include_usage": True}, **kw))
 
 
 def test_streaming_text_with_reasoning_and_usage(server, client):
@@ -83,10 +83,10 @@ def test_streaming_tool_calls(server, client):
 
 def test_non_streaming(server, client):
     server.script(Text("plain answer"), ToolCalls([("read_file", {"path": "x"})], content="Looking."))
-    r = client.chat.completions.create(model="deepseek-chat", messages=USER)
+    r = client.chat.completions.create(model="deepseek-v4-flash", messages=USER)
     assert r.choices[0].message.content == "plain answer" and r.choices[0].finish_reason == "stop"
     assert r.usage.prompt_tokens == server.last_request["prompt_tokens"]
-    r = client.chat.completions.create(model="deepseek-chat", messages=USER)
+    r = client.chat.completions.create(model="deepseek-v4-flash", messages=USER)
     assert r.choices[0].message.content == "Looking."
     assert r.choices[0].message.tool_calls[0].function.name == "read_file"
     assert r.choices[0].finish_reason == "tool_calls"
@@ -157,7 +157,7 @@ def test_api_key_and_tool_choice_none():
             bad.chat.completions.create(model="m", messages=USER)
         good = openai.OpenAI(base_url=srv.base_url, api_key="secret", max_retries=0)
         assert good.chat.completions.create(model="m", messages=USER).choices[0].message.content == "Echo: hello"
-        assert [m.id for m in good.models.list()][0] == "deepseek-chat"
+        assert [m.id for m in good.models.list()][0] == "deepseek-v4-flash"
         with pytest.raises(openai.BadRequestError):
             good.chat.completions.create(model="m", messages=USER, tool_choice="none", tools=[
                 {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}])
@@ -280,7 +280,7 @@ async def test_pydantic_ai_tool_round_trip(server, monkeypatch):
     from pydantic_ai.providers.openai import OpenAIProvider
 
     monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
-    model = OpenAIChatModel("deepseek-chat", provider=OpenAIProvider(base_url=server.base_url, api_key="test"))
+    model = OpenAIChatModel("deepseek-v4-flash", provider=OpenAIProvider(base_url=server.base_url, api_key="test"))
     agent = Agent(model, instructions="You are a coding agent. " * 20)
     seen = []
 

@@ -22,7 +22,7 @@ def both_ways(monkeypatch, server):
     """Every compaction request is sent twice: as the agent sends it, then with the recorded
     request forgotten (pydantic-ai builds all of it). Returns the (joined, whole) body pairs."""
     pairs: list[tuple[dict, dict]] = []
-    reusing = summarizer._first_response_reusing
+    reusing = summarizer._responses_reusing
 
     async def twice(agent, state, messages, prompt, settings):
         joined = state.recorder.covering(messages) is not None
@@ -30,12 +30,12 @@ def both_ways(monkeypatch, server):
         first = server.requests[-1]["body"]
         if joined:
             last, state.recorder.last = state.recorder.last, None
-            await summarizer._first_response(agent, state, messages, prompt, settings)
+            await summarizer._responses(agent, state, messages, prompt, settings)
             state.recorder.last = last
             pairs.append((first, server.requests[-1]["body"]))
         return response
 
-    monkeypatch.setattr(summarizer, "_first_response_reusing", twice)
+    monkeypatch.setattr(summarizer, "_responses_reusing", twice)
     return pairs
 
 
@@ -64,7 +64,7 @@ async def test_after_turns_with_tools_and_reasoning(make_state, workspace, serve
     _assert_same(both_ways)
     joined = both_ways[0][0]
     assert joined["messages"][: len(previous["messages"])] == previous["messages"]
-    assert joined["tools"] == previous["tools"] and joined["tool_choice"] == "none"
+    assert joined["tools"] == previous["tools"] and joined["tool_choice"] == previous["tool_choice"] == "auto"
     assert state.emit.of(CompactionFinished)
     # The history was replaced: the record no longer covers it, and the next turn records anew.
     assert state.recorder.covering(state.history) is None
@@ -72,7 +72,9 @@ async def test_after_turns_with_tools_and_reasoning(make_state, workspace, serve
 
 async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, workspace, server, both_ways):
     window = 16_000
-    state = make_state(context_window=window)
+    # At 11k the request has room to go whole (with the reuse) rather than fitted, and the turn starts
+    # below the background summary's mark (85% of it).
+    state = make_state(context_window=window, compact_at="11k")
     server.max_context = window
     await chat(state, [note(i) for i in range(3)])
     big_files(workspace, 6, lines=60)

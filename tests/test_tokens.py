@@ -80,11 +80,15 @@ def test_count_message_parts():
     assert tokens.count_message(user) == 1 + c("hello world")
     ret = ModelRequest(parts=[ToolReturnPart("list_files", {"a": [1, 2]}, tool_call_id="x"),
                               ToolReturnPart("read_file", "plain text", tool_call_id="y")])
-    assert tokens.count_message(ret) == 2 + c('{"a":[1,2]}') + 2 + c("plain text")
+    wrap = c("<tool_result>") + c("</tool_result>")
+    assert tokens.count_message(ret) == wrap + c('{"a":[1,2]}') + wrap + c("plain text")
     resp = ModelResponse(parts=[ThinkingPart("let me see", id="reasoning_content"), TextPart("Reading."),
                                 ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="x")])
-    assert tokens.count_message(resp) == (
-        1 + 2 + c("let me see") + c("Reading.") + 1 + 1 + c("read_file") + 1 + c('{"path":"a.py"}') + 1 + 1 + 1)
+    # The call as DSML: <DSML tool_calls> <DSML invoke name=..> <DSML parameter ..>a.py</DSML parameter> ...
+    dsml = (c("\n\n<") + 1 + c("tool_calls>\n<") + 1 + c('invoke name="read_file">\n<') + 1
+            + c('parameter name="path" string="true">a.py</') + 1 + c("parameter>\n</") + 1 + c("invoke>\n</") + 1
+            + c("tool_calls>"))
+    assert tokens.count_message(resp) == 1 + 2 + c("let me see") + c("Reading.") + dsml + 1
     assert tokens.count_message(ModelRequest(parts=[SystemPromptPart("be brief")])) == 2 + c("be brief")
     assert tokens.count_message(ModelResponse(parts=[ThinkingPart("only thoughts")])) == 0  # not sent
 
@@ -135,15 +139,23 @@ def test_cache_entry_dies_with_its_message():
     assert tokens.count_message(other) == 1 + tokens.count_text("a different and longer message " * 5)
 
 
-def test_request_prefix_matches_the_server_exactly(server):
-    tools = [{"type": "function", "function": {"name": "read_file", "description": "读取文件 Read a file.",
-                                               "parameters": {"type": "object",
-                                                              "properties": {"path": {"type": "string"}}}}}]
+def test_request_prefix_grows_as_the_servers_own_count(server):
+    """The server counts with DeepSeek's template (its tool instructions included), not with ours: a
+    longer schema must grow both counts alike, and the bare function dict count as the wrapper."""
+    def tools(description: str) -> list[dict]:
+        return [{"type": "function", "function": {"name": "read_file", "description": description,
+                                                  "parameters": {"type": "object",
+                                                                 "properties": {"path": {"type": "string"}}}}}]
+
     client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
-    client.chat.completions.create(model="m", messages=[{"role": "system", "content": ZH + EN}], tools=tools)
-    assert tokens.count_request_prefix(ZH + EN, tools) == server.last_request["prompt_tokens"]
-    # A bare function dict counts the same as the OpenAI wrapper.
-    assert tokens.count_request_prefix(ZH + EN, [tools[0]["function"]]) == server.last_request["prompt_tokens"]
+    counts = []
+    for description in ("读取文件 Read a file.", "读取文件 Read a file. " + ZH * 3 + EN * 3):
+        client.chat.completions.create(model="m", messages=[{"role": "system", "content": ZH + EN}],
+                                       tools=tools(description))
+        counts.append((tokens.count_request_prefix(ZH + EN, tools(description)), server.last_request["prompt_tokens"]))
+        assert tokens.count_request_prefix(ZH + EN, [tools(description)[0]["function"]]) == counts[-1][0]
+    mine, theirs = counts[1][0] - counts[0][0], counts[1][1] - counts[0][1]
+    assert theirs > 100 and abs(mine - theirs) <= 0.02 * theirs, (mine, theirs)
 
 
 async def test_history_count_agrees_with_the_server(server):
@@ -152,7 +164,7 @@ async def test_history_count_agrees_with_the_server(server):
     from pydantic_ai.providers.openai import OpenAIProvider
 
     instructions = "You are a coding agent. 你是一个编程助手。Answer briefly."
-    model = OpenAIChatModel("deepseek-chat", provider=OpenAIProvider(base_url=server.base_url, api_key="test"))
+    model = OpenAIChatModel("deepseek-v4-flash", provider=OpenAIProvider(base_url=server.base_url, api_key="test"))
     agent = Agent(model, instructions=instructions)
     retried = []
 
@@ -181,7 +193,6 @@ async def test_history_count_agrees_with_the_server(server):
     async with agent.run_stream("请读一下 README", message_history=result.all_messages()) as run:
         await run.get_output()
     history = run.all_messages()
-    tool_defs = server.last_request["body"]["tools"]
     sent = [m for r in server.requests for m in r["body"]["messages"]]
     # The history has a retried tool call (sent as {"error": ...}) and thinking sent back.
     assert any(m["role"] == "tool" and m["content"].startswith('{"error":') for m in sent)
@@ -189,10 +200,13 @@ async def test_history_count_agrees_with_the_server(server):
     # Request k carried the history up to the k-th response.
     answers = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)]
     assert len(answers) == len(server.requests) == 5
-    prefix = tokens.count_request_prefix(instructions, tool_defs)
-    for i, request in zip(answers, server.requests, strict=True):
-        mine, theirs = prefix + tokens.count_messages(history[:i]), request["prompt_tokens"]
-        assert abs(mine - theirs) <= 0.02 * theirs, (mine, theirs)
+    # The server's own count (DeepSeek's template) differs from ours by a fixed amount, its tool
+    # instructions: what the history adds must agree (bench/token_error.py prints both figures).
+    first = server.requests[0]["prompt_tokens"] - tokens.count_messages(history[: answers[0]])
+    for i, request in zip(answers[1:], server.requests[1:], strict=True):
+        mine, theirs = tokens.count_messages(history[:i]), request["prompt_tokens"] - first
+        # 3%: DSML writes tool arguments as tagged parameters, we count them as the JSON sent.
+        assert abs(mine - theirs) <= 0.03 * theirs, (mine, theirs)
     assert server.last_request["prompt_tokens"] > 3000
 
 

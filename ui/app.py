@@ -131,7 +131,9 @@ class App:
             text = "?"
         assumed = "" if state.config.window_known else "?"
         folder = _short_path(state.workspace)
-        gauge = t("toolbar_context", self.lang, gauge=text)
+        # "~": the server reports no usage (Ollama), so the figure is our own estimate.
+        approx = "~" if state.stats.usage_missing else ""
+        gauge = t("toolbar_context", self.lang, gauge=approx + text)
         return HTML(escape(f" {state.config.model} · {folder} · {gauge}{assumed} "))
 
     def _prompt_session(self) -> PromptSession:

