@@ -22,10 +22,10 @@ from agent.config import (
     known_context_window,
 )
 from agent.events import Notice
-from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
 from agent.state import AppState, Stats
+from controller import start_state, start_warm_up
 
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
@@ -110,82 +110,6 @@ def build_config(args: argparse.Namespace) -> Config:
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
     )
-
-
-# --- sessions ------------------------------------------------------------------------------
-
-
-def load_session(state: AppState, session_id: str) -> list:
-    loaded = session.load(session_id, state.workspace)
-    if loaded.skipped:
-        state.emit(Notice(t("skipped_lines", state.lang, n=len(loaded.skipped), first=loaded.skipped[0]), "warn"))
-    for note in loaded.cut:
-        state.emit(Notice(t("cut_line", state.lang, **note), "warn"))
-    if not loaded.messages:
-        return loaded.messages
-    from agent.loop import repair_history
-
-    # A crash mid-tool leaves a call without its result: unrepaired, every later prompt is refused.
-    messages, fixes = repair_history(loaded.messages)
-    if fixes:
-        text = (f"会话文件：修复了 {fixes} 处没有结果的工具调用（上次在工具运行中退出）" if state.lang == "zh"
-                else f"Session file: closed {fixes} tool call(s) left without a result (the agent stopped mid-tool)")
-        state.emit(Notice(text, "warn"))
-    return messages
-
-
-def switch_session(state: AppState, session_id: str, messages: list) -> None:
-    """Make `session_id` current: take its lock, reset per-session state."""
-    new_lock = session.SessionLock(session_id, state.workspace)
-    if getattr(state, "lock", None) is not None:
-        state.lock.release()
-    state.lock = new_lock
-    state.session_id = session_id
-    state.stats = Stats.from_dict(session.load_stats(session_id, state.workspace))
-    state.history = messages
-    state.persisted = len(messages)
-    state.read_file_state = ReadFileState()
-    state.file_history = FileHistory()
-    state.compact_undo = []
-    state.compact_failures = 0
-    state.auto_compact_off_reason = None
-    state.auto_compact_turns = []
-    state.thrash_streak = 0
-    state.recorder.forget()
-
-
-def start_state(args: argparse.Namespace, config: Config) -> AppState:
-    from agent.events import EventLog
-
-    # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
-    state = AppState(config=config, session_id="", emit=EventLog())
-    session_id = None
-    if args.cont:
-        session_id = session.latest_session(config.workspace)
-    elif args.resume == "":
-        session_id = pick_session(config)
-    elif args.resume:
-        session_id = args.resume
-        # An id is a file name in this directory's session folder, never a path out of it.
-        if session_id in (".", "..") or Path(session_id).name != session_id or \
-                not session.session_file(session_id, config.workspace).exists():
-            raise SystemExit(t("no_such_session", config.lang, id=session_id))
-    messages = load_session(state, session_id) if session_id else []
-    switch_session(state, session_id or session.new_session_id(), messages)
-    return state
-
-
-def pick_session(config: Config) -> str | None:
-    """`--resume` without an id: list this directory's sessions and read a number."""
-    sessions = session.list_sessions(config.workspace)
-    if not sessions:
-        print(t("no_sessions_yet", config.lang), file=sys.stderr)
-        return None
-    print("\n".join(session.pick_lines(sessions)))
-    try:
-        return session.picked(sessions, input(t("pick_number", config.lang)))
-    except EOFError:
-        return None
 
 
 def replay_early(state: AppState, early: object) -> None:
@@ -384,15 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if state.lock is not None:
             state.lock.release()  # its .lock file goes with it
-
-
-def start_warm_up(state: AppState) -> None:
-    """pydantic-ai and the tokenizer take about a second to load, in a worker thread that starts
-    once the prompt is on screen. The tokenizer loads after pydantic-ai, in the same thread: its
-    load holds the GIL for ~0.3 s, which would otherwise freeze the prompt just as it appears."""
-    from agent.loop import warm_up
-
-    state.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
 
 
 async def repl(state: AppState) -> int:

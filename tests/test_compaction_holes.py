@@ -170,6 +170,7 @@ async def test_compact_undo_keeps_the_turns_made_since(make_state, workspace, se
 
 
 async def test_compact_undo_knows_the_later_turns_after_a_resume(make_state, workspace, server):
+    import controller
     import main
     from agent.undo import undo_note
 
@@ -179,7 +180,7 @@ async def test_compact_undo_knows_the_later_turns_after_a_resume(make_state, wor
     await on_submit(state, "two")
     await compact.run_compact(state)
     await on_submit(state, "three")
-    resumed = main.start_state(main.parse_args(["--continue"]), state.config)
+    resumed = controller.start_state(main.parse_args(["--continue"]), state.config)
     try:
         plan = compact.plan_undo(resumed)
         assert plan.later_turns == 1 and [m.parts for m in plan.later] == [m.parts for m in state.history[-2:]]

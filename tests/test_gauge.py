@@ -7,6 +7,7 @@ import re
 
 from prompt_toolkit.formatted_text import to_plain_text
 
+import controller
 import main
 from agent.context import fixed_prefix_tokens
 from ui.app import App
@@ -43,7 +44,7 @@ async def test_session_totals_survive_a_resume(make_state, server, capsys):
     totals = dataclasses.asdict(state.stats)
     assert totals["requests"] == 2 and totals["input_tokens"] > 0
 
-    resumed = main.start_state(main.parse_args(["--continue"]), state.config)
+    resumed = controller.start_state(main.parse_args(["--continue"]), state.config)
     try:
         assert resumed.session_id == state.session_id
         assert dataclasses.asdict(resumed.stats) == totals
@@ -55,6 +56,6 @@ async def test_session_totals_survive_a_resume(make_state, server, capsys):
         if resumed.agent is not None:
             await resumed.agent.model.client.close()
     # A new session starts from zero.
-    fresh = main.start_state(main.parse_args([]), state.config)
+    fresh = controller.start_state(main.parse_args([]), state.config)
     fresh.lock.release()
     assert fresh.stats.requests == 0

@@ -12,6 +12,7 @@ import session
 from agent.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.i18n import t
+from controller import load_session, start_warm_up, switch_session
 from ui.commands import command, unique_commands
 from ui.status import status_lines
 
@@ -42,8 +43,6 @@ async def cmd_status(app: App) -> None:
 
 @command("clear", "Start a new session", "开始新会话", aliases=("new",))
 async def cmd_clear(app: App) -> None:
-    from main import switch_session
-
     cancel_background(app.state)
     switch_session(app.state, session.new_session_id(), [])
     app.say(("新会话：" if app.lang == "zh" else "New session: ") + app.state.session_id, "cyan")
@@ -51,8 +50,6 @@ async def cmd_clear(app: App) -> None:
 
 @command("resume", "List this directory's sessions and pick one", "列出本目录的会话并选择一个")
 async def cmd_resume(app: App) -> None:
-    from main import load_session, switch_session
-
     sessions = [s for s in session.list_sessions(app.state.workspace) if s.session_id != app.state.session_id]
     if not sessions:
         app.say("没有其他会话。" if app.lang == "zh" else "No other sessions.", "yellow")
@@ -67,8 +64,6 @@ async def cmd_resume(app: App) -> None:
     switch_session(app.state, chosen, messages)
     app.say(("已恢复会话 " if app.lang == "zh" else "Resumed session ") + chosen, "cyan")
     # As at start-up: a session near the threshold gets its request built while the user types.
-    from main import start_warm_up
-
     start_warm_up(app.state)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import controller
 import main
 from agent.events import EventLog
 from agent.state import AppState
@@ -17,7 +18,7 @@ def resume(home, workspace, server):
     def open_session(session_id: str, *flags: str) -> AppState:
         args = main.parse_args(["--base-url", server.base_url, "--lang", "en", "--yes", "--resume", session_id,
                                 *flags])
-        state = main.start_state(args, main.build_config(args))
+        state = controller.start_state(args, main.build_config(args))
         assert isinstance(state.emit, EventLog)
         opened.append(state)
         return state
