@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -13,11 +12,9 @@ from agent.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.i18n import t
 from controller import load_session, start_warm_up, switch_session
-from ui.commands import command, unique_commands
+from ui.registry import CommandHost as App  # what a command may use of ui.app.App
+from ui.registry import command, unique_commands
 from ui.status import status_lines
-
-if TYPE_CHECKING:
-    from ui.app import App
 
 
 @command("help", "List the commands", "列出所有命令", aliases=("h", "?"))

@@ -1,58 +1,15 @@
-"""Slash commands: one registry that /help and completion both read (the design's COMMANDS)."""
+"""Slash commands: the registry (ui/registry.py) filled by ui/command_handlers.py, and dispatch."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ui.app import App
+from ui.registry import COMMANDS, Command, CommandHost, command, unique_commands
 
-Handler = Callable[..., Awaitable[None]]
+__all__ = ["COMMANDS", "Command", "command", "dispatch", "unique_commands"]
 
 
-@dataclass(frozen=True)
-class Command:
-    name: str
-    aliases: tuple[str, ...]
-    description: tuple[str, str]  # (en, zh)
-    handler: Handler
-    takes_args: bool = False
-    # What may follow the name, as /help shows it: (en, zh), e.g. ("[instructions|undo]", ...).
-    args_hint: tuple[str, str] = ("", "")
-
-    def describe(self, lang: str) -> str:
-        return self.description[1] if lang == "zh" else self.description[0]
-
-    def hint(self, lang: str) -> str:
-        return self.args_hint[1] if lang == "zh" else self.args_hint[0]
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str, en: str, zh: str, *, aliases: tuple[str, ...] = (), args: tuple[str, str] | None = None):
-    """Register a slash command; `args` (en, zh) is the hint for what it takes, None if nothing."""
-
-    def register(handler: Handler) -> Handler:
-        cmd = Command(name, aliases, (en, zh), handler, args is not None, args or ("", ""))
-        for key in (name, *aliases):
-            COMMANDS[key] = cmd
-        return handler
-
-    return register
-
-
-def unique_commands() -> list[Command]:
-    seen: dict[str, Command] = {}
-    for cmd in COMMANDS.values():
-        seen.setdefault(cmd.name, cmd)
-    return list(seen.values())
-
-
-async def dispatch(app: App, user_input: str) -> None:
+async def dispatch(app: CommandHost, user_input: str) -> None:
     cmd_name, _, args = user_input[1:].partition(" ")
     cmd = COMMANDS.get(cmd_name)
     if cmd is None:
