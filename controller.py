@@ -13,7 +13,7 @@ from pathlib import Path
 import session
 from agent.config import Config
 from agent.events import Notice
-from agent.file_history import FileHistory
+from agent.file_history import Checkpoint, FileHistory
 from agent.file_state import ReadFileState
 from agent.i18n import t
 from agent.state import AppState, Stats
@@ -99,3 +99,17 @@ def start_warm_up(state: AppState) -> None:
     from agent.loop import warm_up
 
     state.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
+
+
+def undo_turn(state: AppState) -> Checkpoint | None:
+    """/undo: the last turn's files come back (file_history), and history and session file end before it."""
+    checkpoint = state.file_history.undo()
+    if checkpoint is None:
+        return None
+    from agent.background import cancel_background  # not at start-up: main imports this module
+
+    cancel_background(state)
+    state.history = state.history[: checkpoint.history_index]
+    session.rewrite_messages(state.session_id, state.history, state.workspace)
+    state.persisted = len(state.history)
+    return checkpoint

@@ -11,7 +11,7 @@ import session
 from agent.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.i18n import t
-from controller import load_session, start_warm_up, switch_session
+from controller import load_session, start_warm_up, switch_session, undo_turn
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App
 from ui.registry import command, unique_commands
 from ui.status import status_lines
@@ -66,15 +66,10 @@ async def cmd_resume(app: App) -> None:
 
 @command("undo", "Undo the last turn: files and conversation", "撤销上一轮：文件和对话")
 async def cmd_undo(app: App) -> None:
-    state = app.state
-    checkpoint = state.file_history.undo()
+    checkpoint = undo_turn(app.state)
     if checkpoint is None:
         app.say("没有可撤销的轮次。" if app.lang == "zh" else "Nothing to undo.", "yellow")
         return
-    cancel_background(state)
-    state.history = state.history[: checkpoint.history_index]
-    session.rewrite_messages(state.session_id, state.history, state.workspace)
-    state.persisted = len(state.history)
     restored = len(checkpoint.files)
     zh = app.lang == "zh"
     app.say((f"已撤销：{checkpoint.user_input[:60]}（恢复了 {restored} 个文件）" if zh
