@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import session
-from agent import debuglog, tokens
+from agent import debuglog, policy, tokens
 from agent.context import context_tokens, history_tokens, threshold
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
@@ -133,7 +133,8 @@ async def run_compact(
         # The responses' usage measured the uncleared history: the gauge must count afresh.
         cleared = _without_usage(cleared)
         after = history_tokens(state, cleared)
-        if saved and after <= threshold(state) * CHEAP_TIER_TARGET and after < before:
+        enough = bool(saved) and after <= threshold(state) * CHEAP_TIER_TARGET and after < before
+        if policy.decide(state, history, cleared, before, after, enough, keep).action == "clear":
             debuglog.log("cheap_tier", before=before, after=after, saved=saved)
             state.stats.cheap_tier_saved += saved
             state.stats.cheap_tier_spared_calls += 1

@@ -42,6 +42,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--context-window", type=int, default=_env("context_window"), help="the model's window, tokens")
     p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
+    p.add_argument("--cheap-tier", choices=("auto", "on", "off"), default=(_env("cheap_tier") or "auto").lower(),
+                   help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
     p.add_argument("-p", "--print", dest="prompt", default=_env("print"), help="run one turn, print, exit")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
@@ -69,6 +71,7 @@ def build_config(args: argparse.Namespace) -> Config:
         window_known=bool(args.context_window) or known is not None,
         compact_at=args.compact_at,
         auto_compact=not args.no_auto_compact,
+        cheap_tier=args.cheap_tier,
         yes=args.yes,
         lang=args.lang,
         workspace=Path.cwd().resolve(),

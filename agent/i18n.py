@@ -100,6 +100,45 @@ TEXTS: dict[str, tuple[str, str]] = {
         "会话文件：跳过了 {n} 行无法读取的内容：{first}",
     ),
     "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
+    # --- cost (issue 14) ---
+    "cost_line": (
+        "Cost so far: {total} (cache hits {hit:,} tokens {hit_cost}, misses {miss:,} {miss_cost}, "
+        "output {out:,} {out_cost}; {model} prices)",
+        "累计费用：{total}（缓存命中 {hit:,} tokens {hit_cost}，未命中 {miss:,} {miss_cost}，"
+        "输出 {out:,} {out_cost}；按 {model} 价格）",
+    ),
+    "cost_unknown": (
+        "Cost: no prices known for {model} (cache hits {hit:,}, misses {miss:,}, output {out:,} tokens)",
+        "费用：不知道 {model} 的价格（缓存命中 {hit:,}，未命中 {miss:,}，输出 {out:,} tokens）",
+    ),
+    "last_request": (
+        "Last request: {tokens:,} prompt tokens, {share:.0f}% served from the prefix cache",
+        "上一次请求：输入 {tokens:,} tokens，其中 {share:.0f}% 来自前缀缓存",
+    ),
+    "tier_none": (
+        "Cheap tier (--cheap-tier {mode}): not needed yet",
+        "清理旧工具结果（--cheap-tier {mode}）：尚未用到",
+    ),
+    "tier_line": (
+        "Cheap tier (--cheap-tier {mode}): last compaction chose {choice} — {why}",
+        "清理旧工具结果（--cheap-tier {mode}）：上次压缩选择了{choice}——{why}",
+    ),
+    "tier_clear": ("clearing old tool results", "清理旧工具结果"),
+    "tier_summary": ("a summary", "写摘要"),
+    "tier_cheaper": (
+        "estimated {clear} per request after clearing vs {summary} after a summary",
+        "估计清理后每次请求 {clear}，摘要后每次请求 {summary}",
+    ),
+    "tier_no_cache_no_prices": (
+        "no prices known and no prefix cache seen: clearing spares the wait for a summary call",
+        "不知道价格且未见前缀缓存：清理可免去等待摘要调用",
+    ),
+    "tier_forced_on": ("--cheap-tier on", "--cheap-tier on"),
+    "tier_forced_off": ("--cheap-tier off", "--cheap-tier off"),
+    "tier_clear_not_enough": (
+        "clearing old tool results alone would not bring the context low enough",
+        "仅清理旧工具结果不足以让上下文降到足够低",
+    ),
 }
 
 

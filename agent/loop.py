@@ -311,6 +311,7 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.input_tokens += usage.input_tokens
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
+    stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))
 

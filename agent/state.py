@@ -42,6 +42,17 @@ class Stats:
     cheap_tier_saved: int = 0  # tokens cleared from old tool results
     cheap_tier_spared_calls: int = 0  # compactions where clearing alone was enough
     summary_tier_saved: int = 0
+    # The last request's prompt and how much of it the prefix cache served.
+    last_input_tokens: int = 0
+    last_cache_hit_tokens: int = 0
+    # The cheap tier's last decision (agent.policy): --cheap-tier mode, what was chosen and why, and
+    # the estimated cost per request of each action (None when money did not decide).
+    tier_mode: str = ""
+    tier_choice: str = ""
+    tier_reason: str = ""
+    tier_clear_cost: float | None = None
+    tier_summary_cost: float | None = None
+    tier_currency: str = ""
 
 
 @dataclass

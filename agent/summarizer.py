@@ -159,6 +159,7 @@ def _read_reply(state: AppState, response: ModelResponse, left_out: int) -> Summ
     stats.input_tokens += usage.input_tokens
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
+    stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
     debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     if any(isinstance(p, ToolCallPart) for p in response.parts):
         raise CompactError(t("compact_tool_call", state.lang))
