@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent import tokens
+from agent import overflow, tokens
 from agent.context import history_tokens, threshold
 from agent.events import Notice
 from agent.i18n import t
@@ -66,6 +66,11 @@ class _Guard:
         messages = state.turn_base + list(ctx.messages[state.turn_offset :])
         if await self._compacted(ctx, state, messages, request_context):
             messages = list(state.history)
+        elif not state.compacting and overflow.over(state, messages):
+            # Whatever switched automatic compaction off, a request over the window is made to fit.
+            await overflow.make_fit(state, messages, _kept_for_fit(state, messages))
+            self._replace(ctx, state, request_context)
+            messages = list(state.history)
         # The history this request is built from: a compaction reuses the request (agent.prefix).
         state.recorder.expect(messages)
         return request_context
@@ -87,10 +92,25 @@ class _Guard:
         state.history = messages
         ok = await attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
-            ctx.messages[:] = state.history
-            request_context.messages = list(state.history)
-            state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
+            self._replace(ctx, state, request_context)
         return ok
+
+    def _replace(self, ctx: Any, state: AppState, request_context: Any) -> None:
+        """The run goes on from the compacted history."""
+        ctx.messages[:] = state.history
+        request_context.messages = list(state.history)
+        state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
+
+
+def _kept_for_fit(state: AppState, messages: list[ModelMessage]) -> list[ModelMessage]:
+    """What a fitted history keeps verbatim: the current user request, and in the middle of a turn
+    its newest tool exchanges (as a mid-turn compaction keeps)."""
+    prompt_at = _last_prompt(messages)
+    if prompt_at is None:
+        return messages[-1:]
+    if _turn_prompt(messages) is None:
+        return messages[prompt_at:]
+    return [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
 
 
 def _last_prompt(messages: Sequence[ModelMessage]) -> int | None:

@@ -139,6 +139,26 @@ TEXTS: dict[str, tuple[str, str]] = {
         "clearing old tool results alone would not bring the context low enough",
         "仅清理旧工具结果不足以让上下文降到足够低",
     ),
+    "overflow_fitting": (
+        "The next request ({used:,} tokens) would not fit the window (at most {limit:,}); making it fit",
+        "下一次请求（{used:,} tokens）超出窗口（最多 {limit:,}）；正在让它放得下",
+    ),
+    "overflow_left_out": (
+        "Left out the {n} oldest messages so the request fits the window; the full transcript is archived "
+        "at {archive}",
+        "为了放进窗口，略去了最早的 {n} 条消息；完整对话已存档到 {archive}",
+    ),
+    "overflow_note": (
+        "[{n} earlier messages were left out to fit the context window. The full transcript is in {archive}; "
+        "read it if you need them.]",
+        "[为了放进上下文窗口，略去了之前的 {n} 条消息。完整对话在 {archive}，需要时可以读取。]",
+    ),
+    "overflow_nothing_fits": (
+        "This request cannot fit the context window: its newest part alone is {needed:,} tokens (at most "
+        "{limit:,}). Nothing was changed; send something shorter or use a model with a larger window.",
+        "这次请求放不进上下文窗口：仅最新部分就有 {needed:,} tokens（最多 {limit:,}）。"
+        "没有做任何改动；请发送更短的内容，或换用窗口更大的模型。",
+    ),
 }
 
 

@@ -327,8 +327,11 @@ def describe_error(exc: BaseException, state: AppState) -> str:
         UnexpectedModelBehavior,
     )
 
+    from agent.errors import WindowOverflow
 
     lang = state.lang
+    if isinstance(exc, WindowOverflow):
+        return str(exc)
     if isinstance(exc, ModelAuthenticationError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 401):
         return t("err_auth", lang, status=getattr(exc, "status_code", 401))
     if isinstance(exc, ModelHTTPError) and exc.status_code == 403:

@@ -42,6 +42,7 @@ class Stats:
     cheap_tier_saved: int = 0  # tokens cleared from old tool results
     cheap_tier_spared_calls: int = 0  # compactions where clearing alone was enough
     summary_tier_saved: int = 0
+    left_out_messages: int = 0  # dropped (archived) to fit a request into the window
     # The last request's prompt and how much of it the prefix cache served.
     last_input_tokens: int = 0
     last_cache_hit_tokens: int = 0
