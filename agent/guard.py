@@ -68,7 +68,10 @@ class _Guard:
             messages = list(state.history)
         elif not state.compacting and overflow.over(state, messages):
             # Whatever switched automatic compaction off, a request over the window is made to fit.
-            await overflow.make_fit(state, messages, _kept_for_fit(state, messages))
+            once = await overflow.make_fit(state, messages, _kept_for_fit(state, messages))
+            if once is not None:  # the history could not be saved: fit this request only
+                request_context.messages = once
+                return request_context
             self._replace(ctx, state, request_context)
             messages = list(state.history)
         # The history this request is built from: a compaction reuses the request (agent.prefix).

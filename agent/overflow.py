@@ -41,11 +41,13 @@ def over(state: AppState, messages: Sequence[ModelMessage]) -> bool:
     return history_tokens(state, messages) > ceiling(state)
 
 
-async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[ModelMessage]) -> None:
+async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[ModelMessage]) -> list | None:
     """Make `state.history` a history built from `messages` whose request fits the window.
 
     `keep` (the current user request and the turn's newest exchanges) stays verbatim. Raises
-    WindowOverflow, with `state.history` unchanged, when not even `keep` fits."""
+    WindowOverflow, with `state.history` unchanged, when not even `keep` fits. Returns None, or,
+    when the session file cannot be written (a full disk), the messages to send this once while
+    the history stays as it was."""
     import compact
 
     limit = ceiling(state)
@@ -55,14 +57,23 @@ async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[Mod
         raise WindowOverflow(t("overflow_nothing_fits", state.lang, needed=needed, limit=limit))
     state.emit(Notice(t("overflow_fitting", state.lang, used=used, limit=limit), level="warn"))
     state.history = messages
-    if state.auto_compact_off_reason != "failures":
+    # A summary, unless summaries are what fails (the breaker, or the last automatic one failed).
+    if state.auto_compact_off_reason != "failures" and not state.compact_failures:
         try:
             await compact.run_compact(state, trigger="overflow", keep=keep)
         except Exception as exc:  # noqa: BLE001 - leaving out the oldest still works
             debuglog.log("overflow_summary_failed", error=repr(exc)[:300])
             state.history = messages
     if history_tokens(state, state.history) > limit:
-        leave_out_oldest(state, limit)
+        try:
+            leave_out_oldest(state, limit)
+        except OSError as exc:
+            debuglog.log("overflow_unsaved", error=str(exc))
+            from agent.tiers import fit_messages
+
+            state.history = messages
+            return fit_messages(messages, limit, fixed_prefix_tokens(state))[0]
+    return None
 
 
 def leave_out_oldest(state: AppState, limit: int) -> int:
@@ -89,7 +100,11 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     kept = [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in kept]
     head = 1 if is_summary(history[0]) else 0  # fit_messages keeps a summary at the start
     rebuilt = kept[:head] + [note] + kept[head:]
-    session.rewrite_messages(state.session_id, rebuilt, state.workspace)
+    try:
+        session.rewrite_messages(state.session_id, rebuilt, state.workspace)
+    except OSError:
+        archive.unlink(missing_ok=True)  # nothing refers to it: the session file is unchanged
+        raise
     checkpoints = _drop_checkpoints(state, head + dropped)
     state.compact_undo.append((archive, checkpoints))
     state.history = rebuilt
