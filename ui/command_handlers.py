@@ -35,6 +35,14 @@ async def cmd_status(app: App) -> None:
         app.console.print(line)
 
 
+@command("context", "What fills the context window, by kind", "上下文窗口里都装了什么（按类别）")
+async def cmd_context(app: App) -> None:
+    from ui.context_view import render
+
+    for renderable in render(app.state):
+        app.console.print(renderable)
+
+
 @command("clear", "Start a new session", "开始新会话", aliases=("new",))
 async def cmd_clear(app: App) -> None:
     from main import switch_session

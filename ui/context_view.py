@@ -57,7 +57,7 @@ def _restored(history: Sequence[ModelMessage]) -> set[int]:
 
 def breakdown(state: AppState) -> list[tuple[str, str, int]]:
     """(kind, tool name or "", tokens), biggest tool results first after the fixed kinds."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, RetryPromptPart, ToolReturnPart, UserPromptPart
+    from pydantic_ai.messages import ModelRequest, ModelResponse, RetryPromptPart, ToolReturnPart
 
     history = state.history
     sums: dict[tuple[str, str], int] = {("fixed", ""): fixed_prefix_tokens(state)}
@@ -78,9 +78,7 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
                 n = tokens.count_message(ModelRequest(parts=[part]))
                 if isinstance(part, ToolReturnPart | RetryPromptPart) and getattr(part, "tool_name", None):
                     add("tool", n, part.tool_name)
-                elif isinstance(part, UserPromptPart):
-                    add("user", n)
-                else:
+                else:  # the user's words (and retry prompts not tied to a tool)
                     add("user", n)
     order = ["fixed", "summary", "restored", "user", "assistant"]
     rows = [(k, name, n) for (k, name), n in sums.items() if k != "tool" and n]
