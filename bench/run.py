@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-SCRIPTS = ["synth", "token_error", "overhead", "cache", "compaction_time", "tiers", "background", "memory", "startup"]
+SCRIPTS = ["synth", "token_error", "overhead", "cache", "compaction_time", "tiers", "background", "memory", "startup",
+           "session_cost"]
 FIGURE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): (?P<value>.+?) \((?P<target>[^()]*(?:\([^()]*\)[^()]*)*)\)$")
 
 
