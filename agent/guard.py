@@ -79,6 +79,7 @@ class _Guard:
         return request_context
 
     async def _compacted(self, ctx: Any, state: AppState, messages: list[ModelMessage], request_context: Any) -> bool:
+        from agent.background import take_mid_turn
         from compact import attempt, auto_allowed, run_compact
 
         if state.compacting or not auto_allowed(state):
@@ -93,7 +94,10 @@ class _Guard:
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
         keep = [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
         state.history = messages
-        ok = await attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
+        # A background summary of the turn's start is used when the turn since is short enough.
+        budget = int(limit * MID_TURN_TAIL)
+        ok = await attempt(state, "mid-turn", lambda: take_mid_turn(state, budget)
+                           or run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
             self._replace(ctx, state, request_context)
         return ok

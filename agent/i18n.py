@@ -139,6 +139,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "clearing old tool results alone would not bring the context low enough",
         "仅清理旧工具结果不足以让上下文降到足够低",
     ),
+    "background_counts": (
+        "Background summaries: {started} started, {used} used{given_up}",
+        "后台摘要：开始 {started} 次，用上 {used} 次{given_up}",
+    ),
+    "background_given_up": ("; given up: {reasons}", "；放弃：{reasons}"),
     "overflow_fitting": (
         "The next request ({used:,} tokens) would not fit the window (at most {limit:,}); making it fit",
         "下一次请求（{used:,} tokens）超出窗口（最多 {limit:,}）；正在让它放得下",

@@ -43,6 +43,10 @@ class Stats:
     cheap_tier_spared_calls: int = 0  # compactions where clearing alone was enough
     summary_tier_saved: int = 0
     left_out_messages: int = 0  # dropped (archived) to fit a request into the window
+    # Background summaries: started, swapped in, and given up (by reason: agent.background).
+    background_started: int = 0
+    background_used: int = 0
+    background_discarded: dict[str, int] = field(default_factory=dict)
     # The last request's prompt and how much of it the prefix cache served.
     last_input_tokens: int = 0
     last_cache_hit_tokens: int = 0

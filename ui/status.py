@@ -84,6 +84,11 @@ def money_lines(state: AppState) -> list[Text | str]:
         share = 100 * stats.last_cache_hit_tokens / stats.last_input_tokens
         lines.append(t("last_request", lang, tokens=stats.last_input_tokens, share=share))
     lines.append(tier_line(state))
+    if stats.background_started:
+        reasons = ", ".join(f"{why} {n}" for why, n in sorted(stats.background_discarded.items()))
+        given_up = t("background_given_up", lang, reasons=reasons) if reasons else ""
+        lines.append(t("background_counts", lang, started=stats.background_started, used=stats.background_used,
+                       given_up=given_up))
     return lines
 
 
