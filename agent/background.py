@@ -42,6 +42,11 @@ def lower_mark(state: AppState) -> int:
 def maybe_start_background(state: AppState, used: int) -> None:
     if state.background is not None or used < lower_mark(state) or not state.history:
         return
+    from agent.policy import summary_expected
+
+    if state.config.cheap_tier == "auto" and not summary_expected(state, used):
+        debuglog.log("background_skipped", reason="the cost model expects clearing")
+        return
     from agent.summarizer import request_summary
 
     snapshot = list(state.history)

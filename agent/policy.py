@@ -95,3 +95,22 @@ def decide(
     debuglog.log("cheap_tier_decision", mode=mode, action=choice.action, reason=choice.reason,
                  clear=choice.clear_cost, summary=choice.summary_cost)
     return choice
+
+
+def summary_expected(state: AppState, used: int) -> bool:
+    """Under --cheap-tier auto: would the compaction coming up write a summary? A background summary
+    is started only then: where clearing will be chosen, one written ahead would be paid for and
+    thrown away (or, swapped in first, cost more than the clearing)."""
+    import compact
+    from agent.context import history_tokens
+    from agent.tiers import clear_tool_results
+
+    history = list(state.history)
+    cleared, saved = clear_tool_results(history, int(threshold(state) * compact.CHEAP_TIER_KEEP))
+    cleared = compact._without_usage(cleared)
+    after = history_tokens(state, cleared)
+    enough = bool(saved) and after <= threshold(state) * compact.CHEAP_TIER_TARGET and after < used
+    if not enough:
+        return True
+    seen = outlook(state, history, cleared, used, after)
+    return cost.choose("auto", True, seen, prices(state), caches(state)).action == "summary"

@@ -192,6 +192,8 @@ async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, An
         "largest": max(r["prompt_tokens"] for r in requests) / window,
         "over": sum(1 for r in requests if r["prompt_tokens"] > window),
         "errors": sum(1 for n in notices if n.level == "error"),
+        "background": f"{stats.background_used}/{stats.background_started}",
+        "given_up": ", ".join(f"{k} {v}" for k, v in sorted(stats.background_discarded.items())) or "-",
     }
 
 
@@ -208,9 +210,10 @@ async def run(quick: bool) -> None:
             r = results[strategy] = await run_one(strategy, window, turns)
             share = "-" if r["compaction_share"] is None else f"{100 * r['compaction_share']:.1f}%"
             rows.append([strategy, f"${100 * r['cost'] / n_turns:.4f}", r["events"], r["cheap"], share,
-                         f"{100 * r['largest']:.1f}%", r["over"], r["errors"]])
+                         f"{100 * r['largest']:.1f}%", r["over"], r["errors"], r["background"], r["given_up"]])
         report.table(["strategy", "$ / 100 turns", "compactions", "of them cleared", "cache share (compaction)",
-                      "largest request / window", "over window", "turn errors"], rows,
+                      "largest request / window", "over window", "turn errors", "background used/started",
+                      "given up"], rows,
                      title=f"window {window:,} (emulator, V4 flash prices)")
         ours = results["ours"]
         cheapest = min(r["cost"] for r in results.values())

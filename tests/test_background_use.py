@@ -49,3 +49,20 @@ async def test_given_up_background_summaries_are_counted_by_reason(make_state, w
 
     text = "\n".join(str(line) for line in status_lines(state))
     assert "Background summaries: 1 started, 0 used; given up: cancelled 1" in text
+
+
+async def test_no_background_summary_where_clearing_will_be_chosen(make_state, workspace, server):
+    # Reads only: clearing is enough and cheaper (see test_pressure), so no summary is written ahead.
+    state = make_state(context_window=16_000)
+    big_files(workspace, 14, lines=50)
+    script_forever(server, responder([]))
+    for i in range(14):
+        await on_submit(state, f"read big{i}.txt")
+    assert state.stats.background_started == 0
+    assert not any(is_compaction(r["body"]) for r in server.requests)
+    assert [f.tier for f in state.emit.of(CompactionFinished)] == ["cheap"]
+    # With --cheap-tier off a summary is what comes, and it is written ahead.
+    other = make_state(context_window=16_000, cheap_tier="off")
+    for i in range(14):
+        await on_submit(other, f"read big{i}.txt")
+    assert other.stats.background_started >= 1
