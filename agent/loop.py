@@ -124,9 +124,14 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
             save_errors.append(error)
             state.emit(Notice(error, level="warn"))
 
+    from agent import prefix
+
+    base = start + (prelude or [])
+    # pydantic-ai builds only what follows the last request; the client puts that in front.
+    given, reuse = prefix.reuse(state.recorder, base)
     try:
-        async with agent.iter(user_input, message_history=start + (prelude or []), deps=state) as run:
-            state.turn_base, state.turn_offset = start + (prelude or []), -1
+        async with agent.iter(user_input, message_history=given, deps=state) as run:
+            state.turn_base, state.turn_offset = base, -1
             async for node in run:
                 if state.turn_offset < 0 and not agent.is_user_prompt_node(node):
                     # The run's own messages start after its cleaned copy of the history we passed.
@@ -152,6 +157,8 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
         state.emit(Notice(message, level="error"))
         _settle(state, run, start, tool_results, got_response, save, ENDED)
         return TurnOutcome(ok=False, error=message)
+    finally:
+        prefix.end_reuse(reuse)
 
 
 def _settle(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,9 @@ class SentRequest:
     history: list[Any]  # our history (ModelMessages) the request was built from
     messages: list[dict[str, Any]]  # its messages as sent
     tools: Any
+    # Set when the history was replaced (a compaction mid-turn): a run that was joining onto this
+    # request gets the whole new history from pydantic-ai instead.
+    stale: bool = False
 
 
 class RequestRecorder:
@@ -52,6 +55,8 @@ class RequestRecorder:
     def __init__(self) -> None:
         self._pending: list[Any] | None = None
         self.last: SentRequest | None = None
+        # The request a turn in progress joins onto (`reuse`).
+        self.joined: SentRequest | None = None
 
     def expect(self, history: list[Any]) -> None:
         self._pending = history
@@ -67,7 +72,10 @@ class RequestRecorder:
             self.last = SentRequest(pending, messages, tools)
 
     def forget(self) -> None:
-        self._pending = self.last = None
+        for sent in (self.last, self.joined):
+            if sent is not None:
+                sent.stale = True
+        self._pending = self.last = self.joined = None
 
     def covering(self, history: Sequence[Any]) -> SentRequest | None:
         """The last request, if `history` starts with the very messages it was built from."""
@@ -87,8 +95,9 @@ _PRIMING: ContextVar[bool] = ContextVar("priming", default=False)
 
 
 @contextmanager
-def joined_onto(sent: SentRequest) -> Iterator[None]:
-    """Requests made inside start with `sent`'s messages (see `join`)."""
+def joined_onto(sent: SentRequest | None) -> Iterator[None]:
+    """Requests made inside start with `sent`'s messages (see `join`); with None, pydantic-ai's
+    messages go as they are, even inside a turn that joins onto an earlier request (`reuse`)."""
     token = _JOIN.set(sent)
     try:
         yield
@@ -103,7 +112,7 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     message(s) and then those: the system messages must equal the recorded ones, and so must the
     tools, or the result would not be the request pydantic-ai would have built."""
     sent = _JOIN.get()
-    if sent is None:
+    if sent is None or sent.stale:
         return messages
     lead = 0
     while lead < len(messages) and messages[lead].get("role") in ("system", "developer"):
@@ -111,6 +120,24 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     if messages[:lead] != sent.messages[:lead] or tools != sent.tools:
         raise PrefixMismatch("the instructions or tools differ from the recorded request")
     return sent.messages + messages[lead:]
+
+
+def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], Token | None]:
+    """For an ordinary turn: the messages to give pydantic-ai, and the join to end with `end_reuse`.
+
+    When `history` starts with the last request's messages, pydantic-ai gets only what follows them
+    and every request of the run starts with that request's bytes (see `join`): at 10,000 messages
+    it would otherwise prepare and map the whole history again for each request."""
+    sent = recorder.covering(history)
+    if sent is None or not sent.history or len(history) <= len(sent.history):
+        return list(history), None
+    recorder.joined = sent
+    return list(history[len(sent.history) :]), _JOIN.set(sent)
+
+
+def end_reuse(token: Token | None) -> None:
+    if token is not None:
+        _JOIN.reset(token)
 
 
 def priming() -> bool:

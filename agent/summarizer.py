@@ -115,7 +115,8 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
     from pydantic_ai import Agent
 
     bare = Agent(agent.model, instructions=state.instructions)
-    return await _first_response(bare, state, messages, prompt, {"max_tokens": settings["max_tokens"]})
+    with joined_onto(None):
+        return await _first_response(bare, state, messages, prompt, {"max_tokens": settings["max_tokens"]})
 
 
 async def _first_response_reusing(
@@ -131,7 +132,9 @@ async def _first_response_reusing(
                 return await _first_response(agent, state, messages[len(sent.history) :], prompt, settings)
         except PrefixMismatch as exc:
             debuglog.log("compact_prefix_mismatch", reason=str(exc))
-    return await _first_response(agent, state, messages, prompt, settings)
+    # The whole request, never joined onto what the turn in progress joins onto (agent.prefix.reuse).
+    with joined_onto(None):
+        return await _first_response(agent, state, messages, prompt, settings)
 
 
 async def _first_response(agent: Any, state: AppState, messages: list, prompt: str, settings: dict) -> ModelResponse:

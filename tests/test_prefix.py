@@ -30,7 +30,8 @@ def both_ways(monkeypatch, server):
         first = server.requests[-1]["body"]
         if joined:
             last, state.recorder.last = state.recorder.last, None
-            await summarizer._first_response(agent, state, messages, prompt, settings)
+            with joined_onto(None):
+                await summarizer._first_response(agent, state, messages, prompt, settings)
             state.recorder.last = last
             pairs.append((first, server.requests[-1]["body"]))
         return response
