@@ -92,16 +92,19 @@ def starts_with(history: Sequence[Any], prefix: Sequence[Any]) -> bool:
 
 _JOIN: ContextVar[SentRequest | None] = ContextVar("join_onto", default=None)
 _PRIMING: ContextVar[bool] = ContextVar("priming", default=False)
+# True inside a turn that joins onto the last request (`reuse`); a compaction request sets it False.
+_LENIENT: ContextVar[bool] = ContextVar("lenient_join", default=False)
 
 
 @contextmanager
 def joined_onto(sent: SentRequest | None) -> Iterator[None]:
     """Requests made inside start with `sent`'s messages (see `join`); with None, pydantic-ai's
     messages go as they are, even inside a turn that joins onto an earlier request (`reuse`)."""
-    token = _JOIN.set(sent)
+    token, lenient = _JOIN.set(sent), _LENIENT.set(False)
     try:
         yield
     finally:
+        _LENIENT.reset(lenient)
         _JOIN.reset(token)
 
 
@@ -114,15 +117,47 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     sent = _JOIN.get()
     if sent is None or sent.stale:
         return messages
+    if tools != sent.tools:
+        raise PrefixMismatch("the tools differ from the recorded request")
+    lead, old = _lead(messages), _lead(sent.messages)
+    # pydantic-ai adds system messages when something in the history needs them (the preamble for a
+    # <system> frame of a retry, the note about text that looks like a frame). Built from the whole
+    # history they come first; built from the tail they stand inside it. The whole history has one
+    # if either part has it: the fuller set goes first, and none inside.
+    body = [m for m in messages[lead:] if m.get("role") not in _SYSTEM]
+    extras = [m for m in messages[lead:] if m.get("role") in _SYSTEM]
+    wanted = extras + messages[:lead]
+    merged = _fuller(wanted, sent.messages[:old])
+    if merged is None:
+        if not _LENIENT.get():
+            raise PrefixMismatch("the instructions differ from the recorded request")
+        from agent import debuglog
+
+        debuglog.log("turn_join_mismatch", built=len(wanted), recorded=old)
+        merged = wanted
+    return merged + sent.messages[old:] + body
+
+
+_SYSTEM = ("system", "developer")
+
+
+def _lead(messages: list[dict[str, Any]]) -> int:
     lead = 0
-    while lead < len(messages) and messages[lead].get("role") in ("system", "developer"):
+    while lead < len(messages) and messages[lead].get("role") in _SYSTEM:
         lead += 1
-    if messages[:lead] != sent.messages[:lead] or tools != sent.tools:
-        raise PrefixMismatch("the instructions or tools differ from the recorded request")
-    return sent.messages + messages[lead:]
+    return lead
 
 
-def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], Token | None]:
+def _fuller(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The one of two system leads that contains the other, if one does."""
+    if all(m in b for m in a):
+        return b
+    if all(m in a for m in b):
+        return a
+    return None
+
+
+def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], tuple[Token, Token] | None]:
     """For an ordinary turn: the messages to give pydantic-ai, and the join to end with `end_reuse`.
 
     When `history` starts with the last request's messages, pydantic-ai gets only what follows them
@@ -132,12 +167,13 @@ def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], Tok
     if sent is None or not sent.history or len(history) <= len(sent.history):
         return list(history), None
     recorder.joined = sent
-    return list(history[len(sent.history) :]), _JOIN.set(sent)
+    return list(history[len(sent.history) :]), (_JOIN.set(sent), _LENIENT.set(True))
 
 
-def end_reuse(token: Token | None) -> None:
-    if token is not None:
-        _JOIN.reset(token)
+def end_reuse(tokens: tuple[Token, Token] | None) -> None:
+    if tokens is not None:
+        _LENIENT.reset(tokens[1])
+        _JOIN.reset(tokens[0])
 
 
 def priming() -> bool:
