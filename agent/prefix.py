@@ -8,6 +8,10 @@ already exist. We keep them and let pydantic-ai build only what follows them; th
 (agent.model) joins the two. The start of the compaction request is then the previous request's
 bytes exactly, which is also what the provider's prefix cache holds.
 
+Ordinary turns do the same (`reuse`): a turn whose history starts with the last request's messages
+gives pydantic-ai only what follows them, and every request of the run starts with that request's
+bytes, so a request at 10,000 messages costs about what one at 100 does (bench/overhead.py).
+
 When the history no longer starts with the messages that request was built from (/clear, /undo,
 the cheap tier, a shortened request), the whole request goes through pydantic-ai as before.
 
