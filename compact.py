@@ -171,11 +171,14 @@ def _finish_summary(
     return _commit(state, None, before, trigger, tier="summary", summary=parts, tail=tail)
 
 
-def finish_background(state: AppState, snapshot: list[ModelMessage], reply: Any) -> CompactResult:
-    """Swap in a summary written in the background; messages added since follow it verbatim."""
+def finish_background(
+    state: AppState, snapshot: list[ModelMessage], reply: Any, lead: Sequence[ModelMessage] = ()
+) -> CompactResult:
+    """Swap in a summary written in the background; messages added since follow it verbatim, after
+    `lead` (mid-turn, the user's current request when the snapshot has it)."""
     before = context_tokens(state)
     _check_archive_writable(state)
-    tail = state.history[len(snapshot) :]
+    tail = list(lead) + state.history[len(snapshot) :]
     history = list(state.history)
     return _finish_summary(state, history, reply.summary, reply.left_out, before, "background", tail)
 

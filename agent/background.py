@@ -18,7 +18,7 @@ from agent.i18n import t
 from agent.prefix import starts_with
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine
+    from collections.abc import Coroutine, Sequence
 
     from pydantic_ai.messages import ModelMessage
 
@@ -39,17 +39,18 @@ def lower_mark(state: AppState) -> int:
     return int(threshold(state) * LOWER_MARK)
 
 
-def maybe_start_background(state: AppState, used: int) -> None:
-    if state.background is not None or used < lower_mark(state) or not state.history:
+def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> None:
+    """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far)."""
+    snapshot = list(state.history if history is None else history)
+    if state.background is not None or used < lower_mark(state) or not snapshot:
         return
     from agent.policy import summary_expected
 
-    if state.config.cheap_tier == "auto" and not summary_expected(state, used):
+    if state.config.cheap_tier == "auto" and not summary_expected(state, used, snapshot):
         debuglog.log("background_skipped", reason="the cost model expects clearing")
         return
     from agent.summarizer import request_summary
 
-    snapshot = list(state.history)
     task = asyncio.get_running_loop().create_task(request_summary(state, snapshot))
     # A failure is handled when the result is wanted; retrieve it so asyncio does not warn.
     task.add_done_callback(lambda t_: t_.cancelled() or t_.exception())
@@ -89,25 +90,31 @@ def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | N
     return _swap(state, background)
 
 
-def take_mid_turn(state: AppState, tail_budget: int) -> Coroutine[None, None, CompactResult] | None:
-    """The same in the middle of a turn, where the messages since the snapshot (the turn so far) are
-    kept verbatim after the summary: only when they are within `tail_budget` tokens, else the
-    swapped-in history would not be small enough and the background summary is given up."""
+def take_mid_turn(
+    state: AppState, tail_budget: int, prompt: ModelMessage
+) -> Coroutine[None, None, CompactResult] | None:
+    """The same in the middle of a turn, where the messages since the snapshot are kept verbatim
+    after the summary, and the user's current request (`prompt`) too when the snapshot has it (one
+    started mid-turn): only when they are within `tail_budget` tokens, else the swapped-in history
+    would not be small enough and the background summary is given up."""
     from agent import tokens
 
     background = state.background
     if background is None or not starts_with(state.history, background.snapshot):
         return take_background(state)
-    if tokens.count_messages(state.history[len(background.snapshot) :]) > tail_budget:
+    since = state.history[len(background.snapshot) :]
+    if tokens.count_messages(since) > tail_budget:
         state.background = None
         background.task.cancel()
         discarded(state, "mid-turn, turn too long")
         debuglog.log("background_discarded", reason="mid-turn tail too long")
         return None
-    return take_background(state)
+    lead = [prompt] if any(m is prompt for m in background.snapshot) else []
+    state.background = None
+    return _swap(state, background, lead)
 
 
-async def _swap(state: AppState, background: Background) -> CompactResult:
+async def _swap(state: AppState, background: Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
     from compact import finish_background, run_compact
 
     try:
@@ -120,7 +127,7 @@ async def _swap(state: AppState, background: Background) -> CompactResult:
         debuglog.log("background_failed", error=repr(exc)[:300])
         return await run_compact(state, trigger="auto")
     try:
-        result = finish_background(state, background.snapshot, reply)
+        result = finish_background(state, background.snapshot, reply, lead)
     except Exception:
         discarded(state, "not smaller")
         raise

@@ -79,7 +79,7 @@ class _Guard:
         return request_context
 
     async def _compacted(self, ctx: Any, state: AppState, messages: list[ModelMessage], request_context: Any) -> bool:
-        from agent.background import take_mid_turn
+        from agent.background import maybe_start_background, take_mid_turn
         from compact import attempt, auto_allowed, run_compact
 
         if state.compacting or not auto_allowed(state):
@@ -90,13 +90,15 @@ class _Guard:
         used = history_tokens(state, messages)
         limit = threshold(state)
         if used < limit:
+            # A long turn past the lower mark: its summary is written while the turn goes on.
+            maybe_start_background(state, used, messages)
             return False
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
         keep = [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
         state.history = messages
         # A background summary of the turn's start is used when the turn since is short enough.
         budget = int(limit * MID_TURN_TAIL)
-        ok = await attempt(state, "mid-turn", lambda: take_mid_turn(state, budget)
+        ok = await attempt(state, "mid-turn", lambda: take_mid_turn(state, budget, messages[prompt_at])
                            or run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
             self._replace(ctx, state, request_context)

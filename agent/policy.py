@@ -97,7 +97,7 @@ def decide(
     return choice
 
 
-def summary_expected(state: AppState, used: int) -> bool:
+def summary_expected(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> bool:
     """Under --cheap-tier auto: would the compaction coming up write a summary? A background summary
     is started only then: where clearing will be chosen, one written ahead would be paid for and
     thrown away (or, swapped in first, cost more than the clearing)."""
@@ -105,7 +105,7 @@ def summary_expected(state: AppState, used: int) -> bool:
     from agent.context import history_tokens
     from agent.tiers import clear_tool_results
 
-    history = list(state.history)
+    history = list(state.history if history is None else history)
     cleared, saved = clear_tool_results(history, int(threshold(state) * compact.CHEAP_TIER_KEEP))
     cleared = compact._without_usage(cleared)
     after = history_tokens(state, cleared)
