@@ -135,11 +135,13 @@ def _patch_summarizer(strategy: str) -> Any:
 
         from agent.context import output_reserve
         from agent.loop import get_agent
+        from agent.prefix import joined_onto
 
         instructions = state.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
         bare = Agent(get_agent(state).model, instructions=instructions)
         settings = {"max_tokens": output_reserve(state.config.context_window)}
-        return await summarizer._first_response(bare, state, messages, prompt, settings)
+        with joined_onto(None):  # never onto the turn's request (a summary started mid-turn)
+            return await summarizer._first_response(bare, state, messages, prompt, settings)
 
     summarizer._summary_call = call
     return original
