@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import session
-from agent import debuglog, tokens
+from agent import debuglog, policy, tokens
 from agent.budgets import for_state as budgets_for
 from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -138,7 +138,8 @@ async def run_compact(
         # The responses' usage measured the uncleared history: the gauge must count afresh.
         cleared = _without_usage(cleared)
         after = history_tokens(state, cleared)
-        if saved and after <= threshold(state) * CHEAP_TIER_TARGET and after < before:
+        enough = bool(saved) and after <= threshold(state) * CHEAP_TIER_TARGET and after < before
+        if policy.decide(state, history, cleared, before, after, enough, keep).action == "clear":
             debuglog.log("cheap_tier", before=before, after=after, saved=saved)
             state.stats.cheap_tier_saved += saved
             state.stats.cheap_tier_spared_calls += 1
@@ -183,11 +184,14 @@ def _finish_summary(
     return _commit(state, None, before, trigger, tier="summary", summary=parts, tail=tail)
 
 
-def finish_background(state: AppState, snapshot: list[ModelMessage], reply: Any) -> CompactResult:
-    """Swap in a summary written in the background; messages added since follow it verbatim."""
+def finish_background(
+    state: AppState, snapshot: list[ModelMessage], reply: Any, lead: Sequence[ModelMessage] = ()
+) -> CompactResult:
+    """Swap in a summary written in the background; messages added since follow it verbatim, after
+    `lead` (mid-turn, the user's current request when the snapshot has it)."""
     before = context_tokens(state)
     _check_archive_writable(state)
-    tail = state.history[len(snapshot) :]
+    tail = list(lead) + state.history[len(snapshot) :]
     history = list(state.history)
     return _finish_summary(state, history, reply.summary, reply.left_out, before, "background", tail)
 
@@ -316,9 +320,9 @@ async def attempt(state: AppState, trigger: str, start: Any) -> bool:
         _failed(state, trigger, str(exc))
         return False
     except Exception as exc:  # noqa: BLE001 - an automatic compaction must never break the turn
-        from agent.loop import describe_error
+        from agent.error_text import describe_error
 
-        _failed(state, trigger, describe_error(exc, state))
+        _failed(state, trigger, describe_error(exc, state.config))
         return False
     state.compact_failures = 0
     _check_thrashing(state)

@@ -68,6 +68,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
     p.add_argument("--max-requests", type=_request_limit, default=_env("max_requests"), metavar="N",
                    help="stop a turn after N model requests (default 0: no limit)")
+    p.add_argument("--cheap-tier", choices=("auto", "on", "off"), default=(_env("cheap_tier") or "auto").lower(),
+                   help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
     p.add_argument("-p", "--print", dest="prompt", default=_env("print"), help="run one turn, print, exit")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
@@ -102,6 +104,7 @@ def build_config(args: argparse.Namespace) -> Config:
         window_known=bool(args.context_window) or known is not None,
         compact_at=args.compact_at,
         auto_compact=not args.no_auto_compact,
+        cheap_tier=args.cheap_tier,
         yes=args.yes,
         lang=args.lang,
         workspace=Path.cwd().resolve(),
@@ -161,10 +164,10 @@ async def submit(app, text: str) -> None:  # the REPL's callback
         app.say(exc.text(app.lang), "red")
     except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session
         from agent import debuglog
-        from agent.loop import describe_error
+        from agent.error_text import describe_error
 
         debuglog.log("submit_error", error=repr(exc)[:500])
-        app.say(describe_error(exc, app.state), "red")
+        app.say(describe_error(exc, app.state.config), "red")
     finally:
         save_stats(app.state)
 

@@ -18,7 +18,7 @@ from agent.i18n import t
 from agent.prefix import starts_with
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine
+    from collections.abc import Coroutine, Sequence
 
     from pydantic_ai.messages import ModelMessage
 
@@ -39,16 +39,23 @@ def lower_mark(state: AppState) -> int:
     return int(threshold(state) * LOWER_MARK)
 
 
-def maybe_start_background(state: AppState, used: int) -> None:
-    if state.background is not None or used < lower_mark(state) or not state.history:
+def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> None:
+    """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far)."""
+    snapshot = list(state.history if history is None else history)
+    if state.background is not None or used < lower_mark(state) or not snapshot:
+        return
+    from agent.policy import summary_expected
+
+    if state.config.cheap_tier == "auto" and not summary_expected(state, used, snapshot):
+        debuglog.log("background_skipped", reason="the cost model expects clearing")
         return
     from agent.summarizer import request_summary
 
-    snapshot = list(state.history)
     task = asyncio.get_running_loop().create_task(request_summary(state, snapshot))
     # A failure is handled when the result is wanted; retrieve it so asyncio does not warn.
     task.add_done_callback(lambda t_: t_.cancelled() or t_.exception())
     state.background = Background(snapshot, task, used)
+    state.stats.background_started += 1
     debuglog.log("background_started", used=used, messages=len(snapshot))
     state.emit(Notice(t("background_started", state.lang)))
 
@@ -56,9 +63,17 @@ def maybe_start_background(state: AppState, used: int) -> None:
 def cancel_background(state: AppState) -> None:
     """On exit, /clear, /undo, a model change: the snapshot no longer matters."""
     background, state.background = state.background, None
-    if background is not None and not background.task.done():
-        background.task.cancel()
-        debuglog.log("background_cancelled")
+    if background is not None:
+        discarded(state, "cancelled")
+        if not background.task.done():
+            background.task.cancel()
+            debuglog.log("background_cancelled")
+
+
+def discarded(state: AppState, reason: str) -> None:
+    """Count a background summary that was paid for and not used, by why (for /status and the bench)."""
+    counts = state.stats.background_discarded
+    counts[reason] = counts.get(reason, 0) + 1
 
 
 def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | None:
@@ -69,12 +84,37 @@ def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | N
     state.background = None
     if not starts_with(state.history, background.snapshot):
         background.task.cancel()
+        discarded(state, "history changed")
         debuglog.log("background_discarded", reason="history changed")
         return None
     return _swap(state, background)
 
 
-async def _swap(state: AppState, background: Background) -> CompactResult:
+def take_mid_turn(
+    state: AppState, tail_budget: int, prompt: ModelMessage
+) -> Coroutine[None, None, CompactResult] | None:
+    """The same in the middle of a turn, where the messages since the snapshot are kept verbatim
+    after the summary, and the user's current request (`prompt`) too when the snapshot has it (one
+    started mid-turn): only when they are within `tail_budget` tokens, else the swapped-in history
+    would not be small enough and the background summary is given up."""
+    from agent import tokens
+
+    background = state.background
+    if background is None or not starts_with(state.history, background.snapshot):
+        return take_background(state)
+    since = state.history[len(background.snapshot) :]
+    if tokens.count_messages(since) > tail_budget:
+        state.background = None
+        background.task.cancel()
+        discarded(state, "mid-turn, turn too long")
+        debuglog.log("background_discarded", reason="mid-turn tail too long")
+        return None
+    lead = [prompt] if any(m is prompt for m in background.snapshot) else []
+    state.background = None
+    return _swap(state, background, lead)
+
+
+async def _swap(state: AppState, background: Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
     from compact import finish_background, run_compact
 
     try:
@@ -83,6 +123,13 @@ async def _swap(state: AppState, background: Background) -> CompactResult:
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
+        discarded(state, "failed")
         debuglog.log("background_failed", error=repr(exc)[:300])
         return await run_compact(state, trigger="auto")
-    return finish_background(state, background.snapshot, reply)
+    try:
+        result = finish_background(state, background.snapshot, reply, lead)
+    except Exception:
+        discarded(state, "not smaller")
+        raise
+    state.stats.background_used += 1
+    return result

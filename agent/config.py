@@ -68,6 +68,7 @@ class Config:
     window_known: bool = True
     compact_at: str | None = None  # "N" tokens or "P%" of the window
     auto_compact: bool = True
+    cheap_tier: str = "auto"  # clear old tool results before summarizing: "auto" (by cost), "on", "off"
     yes: bool = False
     lang: str = "en"
     workspace: Path = field(default_factory=Path.cwd)

@@ -7,3 +7,7 @@ class CompactError(Exception):
 
 class NothingToCompact(CompactError):
     pass
+
+
+class WindowOverflow(Exception):
+    """A request that cannot be made to fit the context window; the history was kept as it was."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent import tokens
+from agent import overflow, tokens
 from agent.budgets import for_state as budgets_for
 from agent.context import history_tokens, threshold
 from agent.events import Notice
@@ -67,6 +67,14 @@ class _Guard:
         messages = state.turn_base + list(ctx.messages[state.turn_offset :])
         if await self._compacted(ctx, state, messages, request_context):
             messages = list(state.history)
+        elif not state.compacting and overflow.over(state, messages):
+            # Whatever switched automatic compaction off, a request over the window is made to fit.
+            once = await overflow.make_fit(state, messages, _kept_for_fit(state, messages))
+            if once is not None:  # the history could not be saved: fit this request only
+                request_context.messages = once
+                return request_context
+            self._replace(ctx, state, request_context)
+            messages = list(state.history)
         # The history this request is built from: a compaction reuses the request (agent.prefix).
         state.recorder.expect(messages)
         return request_context
@@ -82,6 +90,7 @@ class _Guard:
         return await handler(args)
 
     async def _compacted(self, ctx: Any, state: AppState, messages: list[ModelMessage], request_context: Any) -> bool:
+        from agent.background import maybe_start_background, take_mid_turn
         from compact import attempt, auto_allowed, run_compact
 
         if state.compacting or not auto_allowed(state):
@@ -92,16 +101,36 @@ class _Guard:
         used = history_tokens(state, messages)
         limit = threshold(state)
         if used < limit:
+            # A long turn past the lower mark: its summary is written while the turn goes on.
+            maybe_start_background(state, used, messages)
             return False
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
         keep = [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
         state.history = messages
-        ok = await attempt(state, "mid-turn", lambda: run_compact(state, trigger="mid-turn", keep=keep))
+        # A background summary of the turn's start is used when the turn since is short enough.
+        budget = budgets_for(state).tail
+        ok = await attempt(state, "mid-turn", lambda: take_mid_turn(state, budget, messages[prompt_at])
+                           or run_compact(state, trigger="mid-turn", keep=keep))
         if ok:
-            ctx.messages[:] = state.history
-            request_context.messages = list(state.history)
-            state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
+            self._replace(ctx, state, request_context)
         return ok
+
+    def _replace(self, ctx: Any, state: AppState, request_context: Any) -> None:
+        """The run goes on from the compacted history."""
+        ctx.messages[:] = state.history
+        request_context.messages = list(state.history)
+        state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
+
+
+def _kept_for_fit(state: AppState, messages: list[ModelMessage]) -> list[ModelMessage]:
+    """What a fitted history keeps verbatim: the current user request, and in the middle of a turn
+    its newest tool exchanges (as a mid-turn compaction keeps)."""
+    prompt_at = _last_prompt(messages)
+    if prompt_at is None:
+        return messages[-1:]
+    if _turn_prompt(messages) is None:
+        return messages[prompt_at:]
+    return [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
 
 
 def _last_prompt(messages: Sequence[ModelMessage]) -> int | None:

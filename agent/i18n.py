@@ -291,6 +291,70 @@ TEXTS: dict[str, tuple[str, str]] = {
         "  (estimated: the server reports no token usage; counted with the DeepSeek tokenizer)",
         "  （估算值：服务器没有返回 token 用量，用 DeepSeek 分词器计数）",
     ),
+    # --- cost (issue 14) ---
+    "cost_line": (
+        "Cost so far: {total} (cache hits {hit:,} tokens {hit_cost}, misses {miss:,} {miss_cost}, "
+        "output {out:,} {out_cost}; {model} prices)",
+        "累计费用：{total}（缓存命中 {hit:,} tokens {hit_cost}，未命中 {miss:,} {miss_cost}，"
+        "输出 {out:,} {out_cost}；按 {model} 价格）",
+    ),
+    "cost_unknown": (
+        "Cost: no prices known for {model} (cache hits {hit:,}, misses {miss:,}, output {out:,} tokens)",
+        "费用：不知道 {model} 的价格（缓存命中 {hit:,}，未命中 {miss:,}，输出 {out:,} tokens）",
+    ),
+    "last_request": (
+        "Last request: {tokens:,} prompt tokens, {share:.0f}% served from the prefix cache",
+        "上一次请求：输入 {tokens:,} tokens，其中 {share:.0f}% 来自前缀缓存",
+    ),
+    "tier_none": (
+        "Cheap tier (--cheap-tier {mode}): not needed yet",
+        "清理旧工具结果（--cheap-tier {mode}）：尚未用到",
+    ),
+    "tier_line": (
+        "Cheap tier (--cheap-tier {mode}): last compaction chose {choice} — {why}",
+        "清理旧工具结果（--cheap-tier {mode}）：上次压缩选择了{choice}——{why}",
+    ),
+    "tier_clear": ("clearing old tool results", "清理旧工具结果"),
+    "tier_summary": ("a summary", "写摘要"),
+    "tier_cheaper": (
+        "estimated {clear} per request after clearing vs {summary} after a summary",
+        "估计清理后每次请求 {clear}，摘要后每次请求 {summary}",
+    ),
+    "tier_no_cache_no_prices": (
+        "no prices known and no prefix cache seen: clearing spares the wait for a summary call",
+        "不知道价格且未见前缀缓存：清理可免去等待摘要调用",
+    ),
+    "tier_forced_on": ("--cheap-tier on", "`--cheap-tier on`"),
+    "tier_forced_off": ("--cheap-tier off", "`--cheap-tier off`"),
+    "tier_clear_not_enough": (
+        "clearing old tool results alone would not bring the context low enough",
+        "仅清理旧工具结果不足以让上下文降到足够低",
+    ),
+    "background_counts": (
+        "Background summaries: {started} started, {used} used{given_up}",
+        "后台摘要：开始 {started} 次，用上 {used} 次{given_up}",
+    ),
+    "background_given_up": ("; given up: {reasons}", "；放弃：{reasons}"),
+    "overflow_fitting": (
+        "The next request ({used:,} tokens) would not fit the window (at most {limit:,}); making it fit",
+        "下一次请求（{used:,} tokens）超出窗口（最多 {limit:,}）；正在让它放得下",
+    ),
+    "overflow_left_out": (
+        "Left out the {n} oldest messages so the request fits the window; the full transcript is archived "
+        "at {archive}",
+        "为了放进窗口，略去了最早的 {n} 条消息；完整对话已存档到 {archive}",
+    ),
+    "overflow_note": (
+        "[{n} earlier messages were left out to fit the context window. The full transcript is in {archive}; "
+        "read it if you need them.]",
+        "[为了放进上下文窗口，略去了之前的 {n} 条消息。完整对话在 {archive}，需要时可以读取。]",
+    ),
+    "overflow_nothing_fits": (
+        "This request cannot fit the context window: its newest part alone is {needed:,} tokens (at most "
+        "{limit:,}). Nothing was changed; send something shorter or use a model with a larger window.",
+        "这次请求放不进上下文窗口：仅最新部分就有 {needed:,} tokens（最多 {limit:,}）。"
+        "没有做任何改动；请发送更短的内容，或换用窗口更大的模型。",
+    ),
 }
 
 

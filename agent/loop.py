@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import debuglog
-from agent.config import RETIRED_MODELS
 from agent.events import (
     Notice,
     TextDelta,
@@ -137,12 +135,16 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
             save_errors.append(error)
             state.emit(Notice(error, level="warn"))
 
+    from agent import prefix
+
+    base = start + (prelude or [])
+    # pydantic-ai builds only what follows the last request; the client puts that in front.
+    given, reuse = prefix.reuse(state.recorder, base)
     try:
         # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
         limits = UsageLimits(request_limit=state.config.max_requests)
-        async with agent.iter(user_input, message_history=start + (prelude or []), deps=state,
-                              usage_limits=limits) as run:
-            state.turn_base, state.turn_offset = start + (prelude or []), -1
+        async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits) as run:
+            state.turn_base, state.turn_offset = base, -1
             async for node in run:
                 if state.turn_offset < 0 and not agent.is_user_prompt_node(node):
                     # The run's own messages start after its cleaned copy of the history we passed.
@@ -164,11 +166,15 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
         _settle(state, run, start, tool_results, got_response, save, INTERRUPTED)
         raise
     except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
-        message = describe_error(exc, state)
+        from agent.error_text import describe_error
+
+        message = describe_error(exc, state.config)
         debuglog.log("turn_error", error=repr(exc)[:500])
         state.emit(Notice(message, level="error"))
         _settle(state, run, start, tool_results, got_response, save, ENDED)
         return TurnOutcome(ok=False, error=message)
+    finally:
+        prefix.end_reuse(reuse)
 
 
 def _settle(
@@ -334,72 +340,6 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
         from agent.context import calibrate_prefix
 
         calibrate_prefix(state, sent.history, usage.input_tokens)
+    stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))
-
-
-def describe_error(exc: BaseException, state: AppState) -> str:
-    """One clear line for the user; the traceback goes to the debug log only."""
-    from pydantic_ai.exceptions import (
-        ModelAPIError,
-        ModelAuthenticationError,
-        ModelContextWindowExceededError,
-        ModelHTTPError,
-        ModelNotFoundError,
-        UnexpectedModelBehavior,
-        UsageLimitExceeded,
-    )
-
-    lang = state.lang
-    if isinstance(exc, UsageLimitExceeded):
-        return t("err_request_limit", lang, n=state.config.max_requests)
-    if isinstance(exc, ModelAuthenticationError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 401):
-        return t("err_auth", lang, status=getattr(exc, "status_code", 401))
-    if isinstance(exc, ModelHTTPError) and exc.status_code == 403:
-        return t("err_forbidden", lang)
-    if isinstance(exc, ModelNotFoundError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 404):
-        # A local server's 404 is most often a base URL without /v1, rarely the model.
-        return t("err_not_found", lang, model=state.config.model)
-    if isinstance(exc, ModelContextWindowExceededError):
-        return t("err_context", lang)
-    body = str(getattr(exc, "body", None) or "") if isinstance(exc, ModelHTTPError) else ""
-    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and state.config.model in RETIRED_MODELS \
-            and ("retired" in body.lower() or _UNKNOWN_MODEL.search(body)):
-        return t("model_retired", lang, model=state.config.model, new=RETIRED_MODELS[state.config.model])
-    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and _UNKNOWN_MODEL.search(body):
-        return t("err_model", lang, model=state.config.model)  # DeepSeek: 400 "Model Not Exist"
-    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and _AUTO_TOOL_FLAGS.search(body):
-        return t("err_tool_choice_flags", lang, detail=_short(body))
-    if isinstance(exc, ModelHTTPError):
-        return t("err_http", lang, status=exc.status_code, detail=_short(exc.body or exc.message))
-    if isinstance(exc, ModelAPIError):
-        # "Could not reach" is wrong for an answer that broke off or was not JSON: say what happened.
-        causes = {type(e).__name__: e for e in _causes(exc)}
-        if "RemoteProtocolError" in causes or "ReadError" in causes:
-            detail = _short(causes.get("RemoteProtocolError") or causes["ReadError"])
-            return t("err_broken_stream", lang, detail=detail)
-        if "JSONDecodeError" in causes:
-            return t("err_bad_json", lang, url=state.config.endpoint, detail=_short(exc))
-        return t("err_api", lang, detail=_short(str(exc)), url=state.config.endpoint)
-    if isinstance(exc, UnexpectedModelBehavior):
-        return t("err_behaviour", lang, detail=_short(str(exc)))
-    return t("err_other", lang, detail=_short(f"{type(exc).__name__}: {exc}"))
-
-
-# vLLM: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'.
-_AUTO_TOOL_FLAGS = re.compile(r"enable-auto-tool-choice|tool-call-parser", re.I)
-_UNKNOWN_MODEL = re.compile(r"model[ _]not[ _]exist|model_not_found|model .{0,80}does not exist", re.I)
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """`exc` and what it was raised from, outermost first."""
-    chain: list[BaseException] = []
-    while exc is not None and exc not in chain and len(chain) < 10:
-        chain.append(exc)
-        exc = exc.__cause__ or exc.__context__
-    return chain
-
-
-def _short(detail: object, limit: int = 200) -> str:
-    text = " ".join(str(detail).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -8,6 +8,10 @@ already exist. We keep them and let pydantic-ai build only what follows them; th
 (agent.model) joins the two. The start of the compaction request is then the previous request's
 bytes exactly, which is also what the provider's prefix cache holds.
 
+Ordinary turns do the same (`reuse`): a turn whose history starts with the last request's messages
+gives pydantic-ai only what follows them, and every request of the run starts with that request's
+bytes, so a request at 10,000 messages costs about what one at 100 does (bench/overhead.py).
+
 When the history no longer starts with the messages that request was built from (/clear, /undo,
 the cheap tier, a shortened request), the whole request goes through pydantic-ai as before.
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +48,9 @@ class SentRequest:
     history: list[Any]  # our history (ModelMessages) the request was built from
     messages: list[dict[str, Any]]  # its messages as sent
     tools: Any
+    # Set when the history was replaced (a compaction mid-turn): a run that was joining onto this
+    # request gets the whole new history from pydantic-ai instead.
+    stale: bool = False
 
 
 class RequestRecorder:
@@ -52,6 +59,8 @@ class RequestRecorder:
     def __init__(self) -> None:
         self._pending: list[Any] | None = None
         self.last: SentRequest | None = None
+        # The request a turn in progress joins onto (`reuse`).
+        self.joined: SentRequest | None = None
 
     def expect(self, history: list[Any]) -> None:
         self._pending = history
@@ -67,7 +76,10 @@ class RequestRecorder:
             self.last = SentRequest(pending, messages, tools)
 
     def forget(self) -> None:
-        self._pending = self.last = None
+        for sent in (self.last, self.joined):
+            if sent is not None:
+                sent.stale = True
+        self._pending = self.last = self.joined = None
 
     def covering(self, history: Sequence[Any]) -> SentRequest | None:
         """The last request, if `history` starts with the very messages it was built from."""
@@ -100,15 +112,19 @@ def summary_requests() -> Iterator[None]:
 
 def summarizing() -> bool:
     return _SUMMARIZING.get()
+# True inside a turn that joins onto the last request (`reuse`); a compaction request sets it False.
+_LENIENT: ContextVar[bool] = ContextVar("lenient_join", default=False)
 
 
 @contextmanager
-def joined_onto(sent: SentRequest) -> Iterator[None]:
-    """Requests made inside start with `sent`'s messages (see `join`)."""
-    token = _JOIN.set(sent)
+def joined_onto(sent: SentRequest | None) -> Iterator[None]:
+    """Requests made inside start with `sent`'s messages (see `join`); with None, pydantic-ai's
+    messages go as they are, even inside a turn that joins onto an earlier request (`reuse`)."""
+    token, lenient = _JOIN.set(sent), _LENIENT.set(False)
     try:
         yield
     finally:
+        _LENIENT.reset(lenient)
         _JOIN.reset(token)
 
 
@@ -119,14 +135,65 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     message(s) and then those: the system messages must equal the recorded ones, and so must the
     tools, or the result would not be the request pydantic-ai would have built."""
     sent = _JOIN.get()
-    if sent is None:
+    if sent is None or sent.stale:
         return messages
+    if tools != sent.tools:
+        raise PrefixMismatch("the tools differ from the recorded request")
+    lead, old = _lead(messages), _lead(sent.messages)
+    # pydantic-ai adds system messages when something in the history needs them (the preamble for a
+    # <system> frame of a retry, the note about text that looks like a frame). Built from the whole
+    # history they come first; built from the tail they stand inside it. The whole history has one
+    # if either part has it: the fuller set goes first, and none inside.
+    body = [m for m in messages[lead:] if m.get("role") not in _SYSTEM]
+    extras = [m for m in messages[lead:] if m.get("role") in _SYSTEM]
+    wanted = extras + messages[:lead]
+    merged = _fuller(wanted, sent.messages[:old])
+    if merged is None:
+        if not _LENIENT.get():
+            raise PrefixMismatch("the instructions differ from the recorded request")
+        from agent import debuglog
+
+        debuglog.log("turn_join_mismatch", built=len(wanted), recorded=old)
+        merged = wanted
+    return merged + sent.messages[old:] + body
+
+
+_SYSTEM = ("system", "developer")
+
+
+def _lead(messages: list[dict[str, Any]]) -> int:
     lead = 0
-    while lead < len(messages) and messages[lead].get("role") in ("system", "developer"):
+    while lead < len(messages) and messages[lead].get("role") in _SYSTEM:
         lead += 1
-    if messages[:lead] != sent.messages[:lead] or tools != sent.tools:
-        raise PrefixMismatch("the instructions or tools differ from the recorded request")
-    return sent.messages + messages[lead:]
+    return lead
+
+
+def _fuller(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The one of two system leads that contains the other, if one does."""
+    if all(m in b for m in a):
+        return b
+    if all(m in a for m in b):
+        return a
+    return None
+
+
+def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], tuple[Token, Token] | None]:
+    """For an ordinary turn: the messages to give pydantic-ai, and the join to end with `end_reuse`.
+
+    When `history` starts with the last request's messages, pydantic-ai gets only what follows them
+    and every request of the run starts with that request's bytes (see `join`): at 10,000 messages
+    it would otherwise prepare and map the whole history again for each request."""
+    sent = recorder.covering(history)
+    if sent is None or not sent.history or len(history) <= len(sent.history):
+        return list(history), None
+    recorder.joined = sent
+    return list(history[len(sent.history) :]), (_JOIN.set(sent), _LENIENT.set(True))
+
+
+def end_reuse(tokens: tuple[Token, Token] | None) -> None:
+    if tokens is not None:
+        _LENIENT.reset(tokens[1])
+        _JOIN.reset(tokens[0])
 
 
 def priming() -> bool:

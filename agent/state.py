@@ -46,6 +46,22 @@ class Stats:
     summary_tier_saved: int = 0
     # The newest response came without token usage (Ollama and some local servers): the gauge estimates.
     usage_missing: bool = False
+    left_out_messages: int = 0  # dropped (archived) to fit a request into the window
+    # Background summaries: started, swapped in, and given up (by reason: agent.background).
+    background_started: int = 0
+    background_used: int = 0
+    background_discarded: dict[str, int] = field(default_factory=dict)
+    # The last request's prompt and how much of it the prefix cache served.
+    last_input_tokens: int = 0
+    last_cache_hit_tokens: int = 0
+    # The cheap tier's last decision (agent.policy): --cheap-tier mode, what was chosen and why, and
+    # the estimated cost per request of each action (None when money did not decide).
+    tier_mode: str = ""
+    tier_choice: str = ""
+    tier_reason: str = ""
+    tier_clear_cost: float | None = None
+    tier_summary_cost: float | None = None
+    tier_currency: str = ""
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -159,7 +159,8 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
             debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
         # Ask without tools: the prefix changes (the cache is lost) but a summary comes.
         bare = Agent(agent.model, instructions=state.instructions, model_settings=model_settings(state.config))
-        return responses + await _responses(bare, state, messages, prompt, settings)
+        with joined_onto(None):
+            return responses + await _responses(bare, state, messages, prompt, settings)
 
 
 def _calls_tools(response: ModelResponse) -> bool:
@@ -181,7 +182,9 @@ async def _responses_reusing(
                 return await _responses(agent, state, messages[len(sent.history) :], prompt, settings)
         except PrefixMismatch as exc:
             debuglog.log("compact_prefix_mismatch", reason=str(exc))
-    return await _responses(agent, state, messages, prompt, settings)
+    # The whole request, never joined onto what the turn in progress joins onto (agent.prefix.reuse).
+    with joined_onto(None):
+        return await _responses(agent, state, messages, prompt, settings)
 
 
 async def _responses(agent: Any, state: AppState, messages: list, prompt: str, settings: dict) -> list[ModelResponse]:
@@ -219,6 +222,7 @@ def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) 
         stats.input_tokens += usage.input_tokens
         stats.output_tokens += usage.output_tokens
         stats.cache_hit_tokens += hits
+        stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
         total_in, total_out, total_hits = total_in + usage.input_tokens, total_out + usage.output_tokens, \
             total_hits + hits
         debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)

@@ -57,9 +57,13 @@ async def chat(state: AppState, texts: list[str]) -> None:
     """Submit `texts` as turns with automatic compaction off, to fill the context."""
     from main import on_submit
 
+    # The window is widened meanwhile, so that nothing (agent.overflow) stops the history from
+    # growing past what one request can hold: tests of compaction under pressure need that.
     auto, state.config.auto_compact = state.config.auto_compact, False
+    window, state.config.context_window = state.config.context_window, 10 * state.config.context_window
     try:
         for text in texts:
             await on_submit(state, text)
     finally:
         state.config.auto_compact = auto
+        state.config.context_window = window

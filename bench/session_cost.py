@@ -1,0 +1,239 @@
+"""What a whole session costs, per compaction strategy: the same seeded long session for each.
+
+The session (seeded, the same for every strategy and window): a project of Python modules;
+turns that read a module, read one again, read and edit one, or just talk, in English and in
+Chinese. The model's replies are scripted per turn (tool calls, then a short answer), so every
+strategy sees the same conversation; compaction requests get the same scripted summary.
+
+Each (strategy, window) runs in its own workspace against its own local server (tests.fake_openai:
+DeepSeek's tokenizer, a 64-token prefix cache, refusing any request longer than the window), the
+agent driven in-process through main.on_submit as the REPL's submit does (not through a pty).
+Strategies:
+  ours               --cheap-tier auto: the cost model picks clearing or a summary
+  cheap tier on      --cheap-tier on: clearing whenever it is enough (the behaviour before issue 14)
+  cheap tier off     --cheap-tier off: always a summary
+  summary, no tools  the summary request sent without tool definitions (Codex-style); cheap tier off
+  separate, 0% cache a separate summarizer with its own system prompt and no tools (the seed's
+                     design), so nothing of it is cached; cheap tier off
+Money at DeepSeek V4 flash prices, $0.0028 hit / $0.14 miss / $0.28 output per M tokens, from
+the usage our own emulator reports: figures are measured on the emulator, not on DeepSeek.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from bench import common  # noqa: E402
+
+STRATEGIES = ["ours", "cheap tier on", "cheap tier off", "summary, no tools", "separate, 0% cache"]
+SEPARATE_PROMPT = "You are a summarizer. Summarize the conversation you are given for a coding agent."
+FILES = 40
+TIE = 0.005
+
+
+def plan(quick: bool) -> tuple[int, list[int]]:
+    """(turns, windows)"""
+    return (70, [32_768, 131_072]) if quick else (400, [32_768, 131_072, 1_000_000])
+
+
+# ---- the seeded session ------------------------------------------------------------------------
+
+
+@dataclass
+class Turn:
+    text: str
+    steps: list[Any]  # scripted replies, in order: tool calls, then the final text
+
+
+@dataclass
+class Project:
+    lines: dict[str, list[str]] = field(default_factory=dict)
+
+    def write(self, ws: Path) -> None:
+        for path, lines in self.lines.items():
+            target = ws / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("\n".join(lines) + "\n")
+
+
+def project(seed: int) -> Project:
+    from bench.synth import PACKAGES, VERBS
+
+    rng = random.Random(seed)
+    p = Project()
+    for i in range(FILES):
+        name = f"src/{PACKAGES[i % len(PACKAGES)]}/mod_{i}.py"
+        n = rng.choice([60, 120, 200, 320])
+        lines = [f'"""Module {i}: {rng.choice(VERBS)} and {rng.choice(VERBS)} records."""', ""]
+        lines += [f"    v{j} = step({j}, '{rng.choice(VERBS)}_{rng.choice(VERBS)}')  # {i}.{j}" for j in range(n)]
+        p.lines[name] = lines
+    return p
+
+
+def session(turns: int, seed: int = 14) -> list[Turn]:
+    """The turns, and what the model answers; edits are worked out on a copy of the project so that
+    every one of them applies."""
+    from bench.synth import EN_CLAUSES, ZH_CLAUSES
+    from tests.fake_openai import Text, ToolCalls
+
+    rng = random.Random(seed)
+    files = project(seed)
+    paths = list(files.lines)
+    read: list[str] = []
+    out: list[Turn] = []
+    for t in range(turns):
+        zh = rng.random() < 0.4
+        kind = rng.choices(["read", "reread", "edit", "chat"], weights=[35, 15, 20, 30])[0]
+        if kind == "reread" and not read:
+            kind = "read"
+        answer = Text(" ".join(rng.choice(ZH_CLAUSES if zh else EN_CLAUSES) for _ in range(rng.randint(2, 6))))
+        if kind == "chat":
+            clauses = ZH_CLAUSES if zh else EN_CLAUSES
+            out.append(Turn(f"[{t}] " + "，".join(rng.sample(clauses, 2)) if zh else
+                            f"[{t}] " + ", ".join(rng.sample(clauses, 2)) + "?", [answer]))
+            continue
+        path = rng.choice(read) if kind == "reread" else rng.choice(paths)
+        read.append(path)
+        steps: list[Any] = [ToolCalls([("read_file", {"path": path})])]
+        if kind == "edit":
+            lines = files.lines[path]
+            j = rng.randrange(2, len(lines))
+            old = lines[j]
+            lines[j] = old + f" t{t}"
+            steps.append(ToolCalls([("edit_file", {"path": path, "old_string": old, "new_string": lines[j]})]))
+            text = f"[{t}] 修改 {path} 第 {j + 1} 行" if zh else f"[{t}] Change line {j + 1} of {path}"
+        else:
+            text = f"[{t}] 看一下 {path}" if zh else f"[{t}] Look at {path}"
+        out.append(Turn(text, steps + [answer]))
+    return out
+
+
+# ---- one run -----------------------------------------------------------------------------------
+
+
+def summary_for(window: int) -> str:
+    return common.summary_text(words=2_400 if window >= 100_000 else 1_000)
+
+
+def _patch_summarizer(strategy: str) -> Any:
+    """The baselines' summary request; returns what to restore."""
+    from agent import summarizer
+
+    original = summarizer._summary_call
+    if strategy not in ("summary, no tools", "separate, 0% cache"):
+        return original
+
+    async def call(state: Any, messages: list, prompt: str) -> Any:
+        from pydantic_ai import Agent
+
+        from agent.context import output_reserve
+        from agent.loop import get_agent
+        from agent.prefix import joined_onto
+
+        instructions = state.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
+        bare = Agent(get_agent(state).model, instructions=instructions)
+        settings = {"max_tokens": output_reserve(state.config.context_window)}
+        with joined_onto(None):  # never onto the turn's request (a summary started mid-turn)
+            return await summarizer._first_response(bare, state, messages, prompt, settings)
+
+    summarizer._summary_call = call
+    return original
+
+
+async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, Any]:
+    from agent import summarizer
+    from agent.events import CompactionFinished, Notice
+    from main import on_submit
+    from tests.builders import is_compaction
+    from tests.fake_openai import Text
+
+    tier = {"ours": "auto", "cheap tier on": "on"}.get(strategy, "off")
+    summary = summary_for(window)
+    steps: deque[Any] = deque()
+
+    def reply(body: dict[str, Any]) -> Any:
+        if is_compaction(body):
+            return Text(summary)
+        return steps.popleft() if steps else Text("Done.")
+
+    original = _patch_summarizer(strategy)
+    try:
+        with common.workdir("session-cost-") as ws, common.server() as server:
+            server.max_context = window
+            project(14).write(ws)
+            state = common.make_state(server.base_url, ws, window, cheap_tier=tier)
+            server.script(*([reply] * (len(turns) * 8)))
+            for turn in turns:
+                steps.clear()
+                steps.extend(turn.steps)
+                await on_submit(state, turn.text)
+            if state.background is not None:
+                state.background.task.cancel()
+            await state.agent.model.client.close()
+            requests = list(server.requests)
+            events = state.emit.of(CompactionFinished)
+            notices = state.emit.of(Notice)
+    finally:
+        summarizer._summary_call = original
+    stats = state.stats
+    compaction = [r for r in requests if is_compaction(r["body"])]
+    prompt = sum(r["prompt_tokens"] for r in compaction)
+    hits = sum(r["cache_hit_tokens"] for r in compaction)
+    return {
+        "cost": common.cost(stats.cache_hit_tokens, stats.input_tokens - stats.cache_hit_tokens, stats.output_tokens),
+        "events": len(events) + sum(1 for n in notices if "Left out the" in n.text),
+        "cheap": sum(1 for e in events if e.tier == "cheap"),
+        "compaction_share": hits / prompt if prompt else None,
+        "largest": max(r["prompt_tokens"] for r in requests) / window,
+        "over": sum(1 for r in requests if r["prompt_tokens"] > window),
+        "errors": sum(1 for n in notices if n.level == "error"),
+        "background": f"{stats.background_used}/{stats.background_started}",
+        "given_up": ", ".join(f"{k} {v}" for k, v in sorted(stats.background_discarded.items())) or "-",
+    }
+
+
+async def run(quick: bool) -> None:
+    n_turns, windows = plan(quick)
+    report = common.Report("session_cost: what a whole session costs, per compaction strategy")
+    report.note((__doc__ or "").strip())
+    turns = session(n_turns)
+    report.note(f"\n{n_turns} turns; driven in-process (main.on_submit), measured on our own emulator")
+    all_ok_over = True
+    for window in windows:
+        rows, results = [], {}
+        for strategy in STRATEGIES:
+            r = results[strategy] = await run_one(strategy, window, turns)
+            share = "-" if r["compaction_share"] is None else f"{100 * r['compaction_share']:.1f}%"
+            rows.append([strategy, f"${100 * r['cost'] / n_turns:.4f}", r["events"], r["cheap"], share,
+                         f"{100 * r['largest']:.1f}%", r["over"], r["errors"], r["background"], r["given_up"]])
+        report.table(["strategy", "$ / 100 turns", "compactions", "of them cleared", "cache share (compaction)",
+                      "largest request / window", "over window", "turn errors", "background used/started",
+                      "given up"], rows,
+                     title=f"window {window:,} (emulator, V4 flash prices)")
+        ours = results["ours"]
+        cheapest = min(r["cost"] for r in results.values())
+        label = f"{window // 1000}k" if window < 1_000_000 else "1m"
+        # Two strategies that take the same actions cost the same up to the timing of background
+        # summaries: a tie within TIE counts as cheapest.
+        report.figure(f"session_cost_ours_{label}", round(100 * ours["cost"] / n_turns, 4), "USD/100 turns",
+                      f"cheapest of the strategies, ties within {100 * TIE:.1f}%", ours["cost"] <= cheapest * (1 + TIE))
+        best_other = min(r["cost"] for s, r in results.items() if s != "ours")
+        report.figure(f"session_cost_others_best_{label}", round(100 * best_other / n_turns, 4), "USD/100 turns")
+        if ours["compaction_share"] is not None:
+            report.figure(f"compaction_cache_share_ours_{label}", round(100 * ours["compaction_share"], 1), "%",
+                          ">= 90%", ours["compaction_share"] >= 0.9)
+        report.figure(f"largest_request_ours_{label}", round(100 * ours["largest"], 1), "% of window")
+        all_ok_over = all_ok_over and all(r["over"] == 0 for r in results.values())
+    report.figure("requests_over_window", "0" if all_ok_over else "some", "", "0", all_ok_over)
+    report.finish()
+
+
+if __name__ == "__main__":
+    common.main(run, __doc__)

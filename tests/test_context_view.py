@@ -1,0 +1,53 @@
+"""/context: what fills the window, by kind, as a bar and a table (en and zh)."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+import compact
+from tests.builders import big_files, chat, responder, script_forever
+from ui.context_view import breakdown, render
+
+
+def _text(state) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None)
+    for renderable in render(state):
+        console.print(renderable)
+    return out.getvalue()
+
+
+async def test_breakdown_by_kind_and_tool(make_state, workspace, server):
+    state = make_state(context_window=32_000)
+    big_files(workspace, 3, lines=80)
+    await chat(state, ["read big0.txt", "read big1.txt", "run echo hello", "just chatting"])
+    rows = {(kind, name): n for kind, name, n in breakdown(state)}
+    assert rows[("tool", "read_file")] > rows[("tool", "run_command")] > 0
+    assert rows[("fixed", "")] > 0 and rows[("user", "")] > 0 and rows[("assistant", "")] > 0
+    assert ("summary", "") not in rows and ("restored", "") not in rows
+    # The parts add up to about what the provider counted for the next request.
+    total = sum(rows.values())
+    assert abs(total - compact.context_tokens(state)) <= 0.05 * total
+    text = _text(state)
+    assert "Tool results: read_file" in text and "Instructions + tools" in text and "Free" in text
+    assert f"{rows[('tool', 'read_file')]:,}" in text
+
+
+async def test_after_a_compaction_summary_and_restored_files(make_state, workspace, server):
+    state = make_state(context_window=32_000, lang="zh")
+    big_files(workspace, 2, lines=80)
+    await chat(state, ["read big0.txt", "read big1.txt", "now summarise"])
+    script_forever(server, responder([]))
+    await compact.run_compact(state)
+    kinds = {kind for kind, _name, _n in breakdown(state)}
+    assert {"summary", "restored"} <= kinds and "tool" not in kinds
+    text = _text(state)
+    assert "摘要" in text and "恢复的文件" in text and "空闲" in text
+
+
+def test_context_is_a_registered_command():
+    from ui.commands import COMMANDS
+
+    assert COMMANDS["context"].describe("zh").startswith("上下文")
