@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from agent import long_lines
+from agent.atomic import fsync_dir
 from agent.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
@@ -113,7 +114,7 @@ def _replace(path: Path, write: Callable[[BinaryIO], None]) -> None:
         except OSError:
             pass
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -125,19 +126,6 @@ def write_atomic(path: Path, data: bytes) -> None:
         f.write(data[len(data) // 2 :])
 
     _replace(path, write)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def rewrite_messages(session_id: str, history: Sequence[ModelMessage], workspace: Path | None = None) -> None:

@@ -25,7 +25,8 @@ def _umask() -> int:
     return 0o022
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make a rename in `folder` durable (best effort: some filesystems refuse a directory fsync)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -68,4 +69,4 @@ def replace_file(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
