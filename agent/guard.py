@@ -107,8 +107,10 @@ class _Guard:
         state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
         keep = [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
         state.history = messages
-        # A background summary of the turn's start is used when the turn since is short enough.
-        budget = budgets_for(state).tail
+        # A background summary of the turn's start is used when the turn since fits in the room of the
+        # kept tail and the restored files (fewer files are restored then: compact.restore_room).
+        plan = budgets_for(state)
+        budget = plan.tail + plan.restore
         ok = await attempt(state, "mid-turn", lambda: take_mid_turn(state, budget, messages[prompt_at])
                            or run_compact(state, trigger="mid-turn", keep=keep))
         if ok:

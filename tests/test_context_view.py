@@ -37,8 +37,9 @@ async def test_breakdown_by_kind_and_tool(make_state, workspace, server):
 
 async def test_after_a_compaction_summary_and_restored_files(make_state, workspace, server):
     state = make_state(context_window=32_000, lang="zh")
-    big_files(workspace, 2, lines=80)
-    await chat(state, ["read big0.txt", "read big1.txt", "now summarise"])
+    # Enough read that the rebuilt history (summary plus the files that fit) is smaller than before.
+    big_files(workspace, 5, lines=80)
+    await chat(state, [f"read big{i}.txt" for i in range(5)] + ["now summarise"])
     script_forever(server, responder([]))
     await compact.run_compact(state)
     kinds = {kind for kind, _name, _n in breakdown(state)}
