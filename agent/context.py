@@ -95,9 +95,13 @@ def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tok
     if state.prefix_calibrated or not input_tokens:
         return
     ours = fixed_prefix_tokens(state)
-    messages = tokens.count_messages(history)
-    if messages > 4 * ours:
-        return
+    # Counted until past the bound only: a resumed large session that never calibrates would
+    # otherwise count every message again after each request (~17 ms at 8,000 messages).
+    messages = 0
+    for message in history:
+        messages += tokens.count_message(message)
+        if messages > 4 * ours:
+            return
     measured = input_tokens - messages
     if ours // 2 <= measured <= 2 * ours:  # else it is not the same kind of count: keep ours
         state.fixed_prefix_tokens = measured

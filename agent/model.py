@@ -82,9 +82,25 @@ def _client_class() -> type[AsyncOpenAI]:
     import asyncio
 
     from openai import AsyncOpenAI
+    from openai._base_client import _merge_mappings
+
+    from agent.request_body import BodyEncoder
 
     class Client(AsyncOpenAI):
         on_retry: Callable[[Retrying], None] | None = None
+        body_encoder: BodyEncoder | None = None
+
+        # The body is encoded by agent.request_body, which does not encode again the messages the
+        # previous request had (the SDK would): the same bytes, without ~30 ms a request at 1M tokens.
+        def _build_request(self, options: Any, *, retries_taken: int = 0) -> Any:
+            if self.body_encoder is None:
+                self.body_encoder = BodyEncoder()
+            extra = options.extra_json
+            if options.content is None and isinstance(extra, dict) and isinstance(options.json_data, dict):
+                encoded = self.body_encoder.encode(_merge_mappings(options.json_data, extra))
+                if encoded is not None:
+                    options = options.model_copy(update={"json_data": None, "extra_json": None, "content": encoded})
+            return super()._build_request(options, retries_taken=retries_taken)
 
         # The SDK's own retry wait (openai._base_client), with the wait told before it starts:
         # the SDK computes it with jitter, so it is computed once here and used for both.

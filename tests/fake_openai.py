@@ -243,6 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
         record: dict[str, Any] = {
             "path": self.path,
             "body": body,
+            "raw": raw,
             "headers": {k.lower(): v for k, v in self.headers.items()},
             "prompt_tokens": 0,
             "cache_hit_tokens": 0,
