@@ -26,7 +26,7 @@ from agent.events import CompactionFailed, CompactionFinished, CompactionStarted
 from agent.faults import fault
 from agent.file_state import ReadFileState
 from agent.i18n import t
-from agent.summarizer import request_summary
+from agent.summarizer import request_summary, sent_split
 from agent.summary import (
     SummaryParts,
     build_summary_message,
@@ -147,10 +147,18 @@ async def run_compact(
 
     state.compacting = True
     try:
-        reply = await request_summary(state, history, custom_instructions)
+        tail = list(keep)
+        cut = sent_split(state, history, custom_instructions)
+        if cut is not None:
+            # Only the start the last request sent is summarized (cached); the rest follows verbatim,
+            # after what `keep` holds from before the cut (mid-turn: the user's request).
+            at = {id(m): i for i, m in enumerate(history)}
+            tail = [m for m in keep if at.get(id(m), cut) < cut] + history[cut:]
+            debuglog.log("compact_sent_part", summarized=cut, kept=len(history) - cut)
+        reply = await request_summary(state, history if cut is None else history[:cut], custom_instructions)
     finally:
         state.compacting = False
-    return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, list(keep))
+    return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, tail)
 
 
 def _finish_summary(

@@ -72,6 +72,31 @@ async def request_summary(state: AppState, history: Sequence[ModelMessage], extr
     return reply
 
 
+def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = "") -> int | None:
+    """Where to cut when the whole history no longer fits a compaction request: after the messages
+    the last request was built from, when that start fits and what follows fits the room of the
+    kept tail and the restored files (agent.budgets). That start is what the provider has cached,
+    so its summary is served from the cache, and the rest is kept verbatim after the summary;
+    clearing tool results or leaving out the oldest messages (fit_request) would change the prefix
+    and bill the whole request at the miss price (issue 14 measured 3-25% cached)."""
+    from agent.budgets import for_state as budgets_for
+
+    sent = state.recorder.covering(history)
+    if sent is None or sent.stale or not 0 < len(sent.history) < len(history):
+        return None
+    prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
+    prompt_tokens, limit = tokens.count_text(prompt), request_limit(state)
+    if history_tokens(state, history) + prompt_tokens <= limit:
+        return None  # the whole history fits: nothing to cut
+    n = len(sent.history)
+    plan = budgets_for(state)
+    if history_tokens(state, history[:n]) + prompt_tokens > limit:
+        return None
+    if tokens.count_messages(history[n:]) > plan.tail + plan.restore:
+        return None
+    return n
+
+
 def _warn_if_cut_by_the_server(state: AppState, history: Sequence[ModelMessage], summary: str) -> None:
     """A server without usage (Ollama) drops the oldest messages past its own context size without a
     word. A summary that knows the newest request but not the first one is the trace it leaves."""

@@ -1,0 +1,47 @@
+"""A compaction whose history no longer fits one request summarizes what the last request sent
+(cached) and keeps the rest verbatim, instead of clearing or cutting inside the prefix (issue 14)."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelRequest, ToolReturnPart
+
+import compact
+from agent import background, tokens
+from agent.events import CompactionFinished
+from agent.summarizer import request_limit
+from main import on_submit
+from tests.builders import is_compaction, long_answer, note, responder, script_forever
+from tests.fake_openai import Text, ToolCalls
+
+
+async def test_a_read_past_the_request_limit_keeps_the_summary_cached(make_state, workspace, server, monkeypatch):
+    monkeypatch.setattr(background, "LOWER_MARK", 10.0)  # no background summary: the blocking path
+    state = make_state(context_window=32_000, cheap_tier="off")
+    limit, threshold = request_limit(state), compact.threshold(state)
+    n = 0
+    while compact.context_tokens(state) < threshold - 2_300:
+        script_forever(server, responder([long_answer(n, 60)]))
+        await on_submit(state, note(n, 120))
+        n += 1
+    assert not state.emit.of(CompactionFinished)
+    # One read that takes the history past what a compaction request may hold.
+    room = limit - compact.context_tokens(state)
+    line = "def handler(value): return value * 2  # a line of the module\n"
+    lines = room // tokens.count_text(line) + 60
+    (workspace / "module.py").write_text(line * lines)
+    script_forever(server, responder([ToolCalls([("read_file", {"path": "module.py"})]), Text("Read it.")]))
+    sent_before = len(server.requests)
+    await on_submit(state, "read module.py")
+
+    [finished] = state.emit.of(CompactionFinished)
+    assert finished.trigger == "mid-turn" and finished.tier == "summary"
+    [request] = [r for r in server.requests[sent_before:] if is_compaction(r["body"])]
+    # The summary request is the turn's first request plus the prompt: served from the cache.
+    assert request["cache_hit_tokens"] >= 0.9 * request["prompt_tokens"]
+    first = server.requests[sent_before]["body"]["messages"]
+    assert request["body"]["messages"][: len(first)] == first
+    # The read is kept verbatim after the summary, whole, and the turn went on to its answer.
+    kept = [p for m in state.history if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert any("a line of the module" in str(p.content) and str(p.content).count("\n") >= lines - 1 for p in kept)
+    assert state.history[-1].parts[-1].content == "Read it."
+    assert all(r["prompt_tokens"] <= 32_000 for r in server.requests)
