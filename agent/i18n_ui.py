@@ -90,4 +90,7 @@ UI_TEXTS: dict[str, tuple[str, str]] = {
     ),
     "status_archive": ("Newest archive: {path}", "最近存档: {path}"),
     "status_background": ("A background summary is being written", "后台摘要进行中"),
+    "approve_spaces": ("{n} spaces", "{n} 个空格"),
+    "tool_failed": ("error", "出错"),
+    "diff_more_lines": ("… {n} more lines", "…… 还有 {n} 行"),
 }

@@ -251,7 +251,7 @@ class Renderer(Dispatcher):
     def _on_tool_result(self, event: ToolResult) -> None:
         self.stop_spinner()
         if event.is_error:
-            first = event.content.strip().splitlines()[0] if event.content.strip() else "error"
+            first = event.content.strip().splitlines()[0] if event.content.strip() else t("tool_failed", self.lang)
             self.console.print(Text(f"  ⎿ {plain(first[:200])}", style="red"))
         elif event.tool_name == "run_command":
             self._command_output(event.content)
@@ -265,7 +265,7 @@ class Renderer(Dispatcher):
             diff_lines = event.diff.splitlines()
             shown = plain("\n".join(diff_lines[:DIFF_MAX_LINES]))
             if len(diff_lines) > DIFF_MAX_LINES:
-                shown += f"\n… {len(diff_lines) - DIFF_MAX_LINES} more lines"
+                shown += "\n" + t("diff_more_lines", self.lang, n=len(diff_lines) - DIFF_MAX_LINES)
             self.console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
         self.wait()
 
