@@ -69,7 +69,7 @@ def approval_reason(given: str, target: Path, workspace: Path) -> Risk | None:
 
 
 async def approved(deps: AppState, display: str, risk: Risk) -> bool:
-    """Ask the user through the channel commands use; --yes and "always" count as here."""
+    """Ask the user (an ApprovalRequest on the channel, as for a command); --yes and "always" count as here."""
     if deps.config.yes or display in deps.always_allowed_writes:
         return True
     answer = await ask(deps.emit, ApprovalRequest("write", display, why=risk.text(deps.lang)))
