@@ -32,9 +32,7 @@ def load_session(state: AppState, session_id: str) -> list:
     # A crash mid-tool leaves a call without its result: unrepaired, every later prompt is refused.
     messages, fixes = repair_history(loaded.messages)
     if fixes:
-        text = (f"会话文件：修复了 {fixes} 处没有结果的工具调用（上次在工具运行中退出）" if state.lang == "zh"
-                else f"Session file: closed {fixes} tool call(s) left without a result (the agent stopped mid-tool)")
-        state.emit(Notice(text, "warn"))
+        state.emit(Notice(t("repaired_calls", state.lang, n=fixes), "warn"))
     return messages
 
 

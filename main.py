@@ -142,7 +142,7 @@ async def on_submit(state: AppState, user_input: str) -> None:
     state.turns += 1
     state.file_history.make_checkpoint(len(state.history), user_input)
     if attached := attached_paths(prelude):
-        separator = "、" if state.lang == "zh" else ", "
+        separator = t("list_separator", state.lang)
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
@@ -161,13 +161,13 @@ async def submit(app, text: str) -> None:  # the REPL's callback
         elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text)
     except session.SessionLocked as exc:  # /resume of a session another process has open
-        app.say(exc.text(app.lang), "red")
+        app.say(exc.text(app.lang), "error")
     except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session
         from agent import debuglog
         from agent.error_text import describe_error
 
         debuglog.log("submit_error", error=repr(exc)[:500])
-        app.say(describe_error(exc, app.state.config), "red")
+        app.say(describe_error(exc, app.state.config), "error")
     finally:
         save_stats(app.state)
 
@@ -179,12 +179,12 @@ async def _fit_or_attach(app, text: str) -> str | None:
     found = check_message(app.state, text)
     if found is None:
         return text
-    app.say(warning(found, app.lang), "yellow")
+    app.say(warning(found, app.lang), "warn")
     if not await app.confirm(t("attach_question", app.lang)):
-        app.say(t("not_sent", app.lang), "yellow")
+        app.say(t("not_sent", app.lang), "warn")
         return None
     path, message = attach(app.state, text)
-    app.say(t("attached_as_file", app.lang, path=path), "cyan")
+    app.say(t("attached_as_file", app.lang, path=path))
     return message
 
 
@@ -201,35 +201,9 @@ def save_stats(state: AppState) -> None:
 
 
 async def print_mode(state: AppState, prompt: str) -> int:
-    from agent.events import CompactionFailed, CompactionFinished, Retrying, TextDelta
-    from ui.render import compaction_done, retry_text
+    from ui.print_view import PrintRenderer
 
-    errors: list[str] = []
-
-    def emit(event) -> None:
-        # The answer goes to stdout; everything said about it to stderr, so scripts can pipe it.
-        if isinstance(event, TextDelta):
-            sys.stdout.write(event.text)
-            sys.stdout.flush()
-        elif isinstance(event, Notice):
-            print(event.text, file=sys.stderr)
-            if event.level == "error":
-                errors.append(event.text)
-        elif isinstance(event, CompactionFailed):
-            print(t("auto_compact_failed", state.lang, reason=event.reason), file=sys.stderr)
-        elif isinstance(event, CompactionFinished):
-            print(compaction_done(event, state.lang), file=sys.stderr)
-        elif isinstance(event, Retrying):
-            print(retry_text(event, state.lang), file=sys.stderr)
-
-    async def decline(command: str, why: str | None = None) -> str:
-        # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
-        key = "print_declined_write" if why else "print_declined"
-        print(t(key, state.lang, command=command, why=why), file=sys.stderr)
-        return "n"
-
-    early, state.emit = state.emit, emit
-    state.approve = decline
+    early, state.emit = state.emit, (view := PrintRenderer(state.lang))
     replay_early(state, early)
     from agent.oversize import check_message, warning
 
@@ -241,7 +215,7 @@ async def print_mode(state: AppState, prompt: str) -> int:
     finally:
         save_stats(state)
     sys.stdout.write("\n")
-    return 1 if errors else 0
+    return 1 if view.errors else 0
 
 
 def check_config(config: Config) -> None:

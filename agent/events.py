@@ -1,11 +1,13 @@
-"""The loop <-> UI contract: the agent and the compactor emit these; the UI renders them.
+"""The loop <-> UI contract, one typed channel both ways: the agent, the compactor and the slash
+commands emit these events; the UI renders them, and answers the requests among them.
 
-The core never prints. Tests collect these events and assert on them.
+The core never prints and never reads the keyboard. Tests collect these events and assert on them;
+a fake UI answers the requests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 
@@ -94,11 +96,53 @@ class CompactionFailed:
 
 @dataclass(frozen=True)
 class Notice:
-    """A one-line message for the user (warnings, skipped files, retries)."""
+    """A one-line message for the user (warnings, skipped files, retries, what a command did)."""
 
     text: str
-    level: str = "info"  # "info" | "warn" | "error"
+    level: str = "info"  # "info" | "warn" | "error" | "dim" | "plain"
 
+
+@dataclass(frozen=True)
+class Listing:
+    """Lines a slash command shows as they are (/help, the sessions /resume offers); `strong` is the
+    start of each line that is drawn in bold (a command's name), "" for none."""
+
+    lines: tuple[str, ...]
+    strong: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReportRequested:
+    """A slash command wants a view of the session drawn: "status" (/status) or "context" (/context).
+    The UI builds it from the state it shows, so no rich object crosses the channel."""
+
+    view: str
+
+
+# --- requests: events the UI answers ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """Asked before a shell command runs (`kind` "command", `subject` the whole command) or before a
+    write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason).
+    Answered "y", "n" or "always"; anything else, or no one to ask, is "n"."""
+
+    kind: str  # "command" | "write"
+    subject: str
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question a slash command asks (a number to pick; with `yes_no`, a confirmation). Answered
+    with the text typed, or for `yes_no` "y" / "n"; no one to ask is "" / "n"."""
+
+    text: str
+    yes_no: bool = False
+
+
+Request = ApprovalRequest | Question
 
 Event = (
     TextDelta
@@ -113,14 +157,33 @@ Event = (
     | CompactionFinished
     | CompactionFailed
     | Notice
+    | Listing
+    | ReportRequested
+    | ApprovalRequest
+    | Question
 )
 
-Emit = Callable[[Event], None]
+# An Emit is the UI's end of the channel. For a request it may return the awaitable answer; for any
+# other event, and from a UI that cannot ask (a log, -p mode's decline aside), it returns None.
+Emit = Callable[[Event], Awaitable[str] | None]
+
+
+async def ask(emit: Emit, request: Request) -> str:
+    """Send `request` and wait for its answer, checked here so that a UI's slip fails closed: an
+    approval is "y", "always" or "n"; a yes/no question "y" or "n"; any other question its text."""
+    reply = emit(request)
+    answer = "" if reply is None else (await reply).strip()
+    if isinstance(request, ApprovalRequest):
+        return answer if answer in ("y", "always") else "n"
+    if request.yes_no:
+        return "y" if answer == "y" else "n"
+    return answer
 
 
 @dataclass
 class EventLog:
-    """An Emit that records events; used by tests and by -p mode."""
+    """An Emit that records events (tests; start-up's notices until the UI exists). It asks no one:
+    its requests are answered "n"."""
 
     events: list[Event] = field(default_factory=list)
 

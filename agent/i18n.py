@@ -5,6 +5,8 @@ from __future__ import annotations
 import locale
 import os
 
+from agent.i18n_ui import UI_TEXTS
+
 TEXTS: dict[str, tuple[str, str]] = {
     # key: (en, zh)
     "err_auth": (
@@ -356,6 +358,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "没有做任何改动；请发送更短的内容，或换用窗口更大的模型。",
     ),
 }
+# The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
+TEXTS.update(UI_TEXTS)
 
 
 def t(key: str, lang: str, **values: object) -> str:

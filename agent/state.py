@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,17 +16,8 @@ from agent.prefix import RequestRecorder
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-# Asked before a shell command runs, approve(command), or before a write the model may not make
-# alone, approve(path, why=reason): returns "y", "n" or "always".
-Approve = Callable[..., Awaitable[str]]
-
-
-async def _deny(command: str, why: str | None = None) -> str:
-    return "n"
-
-
 def _drop(event: Event) -> None:
-    pass
+    """No UI yet: events are dropped and requests answered "n" (agent.events.ask)."""
 
 
 @dataclass
@@ -87,8 +77,9 @@ class AppState:
     history: list[ModelMessage] = field(default_factory=list)
     read_file_state: ReadFileState = field(default_factory=ReadFileState)
     file_history: FileHistory = field(default_factory=FileHistory)
+    # The one channel to the UI: events out, approval requests answered back (agent.events).
     emit: Emit = _drop
-    approve: Approve = _deny
+    # Commands the user allowed for the session ("always" at an approval request).
     always_allowed: set[str] = field(default_factory=set)
     # Paths the user allowed every write to ("always" at a write question).
     always_allowed_writes: set[str] = field(default_factory=set)

@@ -18,7 +18,7 @@ from pydantic_ai import RunContext, Tool, ToolReturn
 import session
 from agent import grep_worker, write_guard
 from agent.atomic import replace_file
-from agent.events import CommandRunning
+from agent.events import ApprovalRequest, CommandRunning, ask
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.shell import command_env, execute
 from agent.state import AppState
@@ -363,10 +363,10 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
     """
     deps = ctx.deps
     if not (deps.config.yes or command in deps.always_allowed):
-        answer = (await deps.approve(command)).strip().lower()
+        answer = await ask(deps.emit, ApprovalRequest("command", command))
         if answer == "always":
             deps.always_allowed.add(command)
-        elif answer not in ("y", "yes"):
+        elif answer != "y":
             return "Error: the user declined to run this command"
     deps.emit(CommandRunning(command))
     try:

@@ -14,6 +14,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.events import ApprovalRequest, ask
 from agent.i18n import t
 from agent.state import AppState
 
@@ -68,10 +69,10 @@ def approval_reason(given: str, target: Path, workspace: Path) -> Risk | None:
 
 
 async def approved(deps: AppState, display: str, risk: Risk) -> bool:
-    """Ask the user through the channel commands use; --yes and "always" count as here."""
+    """Ask the user (an ApprovalRequest on the channel, as for a command); --yes and "always" count as here."""
     if deps.config.yes or display in deps.always_allowed_writes:
         return True
-    answer = (await deps.approve(display, why=risk.text(deps.lang))).strip().lower()
+    answer = await ask(deps.emit, ApprovalRequest("write", display, why=risk.text(deps.lang)))
     if answer == "always":
         deps.always_allowed_writes.add(display)
-    return answer in ("y", "yes", "always")
+    return answer in ("y", "always")

@@ -10,6 +10,7 @@ from agent import shell
 from agent.shell import HeadTail, command_env
 from agent.state import AppState
 from agent.tools import run_command
+from tests.fake_ui import FakeUI
 
 
 def test_head_tail_keeps_ends() -> None:
@@ -33,15 +34,15 @@ def _approver(answer: str, asked: list[str]):
 
 async def test_run_command_approval(ctx: RunContext[AppState], workspace: Path) -> None:
     asked: list[str] = []
-    ctx.deps.approve = _approver("n", asked)
+    ctx.deps.emit = FakeUI(approve=_approver("n", asked))
     assert await run_command(ctx, "touch made") == "Error: the user declined to run this command"
     assert not (workspace / "made").exists()
-    ctx.deps.approve = _approver("y", asked)
+    ctx.deps.emit = FakeUI(approve=_approver("y", asked))
     assert await run_command(ctx, "echo hi") == "hi\n[exit code: 0]"
     assert ctx.deps.always_allowed == set()
-    ctx.deps.approve = _approver("always", asked)
+    ctx.deps.emit = FakeUI(approve=_approver("always", asked))
     assert await run_command(ctx, "echo once") == "once\n[exit code: 0]"
-    ctx.deps.approve = _approver("n", asked)
+    ctx.deps.emit = FakeUI(approve=_approver("n", asked))
     assert await run_command(ctx, "echo once") == "once\n[exit code: 0]"  # not asked again
     assert "declined" in await run_command(ctx, "echo once && touch made")
     assert asked == ["touch made", "echo hi", "echo once", "echo once && touch made"]

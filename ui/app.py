@@ -13,12 +13,12 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
-from rich.text import Text
 
 from agent.config import data_home
 from agent.i18n import t
 from agent.state import AppState
-from ui.approval import clear_typeahead, command_view, plain
+from ui.approval import clear_typeahead
+from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
 
@@ -65,29 +65,22 @@ class AgentCompleter(Completer):
                 return
 
 
-class App:
+class App(CommandHost):
+    """The REPL. Its renderer is `state.emit`, the channel's UI end: events are drawn there and
+    requests (approvals, the commands' questions) answered with `read_answer`. As a CommandHost it
+    talks to that channel like any command does."""
+
     def __init__(self, state: AppState, on_submit: OnSubmit, console: Console | None = None) -> None:
-        self.state = state
+        super().__init__(state)
         self.on_submit = on_submit
         self.console = console or Console(highlight=False)
-        self.renderer = Renderer(self.console, state.lang)
+        self.renderer = Renderer(self.console, state.lang, read_answer=self.read_answer, state=state)
         state.emit = self.renderer
-        state.approve = self.approve
         self.session: PromptSession | None = None
-        self.running = True
-
-    @property
-    def lang(self) -> str:
-        return self.state.lang
-
-    def say(self, text: str, style: str = "") -> None:
-        self.renderer.end_answer()
-        # Errors quote what an endpoint sent: its escape sequences are shown, never obeyed.
-        self.console.print(Text(plain(text), style=style))
 
     # --- questions asked while a turn runs -------------------------------------------------
 
-    async def ask(self, question: str, *, fresh_keys: bool = False) -> str:
+    async def read_answer(self, question: str, fresh_keys: bool = False) -> str:
         """One answer typed at `question`. With `fresh_keys`, keys typed before the question is drawn
         do not count: the model asks while the user may still be typing at what came before."""
         self.renderer.stop_spinner()
@@ -102,20 +95,6 @@ class App:
         except (KeyboardInterrupt, EOFError):
             # Ctrl-C at a question cancels the whole turn, the same as Ctrl-C anywhere else in it.
             raise asyncio.CancelledError() from None
-
-    async def approve(self, command: str, why: str | None = None) -> str:
-        """Ask before a command runs (or, with `why`, before a write to the path `command`)."""
-        self.renderer.end_answer()
-        header = t("approve_write", self.lang, why=why) if why else t("approve_run", self.lang)
-        view, lines = command_view(command, self.lang, header)
-        self.console.print(view)
-        answer = await self.ask(t("approve_question", self.lang, n=lines), fresh_keys=True)
-        self.renderer.wait()
-        return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
-
-    async def confirm(self, question: str) -> bool:
-        answer = await self.ask(question + " [y/N] ")
-        return answer in ("y", "yes", "是")
 
     # --- the prompt ------------------------------------------------------------------------
 
@@ -195,7 +174,7 @@ class App:
                 await task
         except asyncio.CancelledError:
             self.renderer.end_answer()
-            self.say(t("interrupted", self.lang), "yellow")
+            self.say(t("interrupted", self.lang), "warn")
         finally:
             ticker.cancel()
             loop.remove_signal_handler(signal.SIGINT)

@@ -40,11 +40,12 @@ def plain(text: str) -> str:
     return _HIDDEN_NOT_TAB.sub(lambda m: _escape(m.group()), text)
 
 
-def _append_line(out: Text, line: str) -> None:
+def _append_line(out: Text, line: str, lang: str) -> None:
     pos = 0
     for m in re.finditer(f"{_HIDDEN.pattern}|{_SPACES.pattern}", line):
         out.append(line[pos : m.start()])
-        shown = f"[{len(m.group())} spaces]" if m.group()[0] == " " and len(m.group()) >= 16 else _escape(m.group())
+        spaces = m.group()[0] == " " and len(m.group()) >= 16
+        shown = f"[{t('approve_spaces', lang, n=len(m.group()))}]" if spaces else _escape(m.group())
         out.append(shown, style=_MARK)
         pos = m.end()
     out.append(line[pos:])
@@ -59,7 +60,7 @@ def command_view(command: str, lang: str, header: str) -> tuple[Text, int]:
     for m in _BLANKS.finditer(command):
         for line in command[pos : m.start()].split("\n"):
             out.append("  │ ", style="dim")
-            _append_line(out, line)
+            _append_line(out, line, lang)
             out.append("\n")
         blank = m.group().count("\n") - 1
         out.append("  │ ", style="dim")
@@ -68,7 +69,7 @@ def command_view(command: str, lang: str, header: str) -> tuple[Text, int]:
         pos = m.end()
     for line in command[pos:].split("\n"):
         out.append("  │ ", style="dim")
-        _append_line(out, line)
+        _append_line(out, line, lang)
         out.append("\n")
     out.rstrip()
     return out, count

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 
+from agent.i18n import t
 from ui.registry import COMMANDS, Command, CommandHost, command, unique_commands
 
 __all__ = ["COMMANDS", "Command", "command", "dispatch", "unique_commands"]
@@ -14,11 +15,10 @@ async def dispatch(app: CommandHost, user_input: str) -> None:
     cmd = COMMANDS.get(cmd_name)
     if cmd is None:
         close = difflib.get_close_matches(cmd_name, list(COMMANDS), n=1)
-        hint = f" Did you mean /{close[0]}?" if close else " Type /help."
-        if app.lang == "zh":
-            hint = f" 你是不是想输入 /{close[0]}？" if close else " 输入 /help 查看命令。"
-        app.say(("未知命令 /" if app.lang == "zh" else "Unknown command /") + cmd_name
-                + ("。" if app.lang == "zh" else ".") + hint, "yellow")
+        if close:
+            app.say(t("unknown_command_close", app.lang, name=cmd_name, close=close[0]), "warn")
+        else:
+            app.say(t("unknown_command", app.lang, name=cmd_name), "warn")
         return
     if cmd.takes_args:
         await cmd.handler(app, args.strip())

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from agent import tokens
 from agent.context import fixed_prefix_tokens, threshold
+from agent.i18n import t
 from agent.summary import is_summary
 
 if TYPE_CHECKING:
@@ -22,15 +23,6 @@ if TYPE_CHECKING:
     from agent.state import AppState
 
 BAR_WIDTH = 50
-LABELS = {
-    "fixed": ("Instructions + tools", "指令 + 工具定义"),
-    "summary": ("Summary", "摘要"),
-    "restored": ("Restored files", "恢复的文件"),
-    "user": ("User messages", "用户消息"),
-    "assistant": ("Assistant (text, thinking, tool calls)", "助手（文本、思考、工具调用）"),
-    "tool": ("Tool results: {name}", "工具结果：{name}"),
-    "free": ("Free", "空闲"),
-}
 COLOURS = {"fixed": "magenta", "summary": "cyan", "restored": "blue", "user": "green", "assistant": "yellow",
            "tool": "red"}
 
@@ -88,8 +80,7 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
 
 
 def _label(kind: str, name: str, lang: str) -> str:
-    en, zh = LABELS[kind]
-    return (zh if lang == "zh" else en).format(name=name)
+    return t(f"ctx_{kind}", lang, name=name)  # ctx_fixed, ctx_summary, ... ctx_free
 
 
 def render(state: AppState) -> list[Text | Table]:
@@ -107,15 +98,12 @@ def render(state: AppState) -> list[Text | Table]:
     for i in range(cells, BAR_WIDTH):
         bar.append("|" if i == mark else "·", style="dim")
     bar.append("]")
-    zh = lang == "zh"
-    head = Text(f"{'上下文' if zh else 'Context'}: {used:,} / {window:,} tokens "
-                f"({100 * used / window if window else 0:.1f}%; {'自动压缩阈值' if zh else 'auto-compact at'} "
-                f"{limit:,}) ")
+    head = Text(t("ctx_head", lang, used=used, window=window, pct=100 * used / window if window else 0, limit=limit))
     head.append_text(bar)
     table = Table(show_edge=False, pad_edge=False, box=None)
     table.add_column("")
-    table.add_column("Tokens" if not zh else "Token 数", justify="right")
-    table.add_column("%" + (" of window" if not zh else " 占窗口"), justify="right")
+    table.add_column(t("ctx_tokens_column", lang), justify="right")
+    table.add_column(t("ctx_share_column", lang), justify="right")
     for kind, name, n in rows:
         table.add_row(Text("■ ", style=COLOURS[kind]) + Text(_label(kind, name, lang)), f"{n:,}",
                       f"{100 * n / window:.1f}%" if window else "-")

@@ -3,31 +3,44 @@ REPL. Handlers register here without importing ui.app, so the REPL can list them
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
+
+from agent.events import Listing, Notice, Question, ReportRequested, ask
+from agent.i18n import t
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from agent.state import AppState
 
 
-class CommandHost(Protocol):
-    """The part of ui.app.App that commands use."""
+class CommandHost:
+    """What a command may use: the session's state and the channel to the UI (`state.emit`). It
+    has no console and reads no keys: what it shows and asks are events the UI draws and answers."""
 
-    state: AppState
-    console: Console
-    running: bool
+    def __init__(self, state: AppState) -> None:
+        self.state = state
+        self.running = True  # /exit sets it False: the REPL ends after this input
 
     @property
-    def lang(self) -> str: ...
+    def lang(self) -> str:
+        return self.state.lang
 
-    def say(self, text: str, style: str = "") -> None: ...
+    def say(self, text: str, level: str = "info") -> None:
+        """One line; `level` as agent.events.Notice ("info", "warn", "error", "dim", "plain")."""
+        self.state.emit(Notice(text, level))
 
-    async def ask(self, question: str, *, fresh_keys: bool = False) -> str: ...
+    def show(self, lines: Sequence[str], strong: Sequence[str] = ()) -> None:
+        self.state.emit(Listing(tuple(lines), tuple(strong)))
 
-    async def confirm(self, question: str) -> bool: ...
+    def report(self, view: str) -> None:
+        self.state.emit(ReportRequested(view))
+
+    async def ask(self, question: str) -> str:
+        return await ask(self.state.emit, Question(question))
+
+    async def confirm(self, question: str) -> bool:
+        return await ask(self.state.emit, Question(question, yes_no=True)) == "y"
 
 
 Handler = Callable[..., Awaitable[None]]
@@ -35,29 +48,30 @@ Handler = Callable[..., Awaitable[None]]
 
 @dataclass(frozen=True)
 class Command:
+    """A slash command; its texts are agent.i18n's `cmd_<name>` (what it does) and, when it takes
+    arguments, `cmd_<name>_args` (what may follow the name, as /help shows it)."""
+
     name: str
     aliases: tuple[str, ...]
-    description: tuple[str, str]  # (en, zh)
     handler: Handler
     takes_args: bool = False
-    # What may follow the name, as /help shows it: (en, zh), e.g. ("[instructions|undo]", ...).
-    args_hint: tuple[str, str] = ("", "")
 
     def describe(self, lang: str) -> str:
-        return self.description[1] if lang == "zh" else self.description[0]
+        return t(f"cmd_{self.name}", lang, undo=COMPACT_UNDO)
 
     def hint(self, lang: str) -> str:
-        return self.args_hint[1] if lang == "zh" else self.args_hint[0]
+        return t(f"cmd_{self.name}_args", lang, undo=COMPACT_UNDO) if self.takes_args else ""
 
 
 COMMANDS: dict[str, Command] = {}
+COMPACT_UNDO = "undo"  # the word typed after /compact, the same in every language
 
 
-def command(name: str, en: str, zh: str, *, aliases: tuple[str, ...] = (), args: tuple[str, str] | None = None):
-    """Register a slash command; `args` (en, zh) is the hint for what it takes, None if nothing."""
+def command(name: str, *, aliases: tuple[str, ...] = (), takes_args: bool = False):
+    """Register a slash command (its texts in agent.i18n: `cmd_<name>`, `cmd_<name>_args`)."""
 
     def register(handler: Handler) -> Handler:
-        cmd = Command(name, aliases, (en, zh), handler, args is not None, args or ("", ""))
+        cmd = Command(name, aliases, handler, takes_args)
         for key in (name, *aliases):
             COMMANDS[key] = cmd
         return handler

@@ -4,32 +4,37 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
 from agent.events import (
+    ApprovalRequest,
     CommandRunning,
     CompactionFailed,
     CompactionFinished,
     CompactionStarted,
-    Event,
+    Listing,
     Notice,
+    Question,
+    ReportRequested,
     Retrying,
     TextDelta,
     ThinkingDelta,
     ToolCallStarted,
     ToolResult,
-    UsageUpdate,
     WaitingForModel,
 )
 from agent.i18n import t
-from ui.approval import plain
+from ui.approval import command_view, plain
+from ui.dispatch import Dispatcher
 
 if TYPE_CHECKING:
     from rich.status import Status
 
+    from agent.state import AppState
     from ui.stream import MarkdownStream
 
 # The argument that best names what a tool call does, shown on its one line.
@@ -38,6 +43,10 @@ MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "lis
 DIFF_MAX_LINES = 60
 COMMAND_TAIL_LINES = 5  # a command's last lines shown; the model gets the whole output
 COMMAND_LINE_MAX = 200
+NOTICE_STYLES = {"error": "bold red", "warn": "yellow", "info": "cyan", "dim": "dim", "plain": ""}
+# The REPL's prompt for one answer: (question, fresh_keys) -> the answer typed, stripped and lower-case.
+# With fresh_keys, keys typed before the question was drawn do not count.
+ReadAnswer = Callable[[str, bool], Awaitable[str]]
 # Escape sequences and control characters a command may print: shown, they would move the cursor.
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -47,11 +56,11 @@ def _printable(line: str) -> str:
     return _CONTROL.sub("", line.rsplit("\r", 1)[-1].replace("\t", "    "))
 
 
-
 def compaction_done(event: CompactionFinished, lang: str) -> str:
     """The line a finished compaction gets, in the REPL and in -p mode."""
     key = "compact_cheap_done" if event.tier == "cheap" else "compact_done"
     return t(key, lang, before=event.tokens_before, after=event.tokens_after, archive=event.archive_path)
+
 
 def retry_text(event: Retrying, lang: str) -> str:
     """What a retry waits for, in the REPL's spinner and on -p's stderr."""
@@ -59,12 +68,17 @@ def retry_text(event: Retrying, lang: str) -> str:
     return t("spin_retry", lang, why=why, attempt=event.attempt, attempts=event.attempts, wait=f"{event.wait:.0f}")
 
 
-class Renderer:
-    """An Emit: call it with events. Holds the live answer and the waiting spinner."""
+class Renderer(Dispatcher):
+    """The REPL's end of the channel: draws events with rich, holds the live answer and the waiting
+    spinner, and answers requests with `read_answer` (ui.app's prompt; without it, requests get "n").
+    `state` is what /status and /context draw."""
 
-    def __init__(self, console: Console, lang: str) -> None:
+    def __init__(self, console: Console, lang: str, *, read_answer: ReadAnswer | None = None,
+                 state: AppState | None = None) -> None:
         self.console = console
         self.lang = lang
+        self.read_answer = read_answer
+        self.state = state
         self._stream: MarkdownStream | None = None
         self._thinking = ""
         self._status: Status | None = None
@@ -98,53 +112,104 @@ class Renderer:
             self._status.stop()
             self._status = None
 
-    # --- events ----------------------------------------------------------------------------
+    # --- events (ui.dispatch picks the method) ---------------------------------------------
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            self._on_text(event.text)
-        elif isinstance(event, ThinkingDelta):
-            self._thinking += event.text
-            self.tick()
-        elif isinstance(event, ToolCallStarted):
-            self.end_answer()
-            self._on_tool_call(event)
-        elif isinstance(event, ToolResult):
-            self._on_tool_result(event)
-        elif isinstance(event, UsageUpdate):
-            pass  # the toolbar reads state; nothing to print
-        elif isinstance(event, WaitingForModel):
-            self._keep_waiting(t("spin_model", self.lang))
-        elif isinstance(event, CommandRunning):
-            self.end_answer()
-            command = " ".join(event.command.split())
-            command = command if len(command) <= 80 else command[:79] + "…"
-            self.wait(t("spin_command", self.lang, command=command))
-        elif isinstance(event, Retrying):
-            self.end_answer()
-            self.wait(retry_text(event, self.lang))
-        elif isinstance(event, CompactionStarted):
-            self.end_answer()
-            label = "压缩上下文" if self.lang == "zh" else "Compacting the conversation"
-            self.wait(label)
-        elif isinstance(event, CompactionFinished):
-            self.stop_spinner()
-            self.console.print(Text(compaction_done(event, self.lang), style="green"))
-            if event.summary:
-                self._preview("摘要" if self.lang == "zh" else "Summary", event.summary, 120)
-            if event.left_out_messages:
-                self.console.print(Text(t("compact_left_out", self.lang, n=event.left_out_messages), style="yellow"))
-        elif isinstance(event, CompactionFailed):
-            self.stop_spinner()
-            self.console.print(Text(t("auto_compact_failed", self.lang, reason=event.reason), style="yellow"))
-        elif isinstance(event, Notice):
-            self.end_answer()
-            style = {"error": "bold red", "warn": "yellow"}.get(event.level, "cyan")
-            self.console.print(Text(plain(event.text), style=style))
+    def on_text(self, event: TextDelta) -> None:
+        self._on_text(event.text)
+
+    def on_thinking(self, event: ThinkingDelta) -> None:
+        self._thinking += event.text
+        self.tick()
+
+    def on_tool_call(self, event: ToolCallStarted) -> None:
+        self.end_answer()
+        self._on_tool_call(event)
+
+    def on_tool_result(self, event: ToolResult) -> None:
+        self._on_tool_result(event)
+
+    def on_waiting(self, event: WaitingForModel) -> None:
+        self._keep_waiting(t("spin_model", self.lang))
+
+    def on_command_running(self, event: CommandRunning) -> None:
+        self.end_answer()
+        command = " ".join(event.command.split())
+        command = command if len(command) <= 80 else command[:79] + "…"
+        self.wait(t("spin_command", self.lang, command=command))
+
+    def on_retrying(self, event: Retrying) -> None:
+        self.end_answer()
+        self.wait(retry_text(event, self.lang))
+
+    def on_compaction_started(self, event: CompactionStarted) -> None:
+        self.end_answer()
+        self.wait(t("spin_compacting", self.lang))
+
+    def on_compaction_finished(self, event: CompactionFinished) -> None:
+        self.stop_spinner()
+        self.console.print(Text(compaction_done(event, self.lang), style="green"))
+        if event.summary:
+            self._preview(t("preview_summary", self.lang), event.summary, 120)
+        if event.left_out_messages:
+            self.console.print(Text(t("compact_left_out", self.lang, n=event.left_out_messages), style="yellow"))
+
+    def on_compaction_failed(self, event: CompactionFailed) -> None:
+        self.stop_spinner()
+        self.console.print(Text(t("auto_compact_failed", self.lang, reason=event.reason), style="yellow"))
+
+    def on_notice(self, event: Notice) -> None:
+        self.end_answer()
+        # Errors quote what an endpoint sent: its escape sequences are shown, never obeyed.
+        self.console.print(Text(plain(event.text), style=NOTICE_STYLES.get(event.level, "cyan")))
+
+    def on_listing(self, event: Listing) -> None:
+        self.end_answer()
+        for n, line in enumerate(event.lines):
+            strong = event.strong[n] if n < len(event.strong) and line.startswith(event.strong[n]) else ""
+            shown = Text("  ")
+            shown.append(plain(strong), style="bold")
+            shown.append(plain(line[len(strong):]))
+            self.console.print(shown)
+
+    def on_report(self, event: ReportRequested) -> None:
+        if self.state is None:
+            return
+        self.end_answer()
+        from ui.context_view import render
+        from ui.status import status_lines
+
+        for line in status_lines(self.state) if event.view == "status" else render(self.state):
+            self.console.print(line)
+
+    def on_approval(self, event: ApprovalRequest) -> Awaitable[str] | None:
+        return None if self.read_answer is None else self._approve(event, self.read_answer)
+
+    def on_question(self, event: Question) -> Awaitable[str] | None:
+        return None if self.read_answer is None else self._question(event, self.read_answer)
+
+    async def _approve(self, event: ApprovalRequest, read_answer: ReadAnswer) -> str:
+        """The whole command (or the path and why) drawn escaped, then one answer typed after it."""
+        self.end_answer()
+        if event.kind == "write":
+            header = t("approve_write", self.lang, why=event.why)
+        else:
+            header = t("approve_run", self.lang)
+        view, lines = command_view(event.subject, self.lang, header)
+        self.console.print(view)
+        answer = await read_answer(t("approve_question", self.lang, n=lines), True)
+        self.wait()
+        return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
+
+    async def _question(self, event: Question, read_answer: ReadAnswer) -> str:
+        self.stop_spinner()
+        if not event.yes_no:
+            return await read_answer(event.text, False)
+        answer = await read_answer(event.text + " [y/N] ", False)
+        return "y" if answer in ("y", "yes", "是") else "n"
 
     def _flush_thinking(self) -> None:
         if self._thinking:
-            self._preview("推理" if self.lang == "zh" else "Reasoning", self._thinking, 100)
+            self._preview(t("preview_reasoning", self.lang), self._thinking, 100)
             self._thinking = ""
 
     def _preview(self, label: str, text: str, width: int) -> None:
@@ -186,7 +251,7 @@ class Renderer:
     def _on_tool_result(self, event: ToolResult) -> None:
         self.stop_spinner()
         if event.is_error:
-            first = event.content.strip().splitlines()[0] if event.content.strip() else "error"
+            first = event.content.strip().splitlines()[0] if event.content.strip() else t("tool_failed", self.lang)
             self.console.print(Text(f"  ⎿ {plain(first[:200])}", style="red"))
         elif event.tool_name == "run_command":
             self._command_output(event.content)
@@ -200,7 +265,7 @@ class Renderer:
             diff_lines = event.diff.splitlines()
             shown = plain("\n".join(diff_lines[:DIFF_MAX_LINES]))
             if len(diff_lines) > DIFF_MAX_LINES:
-                shown += f"\n… {len(diff_lines) - DIFF_MAX_LINES} more lines"
+                shown += "\n" + t("diff_more_lines", self.lang, n=len(diff_lines) - DIFF_MAX_LINES)
             self.console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
         self.wait()
 

@@ -15,6 +15,7 @@ from pydantic_ai.usage import RunUsage
 
 from agent.config import Config
 from agent.state import AppState
+from tests.fake_ui import FakeUI
 
 Scenario = Callable[[Path], list[str]]
 SCENARIOS: dict[str, Scenario] = {}
@@ -47,7 +48,8 @@ class Approver:
 
 def _ctx(workspace: Path, answer: str = "n") -> tuple[RunContext[AppState], Approver]:
     state = AppState(config=Config(workspace=workspace, yes=False, lang="en"), session_id="s1")
-    state.approve = approver = Approver(answer)
+    approver = Approver(answer)
+    state.emit = FakeUI(approve=approver)
     return RunContext(deps=state, model=TestModel(), usage=RunUsage()), approver
 
 

@@ -18,6 +18,7 @@ from agent.mentions import build_mention_messages
 from agent.shell import execute
 from agent.state import AppState
 from agent.tools import edit_file, grep, list_files, read_file, run_command, write_file
+from tests.fake_ui import FakeUI
 from tests.robustness.harness import FAKE_KEY, KEY_NAMES
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-WORKSPACE"
@@ -160,7 +161,7 @@ async def test_always_covers_exactly_the_approved_command(world):
         asked.append(command)
         return "always" if command == "echo safe" else "n"
 
-    state.approve = approve
+    state.emit = FakeUI(approve=approve)
     assert "safe" in await run_command(ctx, "echo safe")
     assert "safe" in await run_command(ctx, "echo safe")
     assert asked == ["echo safe"]  # asked once

@@ -23,6 +23,7 @@ from agent.events import ToolResult
 from main import on_submit
 from tests.builders import is_compaction, script_forever
 from tests.fake_openai import FakeOpenAI, Slow, smart_reply
+from tests.fake_ui import FakeUI
 from tests.robustness.harness import (
     MAIN,
     agent_env,
@@ -98,7 +99,7 @@ async def test_ctrl_c_at_the_approval_prompt(make_state, server, workspace):
         await asyncio.Event().wait()  # the user is thinking...
         return "y"
 
-    state.approve = approve
+    state.emit = FakeUI(approve=approve)
     task = asyncio.create_task(on_submit(state, "run touch never.txt"))
     await asyncio.wait_for(asked.wait(), 10)
     await _cancel(task)

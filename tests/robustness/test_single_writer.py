@@ -7,10 +7,10 @@ from __future__ import annotations
 import io
 
 import pytest
-from rich.console import Console
 
 import main
 import session
+from agent.events import Listing, Notice, Question
 from tests.robustness.harness import (
     crash_text,
     long_history,
@@ -20,6 +20,7 @@ from tests.robustness.harness import (
     start_agent,
     wait_for,
 )
+from ui.registry import CommandHost
 
 
 def _lock_holder(home, workspace, session_id) -> str:
@@ -62,20 +63,24 @@ def test_lock_is_one_per_session_not_per_process(home, workspace):
     other.release()
 
 
-class _App:
-    """Just enough of ui.app.App for a slash command."""
+class _App(CommandHost):
+    """A slash command's host whose UI keeps what is said and answers every question `answer`."""
 
     def __init__(self, state, answer: str) -> None:
-        self.state = state
-        self.lang = "en"
-        self.out = io.StringIO()
-        self.console = Console(file=self.out, width=200)
+        super().__init__(state)
         self.answer = answer
+        self.out = io.StringIO()
+        state.emit = self._ui
 
-    def say(self, text: str, style: str = "") -> None:
-        self.console.print(text)
+    def _ui(self, event):
+        if isinstance(event, Notice | Listing):
+            self.out.write("\n".join(event.lines) if isinstance(event, Listing) else event.text)
+            self.out.write("\n")
+        if isinstance(event, Question):
+            return self._reply()
+        return None
 
-    async def ask(self, question: str) -> str:
+    async def _reply(self) -> str:
         return self.answer
 
 
