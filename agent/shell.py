@@ -99,7 +99,12 @@ async def execute(command: str, cwd: Path, timeout: float) -> str:
         raise
     finally:
         os.close(write_fd)
-    stream, transport = await _open_output(read_fd)
+    try:
+        stream, transport = await _open_output(read_fd)
+    except BaseException:
+        # Ctrl-C can land while the output pipe is being set up, after the command has started.
+        _signal_group(proc.pid, signal.SIGKILL)
+        raise
     output = HeadTail()
     reader = asyncio.create_task(_pump(stream, output))
     ending = ""
