@@ -96,7 +96,7 @@ def start_warm_up(state: AppState) -> None:
     """pydantic-ai and the tokenizer take about a second to load, in a worker thread that starts
     once the prompt is on screen. The tokenizer loads after pydantic-ai, in the same thread: its
     load holds the GIL for ~0.3 s, which would otherwise freeze the prompt just as it appears."""
-    from agent.loop import warm_up
+    from agent.warmup import warm_up
 
     state.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent import debuglog
-from agent.context import threshold
+from agent.context import LOWER_MARK, lower_mark  # noqa: F401 - re-exported
 from agent.events import Notice
 from agent.i18n import t
 from agent.prefix import starts_with
@@ -25,18 +25,11 @@ if TYPE_CHECKING:
     from agent.state import AppState
     from compact import CompactResult
 
-LOWER_MARK = 0.85
-
-
 @dataclass
 class Background:
     snapshot: list[ModelMessage]
     task: asyncio.Task
     before: int
-
-
-def lower_mark(state: AppState) -> int:
-    return int(threshold(state) * LOWER_MARK)
 
 
 def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> None:

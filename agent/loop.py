@@ -50,7 +50,7 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
     """The agent for this state's model, built once: its instructions and tools never change,
     so every request of the session shares one cacheable prefix.
 
-    The REPL builds it in a worker thread while the prompt is already up (see `warm_up`); the lock
+    The REPL builds it in a worker thread while the prompt is already up (agent.warmup); the lock
     keeps a turn submitted meanwhile from building a second one."""
     with _AGENT_LOCK:
         if state.agent is None:
@@ -58,25 +58,10 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
     return state.agent
 
 
-def warm_up(state: AppState) -> None:
-    """Import pydantic-ai, build the agent and measure its fixed prefix, off the start-up path; for
-    a session resumed near the threshold, also build the request its history makes (agent.prefix)."""
-    from agent.context import fixed_prefix_tokens
-
-    try:
-        fixed_prefix_tokens(state)
-    except Exception as exc:  # noqa: BLE001 - the first turn builds it again and reports the error
-        debuglog.log("warm_up_failed", error=repr(exc)[:300])
-        return
-    from agent.prefix import prime_if_near
-
-    prime_if_near(state)
-
-
 def _build_agent(state: AppState) -> None:
-    from agent.prompts import system_prompt
+    from agent.context import instructions
 
-    state.instructions = system_prompt(state.workspace, state.lang)
+    instructions(state)
     state.agent = new_agent(state)
 
 

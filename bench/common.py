@@ -226,7 +226,7 @@ def agent_prefix(state: Any) -> tuple[str, int]:
     """The agent's instructions and its fixed prefix tokens (system prompt + tool definitions)."""
     from agent.context import fixed_prefix_tokens
 
-    fixed = fixed_prefix_tokens(state)  # builds the agent, which sets state.instructions
+    fixed = fixed_prefix_tokens(state)  # renders the instructions into state.instructions
     return state.instructions, fixed
 
 

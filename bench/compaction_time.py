@@ -94,7 +94,7 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
         warm_live(state.history)
     prime = 0.0
     if scenario == "resumed":
-        from agent.loop import warm_up
+        from agent.warmup import warm_up
 
         t0 = time.perf_counter()
         await asyncio.get_running_loop().run_in_executor(None, warm_up, state)

@@ -10,8 +10,8 @@ import pytest
 import compact
 from agent import debuglog, summarizer
 from agent.events import CompactionFinished
-from agent.loop import warm_up
 from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
+from agent.warmup import warm_up
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
