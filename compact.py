@@ -9,23 +9,26 @@ LLM call, and the steps after it are synchronous.
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import session
+from agent import background as bg
 from agent import debuglog, policy, tokens
+from agent.budgets import RESTORE_MAX_FILES, restore_room
 from agent.budgets import for_state as budgets_for
-from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.faults import fault
+from agent.file_history import Checkpoint
 from agent.file_state import ReadFileState
 from agent.i18n import t
+from agent.policy import CHEAP_TIER_KEEP, CHEAP_TIER_TARGET
 from agent.summarizer import request_summary
 from agent.summary import (
     SummaryParts,
@@ -40,6 +43,7 @@ from agent.summary import (
     user_messages,
 )
 from agent.tiers import clear_tool_results
+from agent.tiers import without_usage as _without_usage
 from agent.undo import UndoPlan, plan_undo, undo_compaction, undo_note, write_undo_note  # noqa: F401
 
 if TYPE_CHECKING:
@@ -48,12 +52,6 @@ if TYPE_CHECKING:
     from agent.state import AppState
 
 MAX_COMPACT_FAILURES = 3
-RESTORE_MAX_FILES = 5
-# The cheap tier alone is enough when it brings the context under this share of the threshold:
-# the margin keeps the next turn from triggering again at once.
-CHEAP_TIER_TARGET = 0.7
-# Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
-CHEAP_TIER_KEEP = 0.25
 # Two automatic compactions within this many turns count as thrashing.
 THRASH_TURNS = 2
 THRASH_STREAK = 2
@@ -111,14 +109,6 @@ def _check_archive_writable(state: AppState) -> None:
             raise PermissionError("permission denied")
     except OSError as exc:
         raise CompactError(t("compact_no_archive", state.lang, path=folder, error=exc)) from exc
-
-
-def _without_usage(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """Kept responses must not carry usage measured on the old, larger history."""
-    from pydantic_ai.messages import ModelResponse
-    from pydantic_ai.usage import RequestUsage
-
-    return [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in messages]
 
 
 async def run_compact(
@@ -194,6 +184,39 @@ def finish_background(
     tail = list(lead) + state.history[len(snapshot) :]
     history = list(state.history)
     return _finish_summary(state, history, reply.summary, reply.left_out, before, "background", tail)
+
+
+def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | None:
+    """A coroutine that swaps the background summary in, or None to compact as usual."""
+    background = bg.take(state)
+    return None if background is None else _swap(state, background)
+
+
+def take_mid_turn(
+    state: AppState, tail_budget: int, prompt: ModelMessage
+) -> Coroutine[None, None, CompactResult] | None:
+    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used)."""
+    taken = bg.take_mid_turn(state, tail_budget, prompt)
+    return None if taken is None else _swap(state, *taken)
+
+
+async def _swap(state: AppState, background: bg.Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
+    try:
+        # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
+        reply = await background.task
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
+        bg.discarded(state, "failed")
+        debuglog.log("background_failed", error=repr(exc)[:300])
+        return await run_compact(state, trigger="auto")
+    try:
+        result = finish_background(state, background.snapshot, reply, lead)
+    except Exception:
+        bg.discarded(state, "not smaller")
+        raise
+    state.stats.background_used += 1
+    return result
 
 
 def _commit(
@@ -276,17 +299,10 @@ def _first_kept(history: Sequence[ModelMessage], tail: Sequence[ModelMessage]) -
     return next((i for i, m in enumerate(history) if id(m) in kept), len(history))
 
 
-def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Any]:
-    """Checkpoints whose history_index points into the compacted messages go (the design drops
-    them all); they are kept aside so "/compact undo" can bring them back."""
-    fh = state.file_history
-    doomed = [cp for cp in fh.checkpoints if cp.history_index <= compacted_until]
-    if not doomed:
-        return []
-    first = doomed[0]
-    dropped = fh.checkpoints[fh.checkpoints.index(first) :]
-    fh.drop_from(first)
-    return dropped
+def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Checkpoint]:
+    """Checkpoints whose history_index points into the compacted messages go; they are kept aside so
+    "/compact undo" can bring them back."""
+    return state.file_history.drop_compacted(compacted_until)
 
 
 # --- automatic compaction ------------------------------------------------------------------
@@ -298,14 +314,12 @@ def auto_allowed(state: AppState) -> bool:
 
 async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage] = ()) -> None:
     """Before the user's turn: over the threshold, compact first. A failure never blocks the turn."""
-    from agent.background import maybe_start_background, take_background
-
     if not auto_allowed(state):
         return
     used = context_tokens(state, pending)
     limit = threshold(state)
     if used < limit:
-        maybe_start_background(state, used)
+        bg.maybe_start_background(state, used)
         return
     state.emit(Notice(t("auto_compact", state.lang, used=used, threshold=limit)))
     await attempt(state, "auto", lambda: take_background(state) or run_compact(state, trigger="auto"))

@@ -1,8 +1,9 @@
 """Compaction without the wait: write the summary in the background before the threshold.
 
 Past a lower mark (85% of the threshold) the summary request starts on a snapshot of the history
-while the user keeps working. At the threshold it is swapped in if the history still begins with
-that snapshot — messages added since follow it verbatim — otherwise the compaction runs as usual.
+while the user keeps working. At the threshold it is swapped in (compact.take_background) if the
+history still begins with that snapshot — messages added since follow it verbatim — otherwise the
+compaction runs as usual.
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ from agent.i18n import t
 from agent.prefix import starts_with
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine, Sequence
+    from collections.abc import Sequence
 
     from pydantic_ai.messages import ModelMessage
 
     from agent.state import AppState
-    from compact import CompactResult
 
 @dataclass
 class Background:
@@ -69,8 +69,9 @@ def discarded(state: AppState, reason: str) -> None:
     counts[reason] = counts.get(reason, 0) + 1
 
 
-def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | None:
-    """A coroutine that swaps the background summary in, or None to compact as usual."""
+def take(state: AppState) -> Background | None:
+    """The background summary, taken to be swapped in (compact.take_background), while the history
+    still begins with its snapshot; else it is given up and None returned."""
     background = state.background
     if background is None:
         return None
@@ -80,21 +81,23 @@ def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | N
         discarded(state, "history changed")
         debuglog.log("background_discarded", reason="history changed")
         return None
-    return _swap(state, background)
+    return background
 
 
 def take_mid_turn(
     state: AppState, tail_budget: int, prompt: ModelMessage
-) -> Coroutine[None, None, CompactResult] | None:
+) -> tuple[Background, list[ModelMessage]] | None:
     """The same in the middle of a turn, where the messages since the snapshot are kept verbatim
     after the summary, and the user's current request (`prompt`) too when the snapshot has it (one
     started mid-turn): only when they are within `tail_budget` tokens, else the swapped-in history
-    would not be small enough and the background summary is given up."""
+    would not be small enough and the background summary is given up. With it, the messages that
+    go before the ones since the snapshot (`prompt`, or none)."""
     from agent import tokens
 
     background = state.background
     if background is None or not starts_with(state.history, background.snapshot):
-        return take_background(state)
+        taken = take(state)
+        return None if taken is None else (taken, [])
     since = state.history[len(background.snapshot) :]
     if tokens.count_messages(since) > tail_budget:
         state.background = None
@@ -104,25 +107,4 @@ def take_mid_turn(
         return None
     lead = [prompt] if any(m is prompt for m in background.snapshot) else []
     state.background = None
-    return _swap(state, background, lead)
-
-
-async def _swap(state: AppState, background: Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
-    from compact import finish_background, run_compact
-
-    try:
-        # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
-        reply = await background.task
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
-        discarded(state, "failed")
-        debuglog.log("background_failed", error=repr(exc)[:300])
-        return await run_compact(state, trigger="auto")
-    try:
-        result = finish_background(state, background.snapshot, reply, lead)
-    except Exception:
-        discarded(state, "not smaller")
-        raise
-    state.stats.background_used += 1
-    return result
+    return background, lead

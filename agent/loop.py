@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage, ModelResponse
 
+    from agent.guard import BeforeRequest
+
 INTERRUPTED = "Interrupted by the user before this tool finished."
 ENDED = "No result: the turn ended with an error before this tool finished."
 LOST = "No result: the agent stopped before this tool finished (a crash, or a lost line of the session file)."
@@ -103,8 +105,19 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
     return None
 
 
-async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None = None) -> TurnOutcome:
-    """Run one turn. `prelude` are messages placed before the user's text (@-mention reads)."""
+async def run_turn(
+    state: AppState, user_input: str, prelude: list[ModelMessage] | None = None, *,
+    before_request: BeforeRequest | None = None,
+) -> TurnOutcome:
+    """Run one turn. `prelude` are messages placed before the user's text (@-mention reads);
+    `before_request` is called before each of its model requests (compaction mid-turn, agent.guard)."""
+    from agent.guard import hooked
+
+    with hooked(before_request):
+        return await _run_turn(state, user_input, prelude)
+
+
+async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None) -> TurnOutcome:
     from pydantic_ai.usage import UsageLimits
 
     agent = get_agent(state)

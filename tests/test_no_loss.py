@@ -155,7 +155,7 @@ async def test_background_summary_discarded_when_history_changes(make_state, wor
 
 
 async def test_background_not_used_if_history_no_longer_starts_with_snapshot(make_state, workspace, server):
-    from agent.background import take_background
+    from compact import take_background
 
     state = make_state(context_window=16_000)
     script_forever(server, responder([Slow("x", 0.01)]))

@@ -17,9 +17,9 @@ import pytest
 
 import compact
 import session
-from agent.background import take_background
 from agent.context import threshold
 from agent.events import ToolResult
+from compact import take_background
 from main import on_submit
 from tests.builders import is_compaction, script_forever
 from tests.fake_openai import FakeOpenAI, Slow, smart_reply
