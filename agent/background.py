@@ -9,7 +9,6 @@ compaction runs as usual.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent import debuglog
@@ -17,6 +16,7 @@ from agent.context import LOWER_MARK, lower_mark  # noqa: F401 - re-exported
 from agent.events import Notice
 from agent.i18n import t
 from agent.prefix import starts_with
+from agent.state import Background
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -24,13 +24,6 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from agent.state import AppState
-
-@dataclass
-class Background:
-    snapshot: list[ModelMessage]
-    task: asyncio.Task
-    before: int
-
 
 def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> None:
     """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far)."""

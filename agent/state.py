@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.config import Config
 from agent.events import Emit, Event
-from agent.file_history import FileHistory
+from agent.file_history import Checkpoint, FileHistory
 from agent.file_state import ReadFileState
 from agent.prefix import RequestRecorder
 
 if TYPE_CHECKING:
+    from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage
+
+    from agent.summary import SummaryReply
+    from session import SessionLock
 
 # Asked before a shell command runs, approve(command), or before a write the model may not make
 # alone, approve(path, why=reason): returns "y", "n" or "always".
@@ -81,6 +86,15 @@ class Stats:
 
 
 @dataclass
+class Background:
+    """A summary being written in the background (agent.background) from a snapshot of the history."""
+
+    snapshot: list[ModelMessage]
+    task: asyncio.Task[SummaryReply]
+    before: int  # the context's tokens when it started
+
+
+@dataclass
 class AppState:
     config: Config
     session_id: str
@@ -105,26 +119,26 @@ class AppState:
     auto_compact_turns: list[int] = field(default_factory=list)
     turns: int = 0
     # The pydantic-ai Agent, built once per model (see agent.loop.get_agent).
-    agent: Any = None
+    agent: Agent[AppState, str] | None = None
     # The agent's instructions (system prompt) as sent; byte-stable for the session.
     instructions: str = ""
     # Undo information for "/compact undo": (archive path, checkpoints the compaction dropped).
-    compact_undo: list[tuple[Path, list[Any]]] = field(default_factory=list)
-    # The background compaction task, if one is running (compact.BackgroundCompaction).
-    background: Any = None
+    compact_undo: list[tuple[Path, list[Checkpoint]]] = field(default_factory=list)
+    # The summary being written in the background, if one is (agent.background).
+    background: Background | None = None
     # True while a compaction request is in flight: the mid-turn guard must not recurse into it.
     compacting: bool = False
     # Automatic compactions that came within two turns of the previous one, in a row.
     thrash_streak: int = 0
     # During a run: our history is turn_base + run.all_messages()[turn_offset:] (see agent.loop).
-    turn_base: list[Any] = field(default_factory=list)
+    turn_base: list[ModelMessage] = field(default_factory=list)
     turn_offset: int = 0
     # The last agent request as sent: the start of the next compaction request (agent.prefix).
     recorder: RequestRecorder = field(default_factory=RequestRecorder)
-    # The REPL's background warm-up (agent.loop.warm_up), awaited before the first turn.
-    ready: Any = None
+    # The REPL's background warm-up (agent.warmup.warm_up), awaited before the first turn.
+    ready: asyncio.Future[None] | None = None
     # The session's flock (session.SessionLock): one writer per session.
-    lock: Any = None
+    lock: SessionLock | None = None
 
     @property
     def workspace(self) -> Path:

@@ -11,7 +11,6 @@ mode and ignored by Ollama. A tool the model calls anyway gets "tools are off" f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import debuglog, tokens
@@ -20,7 +19,7 @@ from agent.errors import CompactError
 from agent.events import Notice
 from agent.i18n import t
 from agent.prefix import PrefixMismatch, joined_onto, summary_requests
-from agent.summary import compaction_prompt, extract_summary, previous_summary
+from agent.summary import SummaryReply, compaction_prompt, extract_summary, previous_summary
 from agent.tiers import clear_tool_results, fit_messages
 
 if TYPE_CHECKING:
@@ -33,15 +32,6 @@ MAX_FIT_RETRIES = 3
 SHRINK = 0.75
 # Rounds of tool calls answered "tools are off" before the request is sent without tools.
 MAX_TOOL_ROUNDS = 3
-
-
-@dataclass
-class SummaryReply:
-    summary: str
-    left_out: int
-    input_tokens: int
-    output_tokens: int
-    cache_hit_tokens: int
 
 
 def request_limit(state: AppState) -> int:
