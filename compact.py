@@ -135,11 +135,11 @@ async def run_compact(
             state.stats.cheap_tier_spared_calls += 1
             return _commit(state, cleared, before, trigger, tier="cheap", summary=None)
 
-    state.compacting = True
+    state.compaction.running = True
     try:
         reply = await request_summary(state, history, custom_instructions)
     finally:
-        state.compacting = False
+        state.compaction.running = False
     return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, list(keep))
 
 
@@ -261,7 +261,7 @@ def _commit(
     state.compact_undo.append((archive, dropped))
     state.history = rebuilt
     state.persisted = len(rebuilt)
-    state.recorder.forget()  # its messages are the old history's: free them
+    state.scratch.recorder.forget()  # its messages are the old history's: free them
     state.read_file_state = new_read_state
     state.stats.compactions += 1
     state.stats.last_archive = str(archive)
@@ -309,7 +309,7 @@ def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Checkpoint]
 
 
 def auto_allowed(state: AppState) -> bool:
-    return state.config.auto_compact and state.auto_compact_off_reason is None
+    return state.config.auto_compact and state.compaction.off_reason is None
 
 
 async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage] = ()) -> None:
@@ -338,28 +338,28 @@ async def attempt(state: AppState, trigger: str, start: Any) -> bool:
 
         _failed(state, trigger, describe_error(exc, state.config))
         return False
-    state.compact_failures = 0
+    state.compaction.failures = 0
     _check_thrashing(state)
     return True
 
 
 def _failed(state: AppState, trigger: str, reason: str) -> None:
-    state.compact_failures += 1
-    debuglog.log("compact_failed", trigger=trigger, reason=reason, failures=state.compact_failures)
+    state.compaction.failures += 1
+    debuglog.log("compact_failed", trigger=trigger, reason=reason, failures=state.compaction.failures)
     state.emit(CompactionFailed(trigger, reason))
-    if state.compact_failures >= MAX_COMPACT_FAILURES and state.auto_compact_off_reason is None:
-        state.auto_compact_off_reason = "failures"
-        state.emit(Notice(t("auto_compact_off", state.lang, n=state.compact_failures), level="warn"))
+    if state.compaction.failures >= MAX_COMPACT_FAILURES and state.compaction.off_reason is None:
+        state.compaction.off_reason = "failures"
+        state.emit(Notice(t("auto_compact_off", state.lang, n=state.compaction.failures), level="warn"))
 
 
 def _check_thrashing(state: AppState) -> None:
-    turns = state.auto_compact_turns
+    turns = state.compaction.auto_turns
     if turns and state.turns - turns[-1] <= THRASH_TURNS:
-        state.thrash_streak += 1
+        state.compaction.thrash_streak += 1
     else:
-        state.thrash_streak = 0
+        state.compaction.thrash_streak = 0
     turns.append(state.turns)
-    if state.thrash_streak >= THRASH_STREAK:
-        state.auto_compact_off_reason = "thrashing"
+    if state.compaction.thrash_streak >= THRASH_STREAK:
+        state.compaction.off_reason = "thrashing"
         debuglog.log("thrashing", turns=turns[-3:])
         state.emit(Notice(t("thrashing", state.lang), level="warn"))

@@ -51,11 +51,11 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     state.read_file_state = ReadFileState()
     state.file_history = FileHistory()
     state.compact_undo = []
-    state.compact_failures = 0
-    state.auto_compact_off_reason = None
-    state.auto_compact_turns = []
-    state.thrash_streak = 0
-    state.recorder.forget()
+    state.compaction.failures = 0
+    state.compaction.off_reason = None
+    state.compaction.auto_turns = []
+    state.compaction.thrash_streak = 0
+    state.scratch.recorder.forget()
 
 
 def start_state(args: argparse.Namespace, config: Config) -> AppState:
@@ -98,7 +98,7 @@ def start_warm_up(state: AppState) -> None:
     load holds the GIL for ~0.3 s, which would otherwise freeze the prompt just as it appears."""
     from agent.warmup import warm_up
 
-    state.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
+    state.scratch.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
 
 
 def undo_turn(state: AppState) -> Checkpoint | None:

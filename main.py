@@ -151,9 +151,9 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
-    if app.state.ready is not None:
+    if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
-        await asyncio.shield(app.state.ready)
+        await asyncio.shield(app.state.scratch.ready)
     try:
         if text.startswith("/"):
             from ui.commands import dispatch

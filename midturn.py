@@ -28,7 +28,7 @@ async def before_request(state: AppState, messages: list[ModelMessage]) -> Refit
     """The history this request may go out with: None to send `messages` as they are."""
     if await _compacted(state, messages):
         return Refit()
-    if state.compacting or not overflow.over(state, messages):
+    if state.compaction.running or not overflow.over(state, messages):
         return None
     # Whatever switched automatic compaction off, a request over the window is made to fit.
     keep = _kept_for_fit(state, messages)
@@ -38,7 +38,7 @@ async def before_request(state: AppState, messages: list[ModelMessage]) -> Refit
 
 
 async def _compacted(state: AppState, messages: list[ModelMessage]) -> bool:
-    if state.compacting or not compact.auto_allowed(state):
+    if state.compaction.running or not compact.auto_allowed(state):
         return False
     prompt_at = _turn_prompt(messages)
     if prompt_at is None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> None:
     """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far)."""
     snapshot = list(state.history if history is None else history)
-    if state.background is not None or used < lower_mark(state) or not snapshot:
+    if state.compaction.background is not None or used < lower_mark(state) or not snapshot:
         return
     from agent.policy import summary_expected
 
@@ -40,7 +40,7 @@ def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMe
     task = asyncio.get_running_loop().create_task(request_summary(state, snapshot))
     # A failure is handled when the result is wanted; retrieve it so asyncio does not warn.
     task.add_done_callback(lambda t_: t_.cancelled() or t_.exception())
-    state.background = Background(snapshot, task, used)
+    state.compaction.background = Background(snapshot, task, used)
     state.stats.background_started += 1
     debuglog.log("background_started", used=used, messages=len(snapshot))
     state.emit(Notice(t("background_started", state.lang)))
@@ -48,7 +48,7 @@ def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMe
 
 def cancel_background(state: AppState) -> None:
     """On exit, /clear, /undo, a model change: the snapshot no longer matters."""
-    background, state.background = state.background, None
+    background, state.compaction.background = state.compaction.background, None
     if background is not None:
         discarded(state, "cancelled")
         if not background.task.done():
@@ -65,10 +65,10 @@ def discarded(state: AppState, reason: str) -> None:
 def take(state: AppState) -> Background | None:
     """The background summary, taken to be swapped in (compact.take_background), while the history
     still begins with its snapshot; else it is given up and None returned."""
-    background = state.background
+    background = state.compaction.background
     if background is None:
         return None
-    state.background = None
+    state.compaction.background = None
     if not starts_with(state.history, background.snapshot):
         background.task.cancel()
         discarded(state, "history changed")
@@ -87,17 +87,17 @@ def take_mid_turn(
     go before the ones since the snapshot (`prompt`, or none)."""
     from agent import tokens
 
-    background = state.background
+    background = state.compaction.background
     if background is None or not starts_with(state.history, background.snapshot):
         taken = take(state)
         return None if taken is None else (taken, [])
     since = state.history[len(background.snapshot) :]
     if tokens.count_messages(since) > tail_budget:
-        state.background = None
+        state.compaction.background = None
         background.task.cancel()
         discarded(state, "mid-turn, turn too long")
         debuglog.log("background_discarded", reason="mid-turn tail too long")
         return None
     lead = [prompt] if any(m is prompt for m in background.snapshot) else []
-    state.background = None
+    state.compaction.background = None
     return background, lead

@@ -77,20 +77,20 @@ def parse_compact_at(value: str, window: int) -> int:
 
 def fixed_prefix_tokens(state: AppState) -> int:
     """Tokens of the instructions and tool definitions: measured once, they never change."""
-    if state.fixed_prefix_tokens is None:
+    if state.scratch.fixed_prefix_tokens is None:
         from agent.tools import TOOLS
 
-        state.fixed_prefix_tokens = tokens.count_request_prefix(instructions(state), tool_definitions(TOOLS))
-    return state.fixed_prefix_tokens
+        state.scratch.fixed_prefix_tokens = tokens.count_request_prefix(instructions(state), tool_definitions(TOOLS))
+    return state.scratch.fixed_prefix_tokens
 
 
 def instructions(state: AppState) -> str:
     """The agent's instructions (system prompt), rendered once: byte-stable for the session."""
-    if not state.instructions:
+    if not state.scratch.instructions:
         from agent.prompts import system_prompt
 
-        state.instructions = system_prompt(state.workspace, state.lang)
-    return state.instructions
+        state.scratch.instructions = system_prompt(state.workspace, state.lang)
+    return state.scratch.instructions
 
 
 def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tokens: int) -> None:
@@ -100,7 +100,7 @@ def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tok
     (DeepSeek's DSML tool instructions, ~180 tokens): until now a fresh estimate (a new session, or
     right after a compaction) was low by that much. input_tokens minus our count of the messages is
     the server's figure; with a small history the messages' own counting error stays negligible."""
-    if state.prefix_calibrated or not input_tokens:
+    if state.scratch.prefix_calibrated or not input_tokens:
         return
     ours = fixed_prefix_tokens(state)
     messages = tokens.count_messages(history)
@@ -108,8 +108,8 @@ def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tok
         return
     measured = input_tokens - messages
     if ours // 2 <= measured <= 2 * ours:  # else it is not the same kind of count: keep ours
-        state.fixed_prefix_tokens = measured
-        state.prefix_calibrated = True
+        state.scratch.fixed_prefix_tokens = measured
+        state.scratch.prefix_calibrated = True
 
 
 def tool_definitions(tools: Iterable[Tool[Any]]) -> list[dict]:

@@ -31,7 +31,7 @@ def read_gauge(state: AppState, measure: bool = True) -> Gauge:
     from agent.context import context_tokens, threshold
 
     used = None
-    if measure or state.fixed_prefix_tokens is not None:
+    if measure or state.scratch.fixed_prefix_tokens is not None:
         used = context_tokens(state)
     return Gauge(used, threshold(state), state.config.context_window)
 

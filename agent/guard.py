@@ -95,7 +95,7 @@ class _Guard:
         if state is None or priming() or summarizing():
             return request_context  # not a turn's request: a priming run or a summary request
         # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
-        messages = state.turn_base + list(ctx.messages[state.turn_offset :])
+        messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
         hook = _HOOK.get()
         refit = await hook(state, messages) if hook is not None else None
         if refit is not None and refit.once is not None:  # the history could not be saved
@@ -105,7 +105,7 @@ class _Guard:
             self._replace(ctx, state, request_context)
             messages = list(state.history)
         # The history this request is built from: a compaction reuses the request (agent.prefix).
-        state.recorder.expect(messages)
+        state.scratch.recorder.expect(messages)
         return request_context
 
     async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
@@ -120,7 +120,7 @@ class _Guard:
         """The run goes on from the compacted history."""
         ctx.messages[:] = state.history
         request_context.messages = list(state.history)
-        state.turn_base, state.turn_offset = list(state.history), len(ctx.messages)
+        state.scratch.turn_base, state.scratch.turn_offset = list(state.history), len(ctx.messages)
 
 
 def _kept_for_fit(state: AppState, messages: list[ModelMessage]) -> list[ModelMessage]:

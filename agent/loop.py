@@ -55,16 +55,16 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
     The REPL builds it in a worker thread while the prompt is already up (agent.warmup); the lock
     keeps a turn submitted meanwhile from building a second one."""
     with _AGENT_LOCK:
-        if state.agent is None:
+        if state.scratch.agent is None:
             _build_agent(state)
-    return state.agent
+    return state.scratch.agent
 
 
 def _build_agent(state: AppState) -> None:
     from agent.context import instructions
 
     instructions(state)
-    state.agent = new_agent(state)
+    state.scratch.agent = new_agent(state)
 
 
 def new_agent(state: AppState) -> Agent[AppState, str]:
@@ -77,9 +77,9 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
 
     return Agent(
         # `state.emit` is looked up at each retry: the UI replaces it after the agent is built.
-        build_model(state.config, state.recorder, on_retry=lambda event: state.emit(event)),
+        build_model(state.config, state.scratch.recorder, on_retry=lambda event: state.emit(event)),
         model_settings=model_settings(state.config),  # type: ignore[arg-type]
-        instructions=state.instructions,
+        instructions=state.scratch.instructions,
         deps_type=AppState,
         tools=TOOLS,
         retries=3,
@@ -137,16 +137,16 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
 
     base = start + (prelude or [])
     # pydantic-ai builds only what follows the last request; the client puts that in front.
-    given, reuse = prefix.reuse(state.recorder, base)
+    given, reuse = prefix.reuse(state.scratch.recorder, base)
     try:
         # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
         limits = UsageLimits(request_limit=state.config.max_requests)
         async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits) as run:
-            state.turn_base, state.turn_offset = base, -1
+            state.scratch.turn_base, state.scratch.turn_offset = base, -1
             async for node in run:
-                if state.turn_offset < 0 and not agent.is_user_prompt_node(node):
+                if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):
                     # The run's own messages start after its cleaned copy of the history we passed.
-                    state.turn_offset = len(run.all_messages())
+                    state.scratch.turn_offset = len(run.all_messages())
                 if agent.is_model_request_node(node):
                     state.emit(WaitingForModel())
                     async with node.stream(run.ctx) as stream:
@@ -201,8 +201,8 @@ def _ours(state: AppState, run: Any) -> list[ModelMessage]:
     summary's). `turn_base`/`turn_offset` move when a mid-turn compaction rebuilds the history.
     """
     messages = run.all_messages()
-    offset = state.turn_offset if state.turn_offset >= 0 else len(messages)
-    return state.turn_base + list(messages[offset:])
+    offset = state.scratch.turn_offset if state.scratch.turn_offset >= 0 else len(messages)
+    return state.scratch.turn_base + list(messages[offset:])
 
 
 def repair(messages: list[ModelMessage], results: dict[str, Any], note: str = INTERRUPTED) -> list[ModelMessage]:
@@ -333,7 +333,7 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
     stats.usage_missing = not usage.input_tokens
-    sent = state.recorder.last  # the request this response answers
+    sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
         from agent.context import calibrate_prefix
 

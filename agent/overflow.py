@@ -59,7 +59,7 @@ async def make_fit(
     state.emit(Notice(t("overflow_fitting", state.lang, used=used, limit=limit), level="warn"))
     state.history = messages
     # A summary, unless summaries are what fails (the breaker, or the last automatic one failed).
-    if state.auto_compact_off_reason != "failures" and not state.compact_failures:
+    if state.compaction.off_reason != "failures" and not state.compaction.failures:
         try:
             await summarize()
         except Exception as exc:  # noqa: BLE001 - leaving out the oldest still works
@@ -108,7 +108,7 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     state.compact_undo.append((archive, checkpoints))
     state.history = rebuilt
     state.persisted = len(rebuilt)
-    state.recorder.forget()
+    state.scratch.recorder.forget()
     state.stats.left_out_messages += dropped
     state.stats.last_archive = str(archive)
     debuglog.log("overflow_left_out", messages=dropped, archive=str(archive))

@@ -148,7 +148,7 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
             responses = []
             debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
         # Ask without tools: the prefix changes (the cache is lost) but a summary comes.
-        bare = Agent(agent.model, instructions=state.instructions, model_settings=model_settings(state.config))
+        bare = Agent(agent.model, instructions=state.scratch.instructions, model_settings=model_settings(state.config))
         with joined_onto(None):
             return responses + await _responses(bare, state, messages, prompt, settings)
 
@@ -164,7 +164,7 @@ async def _responses_reusing(
 ) -> list[ModelResponse]:
     """Through pydantic-ai only the messages after the last request, when the history starts with
     the ones it was built from: the client puts that request's messages in front (agent.prefix)."""
-    sent = state.recorder.covering(messages)
+    sent = state.scratch.recorder.covering(messages)
     if sent is not None:
         debuglog.log("compact_reuses_request", messages=len(sent.history), after=len(messages) - len(sent.history))
         try:

@@ -33,14 +33,14 @@ def prime_if_near(state: AppState) -> bool:
     """Record the request a resumed history makes, when a compaction is near (past the mark where
     the background summary starts). Runs in the warm-up's worker thread, on its own event loop and
     with its own agent: pydantic-ai binds an agent's lock to the first event loop that uses it."""
-    if not state.history or state.recorder.last is not None or context_tokens(state) < lower_mark(state):
+    if not state.history or state.scratch.recorder.last is not None or context_tokens(state) < lower_mark(state):
         return False
     try:
         asyncio.run(_prime(state, list(state.history)))
     except Exception as exc:  # noqa: BLE001 - only a speed-up: the compaction builds it all instead
         debuglog.log("prime_failed", error=repr(exc)[:300])
         return False
-    primed = state.recorder.last is not None
+    primed = state.scratch.recorder.last is not None
     debuglog.log("primed" if primed else "prime_failed", messages=len(state.history))
     return primed
 
@@ -49,7 +49,7 @@ async def _prime(state: AppState, history: list[ModelMessage]) -> None:
     agent = new_agent(state)
     try:
         with priming_run():
-            state.recorder.expect(history)
+            state.scratch.recorder.expect(history)
             async with agent.iter(PRIME_PROMPT, message_history=history, deps=state) as run:
                 async for _node in run:
                     pass

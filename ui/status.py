@@ -45,8 +45,8 @@ def status_lines(state: AppState) -> list[Text | str]:
     left = max(0.0, 100 * (limit - used) / limit) if limit else 0.0
     known = ("已知" if zh else "known") if cfg.window_known else ("假定" if zh else "assumed")
     hit_pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
-    auto = ("开" if zh else "on") if cfg.auto_compact and not state.auto_compact_off_reason else (
-        ("关" if zh else "off") + (f" ({state.auto_compact_off_reason})" if state.auto_compact_off_reason else ""))
+    auto = ("开" if zh else "on") if cfg.auto_compact and not state.compaction.off_reason else (
+        ("关" if zh else "off") + (f" ({state.compaction.off_reason})" if state.compaction.off_reason else ""))
     where = (f"自动压缩阈值 {limit:,} · 窗口大小{known} " if zh
              else f"auto-compact at {limit:,} · window size {known} ")
     line = Text(f"{'上下文' if zh else 'Context'}: {gauge_text(gauge, state.lang)} · " + where)
@@ -75,7 +75,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     lines += money_lines(state)
     if stats.last_archive:
         lines.append(f"{'最近存档' if zh else 'Newest archive'}: {stats.last_archive}")
-    if state.background is not None:
+    if state.compaction.background is not None:
         lines.append("后台摘要进行中" if zh else "A background summary is being written")
     return lines
 
