@@ -16,7 +16,7 @@ from agent.events import Notice
 from agent.file_history import Checkpoint, FileHistory
 from agent.file_state import ReadFileState
 from agent.i18n import t
-from agent.state import AppState, Stats
+from agent.state import AppState, CompactionState, Stats
 
 
 def load_session(state: AppState, session_id: str) -> list:
@@ -51,10 +51,8 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     state.read_file_state = ReadFileState()
     state.file_history = FileHistory()
     state.compact_undo = []
-    state.compaction.failures = 0
-    state.compaction.off_reason = None
-    state.compaction.auto_turns = []
-    state.compaction.thrash_streak = 0
+    # The breakers and the background summary are the old session's; the agent's scratch is kept.
+    state.compaction = CompactionState()
     state.scratch.recorder.forget()
 
 
