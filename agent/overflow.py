@@ -2,9 +2,10 @@
 
 The thrash guard, the failure breaker and --no-auto-compact all switch automatic compaction off,
 and then the context grows without bound until the provider refuses every request. Before each
-request (agent.guard) a history that would not fit the window is made to fit: by a summary, unless
-summaries are what keeps failing; else by leaving out the oldest messages (archived first, with a
-notice). If not even the current request fits, one clear error, and the history stays as it was.
+request (midturn.before_request, the loop's hook) a history that would not fit the window is made
+to fit: by a summary, unless summaries are what keeps failing; else by leaving out the oldest
+messages (archived first, with a notice). If not even the current request fits, one clear error,
+and the history stays as it was.
 """
 
 from __future__ import annotations
