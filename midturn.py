@@ -8,14 +8,15 @@ compaction off, a request over the window is made to fit (agent.overflow).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import compact
-from agent import background, overflow
+from agent import background, overflow, tokens
 from agent.budgets import for_state as budgets_for
 from agent.context import history_tokens, threshold
 from agent.events import Notice
-from agent.guard import Refit, _kept_for_fit, _mid_turn_tail, _turn_prompt
+from agent.guard import Refit
 from agent.i18n import t
 
 if TYPE_CHECKING:
@@ -58,3 +59,56 @@ async def _compacted(state: AppState, messages: list[ModelMessage]) -> bool:
     budget = plan.tail + plan.restore
     return await compact.attempt(state, "mid-turn", lambda: compact.take_mid_turn(state, budget, messages[prompt_at])
                                  or compact.run_compact(state, trigger="mid-turn", keep=keep))
+
+
+# A mid-turn compaction keeps the turn's newest tool exchanges verbatim, up to the plan's tail
+# budget (agent.budgets: scaled to the window, so the rebuilt history fits under the threshold).
+
+
+def _turn_prompt(messages: Sequence[ModelMessage]) -> int | None:
+    """Index of the current user request, once the turn has had a response; else None (a run's
+    first request, which the before-turn check covers, or a summary request)."""
+    from pydantic_ai.messages import ModelResponse
+
+    prompt_at = _last_prompt(messages)
+    if prompt_at is None or not any(isinstance(m, ModelResponse) for m in messages[prompt_at:]):
+        return None
+    return prompt_at
+
+
+def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage], prompt_at: int) -> int:
+    """Where the kept tail starts: the turn's newest tool exchanges, after the user request."""
+    from pydantic_ai.messages import ModelResponse
+
+    budget = budgets_for(state).tail
+    start = len(messages)
+    for index in range(len(messages) - 1, prompt_at, -1):
+        if isinstance(messages[index], ModelResponse):
+            cost = tokens.count_messages(messages[index:start])
+            if cost > budget and start < len(messages):
+                break
+            budget -= cost
+            start = index
+    return start
+
+
+def _kept_for_fit(state: AppState, messages: list[ModelMessage]) -> list[ModelMessage]:
+    """What a fitted history keeps verbatim: the current user request, and in the middle of a turn
+    its newest tool exchanges (as a mid-turn compaction keeps)."""
+    prompt_at = _last_prompt(messages)
+    if prompt_at is None:
+        return messages[-1:]
+    if _turn_prompt(messages) is None:
+        return messages[prompt_at:]
+    return [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
+
+
+def _last_prompt(messages: Sequence[ModelMessage]) -> int | None:
+    """Index of the newest request carrying the user's words (the current turn's request)."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
+            return index
+    return None

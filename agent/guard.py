@@ -1,23 +1,20 @@
-"""The loop's guard: a hook before every model request inside a run, and what a turn keeps.
+"""The loop's guard: a hook before every model request inside a run.
 
 One request ("refactor the module and fix all tests") can run dozens of tool calls and fill the
 window inside a single turn, where the before-turn check never looks. A pydantic-ai capability's
 `before_model_request` sees every request and calls the hook the turn was given (`hooked`; the
-compaction layer's midturn.before_request): over the threshold it compacts, keeping the current user request
-verbatim and the turn's newest tool exchanges (calls with their results), and the run goes on.
-The loop knows nothing of compaction: it only replaces the run's messages when the hook did.
+compaction layer's midturn.before_request), which may compact and say so (`Refit`); the run then
+goes on from the compacted history. The loop itself knows nothing of compaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent import tokens
-from agent.budgets import for_state as budgets_for
 from agent.i18n import t
 from agent.prefix import priming, summarizing
 
@@ -25,36 +22,6 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from agent.state import AppState
-
-# A mid-turn compaction keeps the turn's newest tool exchanges verbatim, up to the plan's tail
-# budget (agent.budgets: scaled to the window, so the rebuilt history fits under the threshold).
-
-
-def _turn_prompt(messages: Sequence[ModelMessage]) -> int | None:
-    """Index of the current user request, once the turn has had a response; else None (a run's
-    first request, which the before-turn check covers, or a summary request)."""
-    from pydantic_ai.messages import ModelResponse
-
-    prompt_at = _last_prompt(messages)
-    if prompt_at is None or not any(isinstance(m, ModelResponse) for m in messages[prompt_at:]):
-        return None
-    return prompt_at
-
-
-def _mid_turn_tail(state: AppState, messages: Sequence[ModelMessage], prompt_at: int) -> int:
-    """Where the kept tail starts: the turn's newest tool exchanges, after the user request."""
-    from pydantic_ai.messages import ModelResponse
-
-    budget = budgets_for(state).tail
-    start = len(messages)
-    for index in range(len(messages) - 1, prompt_at, -1):
-        if isinstance(messages[index], ModelResponse):
-            cost = tokens.count_messages(messages[index:start])
-            if cost > budget and start < len(messages):
-                break
-            budget -= cost
-            start = index
-    return start
 
 
 @dataclass(frozen=True)
@@ -121,28 +88,6 @@ class _Guard:
         ctx.messages[:] = state.history
         request_context.messages = list(state.history)
         state.scratch.turn_base, state.scratch.turn_offset = list(state.history), len(ctx.messages)
-
-
-def _kept_for_fit(state: AppState, messages: list[ModelMessage]) -> list[ModelMessage]:
-    """What a fitted history keeps verbatim: the current user request, and in the middle of a turn
-    its newest tool exchanges (as a mid-turn compaction keeps)."""
-    prompt_at = _last_prompt(messages)
-    if prompt_at is None:
-        return messages[-1:]
-    if _turn_prompt(messages) is None:
-        return messages[prompt_at:]
-    return [messages[prompt_at]] + messages[_mid_turn_tail(state, messages, prompt_at) :]
-
-
-def _last_prompt(messages: Sequence[ModelMessage]) -> int | None:
-    """Index of the newest request carrying the user's words (the current turn's request)."""
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
-            return index
-    return None
 
 
 def ContextGuard() -> Any:  # noqa: N802 - reads as a class where the agent is built
