@@ -26,8 +26,8 @@ class Gauge:
 
 
 def read_gauge(state: AppState, measure: bool = True) -> Gauge:
-    """`measure=False` (the toolbar, redrawn on every key) never builds the agent to measure the
-    prefix: it would block the prompt for a second."""
+    """`measure=False` (the toolbar, redrawn on every key) never measures the prefix: importing the
+    tools (pydantic-ai) and the tokenizer for it would block the prompt for a second."""
     from agent.context import context_tokens, threshold
 
     used = None
