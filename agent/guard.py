@@ -54,7 +54,7 @@ def hooked(hook: BeforeRequest | None) -> Iterator[None]:
 
 
 class _Guard:
-    """Runs the state's before-request hook before every model request of a turn (a pydantic-ai
+    """Runs the turn's before-request hook (`hooked`) before every model request (a pydantic-ai
     capability)."""
 
     async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
