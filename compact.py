@@ -9,23 +9,26 @@ LLM call, and the steps after it are synchronous.
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import session
+from agent import background as bg
 from agent import debuglog, policy, tokens
+from agent.budgets import RESTORE_MAX_FILES, restore_room
 from agent.budgets import for_state as budgets_for
-from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.faults import fault
+from agent.file_history import Checkpoint
 from agent.file_state import ReadFileState
 from agent.i18n import t
+from agent.policy import CHEAP_TIER_KEEP, CHEAP_TIER_TARGET
 from agent.summarizer import request_summary, sent_split
 from agent.summary import (
     SummaryParts,
@@ -40,6 +43,7 @@ from agent.summary import (
     user_messages,
 )
 from agent.tiers import clear_tool_results
+from agent.tiers import without_usage as _without_usage
 from agent.undo import UndoPlan, plan_undo, undo_compaction, undo_note, write_undo_note  # noqa: F401
 
 if TYPE_CHECKING:
@@ -48,12 +52,6 @@ if TYPE_CHECKING:
     from agent.state import AppState
 
 MAX_COMPACT_FAILURES = 3
-RESTORE_MAX_FILES = 5
-# The cheap tier alone is enough when it brings the context under this share of the threshold:
-# the margin keeps the next turn from triggering again at once.
-CHEAP_TIER_TARGET = 0.7
-# Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
-CHEAP_TIER_KEEP = 0.25
 # Two automatic compactions within this many turns count as thrashing.
 THRASH_TURNS = 2
 THRASH_STREAK = 2
@@ -113,14 +111,6 @@ def _check_archive_writable(state: AppState) -> None:
         raise CompactError(t("compact_no_archive", state.lang, path=folder, error=exc)) from exc
 
 
-def _without_usage(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """Kept responses must not carry usage measured on the old, larger history."""
-    from pydantic_ai.messages import ModelResponse
-    from pydantic_ai.usage import RequestUsage
-
-    return [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in messages]
-
-
 async def run_compact(
     state: AppState, custom_instructions: str = "", *, trigger: str = "manual", keep: Sequence[ModelMessage] = ()
 ) -> CompactResult:
@@ -145,7 +135,7 @@ async def run_compact(
             state.stats.cheap_tier_spared_calls += 1
             return _commit(state, cleared, before, trigger, tier="cheap", summary=None)
 
-    state.compacting = True
+    state.compaction.running = True
     try:
         tail = list(keep)
         cut = sent_split(state, history, custom_instructions)
@@ -157,7 +147,7 @@ async def run_compact(
             debuglog.log("compact_sent_part", summarized=cut, kept=len(history) - cut)
         reply = await request_summary(state, history if cut is None else history[:cut], custom_instructions)
     finally:
-        state.compacting = False
+        state.compaction.running = False
     return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, tail)
 
 
@@ -204,6 +194,39 @@ def finish_background(
     return _finish_summary(state, history, reply.summary, reply.left_out, before, "background", tail)
 
 
+def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | None:
+    """A coroutine that swaps the background summary in, or None to compact as usual."""
+    background = bg.take(state)
+    return None if background is None else _swap(state, background)
+
+
+def take_mid_turn(
+    state: AppState, tail_budget: int, prompt: ModelMessage
+) -> Coroutine[None, None, CompactResult] | None:
+    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used)."""
+    taken = bg.take_mid_turn(state, tail_budget, prompt)
+    return None if taken is None else _swap(state, *taken)
+
+
+async def _swap(state: AppState, background: bg.Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
+    try:
+        # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
+        reply = await background.task
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
+        bg.discarded(state, "failed")
+        debuglog.log("background_failed", error=repr(exc)[:300])
+        return await run_compact(state, trigger="auto")
+    try:
+        result = finish_background(state, background.snapshot, reply, lead)
+    except Exception:
+        bg.discarded(state, "not smaller")
+        raise
+    state.stats.background_used += 1
+    return result
+
+
 def _commit(
     state: AppState,
     rebuilt: list[ModelMessage] | None,
@@ -246,7 +269,7 @@ def _commit(
     state.compact_undo.append((archive, dropped))
     state.history = rebuilt
     state.persisted = len(rebuilt)
-    state.recorder.forget()  # its messages are the old history's: free them
+    state.scratch.recorder.forget()  # its messages are the old history's: free them
     state.read_file_state = new_read_state
     state.stats.compactions += 1
     state.stats.last_archive = str(archive)
@@ -284,36 +307,27 @@ def _first_kept(history: Sequence[ModelMessage], tail: Sequence[ModelMessage]) -
     return next((i for i, m in enumerate(history) if id(m) in kept), len(history))
 
 
-def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Any]:
-    """Checkpoints whose history_index points into the compacted messages go (the design drops
-    them all); they are kept aside so "/compact undo" can bring them back."""
-    fh = state.file_history
-    doomed = [cp for cp in fh.checkpoints if cp.history_index <= compacted_until]
-    if not doomed:
-        return []
-    first = doomed[0]
-    dropped = fh.checkpoints[fh.checkpoints.index(first) :]
-    fh.drop_from(first)
-    return dropped
+def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Checkpoint]:
+    """Checkpoints whose history_index points into the compacted messages go; they are kept aside so
+    "/compact undo" can bring them back."""
+    return state.file_history.drop_compacted(compacted_until)
 
 
 # --- automatic compaction ------------------------------------------------------------------
 
 
 def auto_allowed(state: AppState) -> bool:
-    return state.config.auto_compact and state.auto_compact_off_reason is None
+    return state.config.auto_compact and state.compaction.off_reason is None
 
 
 async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage] = ()) -> None:
     """Before the user's turn: over the threshold, compact first. A failure never blocks the turn."""
-    from agent.background import maybe_start_background, take_background
-
     if not auto_allowed(state):
         return
     used = context_tokens(state, pending)
     limit = threshold(state)
     if used < limit:
-        maybe_start_background(state, used)
+        bg.maybe_start_background(state, used)
         return
     state.emit(Notice(t("auto_compact", state.lang, used=used, threshold=limit)))
     await attempt(state, "auto", lambda: take_background(state) or run_compact(state, trigger="auto"))
@@ -332,28 +346,28 @@ async def attempt(state: AppState, trigger: str, start: Any) -> bool:
 
         _failed(state, trigger, describe_error(exc, state.config))
         return False
-    state.compact_failures = 0
+    state.compaction.failures = 0
     _check_thrashing(state)
     return True
 
 
 def _failed(state: AppState, trigger: str, reason: str) -> None:
-    state.compact_failures += 1
-    debuglog.log("compact_failed", trigger=trigger, reason=reason, failures=state.compact_failures)
+    state.compaction.failures += 1
+    debuglog.log("compact_failed", trigger=trigger, reason=reason, failures=state.compaction.failures)
     state.emit(CompactionFailed(trigger, reason))
-    if state.compact_failures >= MAX_COMPACT_FAILURES and state.auto_compact_off_reason is None:
-        state.auto_compact_off_reason = "failures"
-        state.emit(Notice(t("auto_compact_off", state.lang, n=state.compact_failures), level="warn"))
+    if state.compaction.failures >= MAX_COMPACT_FAILURES and state.compaction.off_reason is None:
+        state.compaction.off_reason = "failures"
+        state.emit(Notice(t("auto_compact_off", state.lang, n=state.compaction.failures), level="warn"))
 
 
 def _check_thrashing(state: AppState) -> None:
-    turns = state.auto_compact_turns
+    turns = state.compaction.auto_turns
     if turns and state.turns - turns[-1] <= THRASH_TURNS:
-        state.thrash_streak += 1
+        state.compaction.thrash_streak += 1
     else:
-        state.thrash_streak = 0
+        state.compaction.thrash_streak = 0
     turns.append(state.turns)
-    if state.thrash_streak >= THRASH_STREAK:
-        state.auto_compact_off_reason = "thrashing"
+    if state.compaction.thrash_streak >= THRASH_STREAK:
+        state.compaction.off_reason = "thrashing"
         debuglog.log("thrashing", turns=turns[-3:])
         state.emit(Notice(t("thrashing", state.lang), level="warn"))

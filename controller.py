@@ -16,7 +16,7 @@ from agent.events import Notice
 from agent.file_history import Checkpoint, FileHistory
 from agent.file_state import ReadFileState
 from agent.i18n import t
-from agent.state import AppState, Stats
+from agent.state import AppState, CompactionState, Stats
 
 
 def load_session(state: AppState, session_id: str) -> list:
@@ -49,11 +49,9 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     state.read_file_state = ReadFileState()
     state.file_history = FileHistory()
     state.compact_undo = []
-    state.compact_failures = 0
-    state.auto_compact_off_reason = None
-    state.auto_compact_turns = []
-    state.thrash_streak = 0
-    state.recorder.forget()
+    # The breakers and the background summary are the old session's; the agent's scratch is kept.
+    state.compaction = CompactionState()
+    state.scratch.recorder.forget()
 
 
 def start_state(args: argparse.Namespace, config: Config) -> AppState:
@@ -94,9 +92,9 @@ def start_warm_up(state: AppState) -> None:
     """pydantic-ai and the tokenizer take about a second to load, in a worker thread that starts
     once the prompt is on screen. The tokenizer loads after pydantic-ai, in the same thread: its
     load holds the GIL for ~0.3 s, which would otherwise freeze the prompt just as it appears."""
-    from agent.loop import warm_up
+    from agent.warmup import warm_up
 
-    state.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
+    state.scratch.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
 
 
 def undo_turn(state: AppState) -> Checkpoint | None:

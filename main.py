@@ -129,6 +129,7 @@ async def on_submit(state: AppState, user_input: str) -> None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
+    import midturn
     from agent.loop import run_turn
     from agent.mentions import attached_paths, build_mention_messages, find_mentions
 
@@ -146,13 +147,13 @@ async def on_submit(state: AppState, user_input: str) -> None:
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    await run_turn(state, user_input, prelude)
+    await run_turn(state, user_input, prelude, before_request=midturn.before_request)
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
-    if app.state.ready is not None:
+    if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
-        await asyncio.shield(app.state.ready)
+        await asyncio.shield(app.state.scratch.ready)
     try:
         if text.startswith("/"):
             from ui.commands import dispatch

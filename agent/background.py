@@ -1,48 +1,34 @@
 """Compaction without the wait: write the summary in the background before the threshold.
 
 Past a lower mark (85% of the threshold) the summary request starts on a snapshot of the history
-while the user keeps working. At the threshold it is swapped in if the history still begins with
-that snapshot — messages added since follow it verbatim — otherwise the compaction runs as usual.
+while the user keeps working. At the threshold it is swapped in (compact.take_background) if the
+history still begins with that snapshot — messages added since follow it verbatim — otherwise the
+compaction runs as usual.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent import debuglog
-from agent.context import threshold
+from agent.context import LOWER_MARK, lower_mark  # noqa: F401 - re-exported
 from agent.events import Notice
 from agent.i18n import t
 from agent.prefix import starts_with
+from agent.state import Background
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine, Sequence
+    from collections.abc import Sequence
 
     from pydantic_ai.messages import ModelMessage
 
     from agent.state import AppState
-    from compact import CompactResult
-
-LOWER_MARK = 0.85
-
-
-@dataclass
-class Background:
-    snapshot: list[ModelMessage]
-    task: asyncio.Task
-    before: int
-
-
-def lower_mark(state: AppState) -> int:
-    return int(threshold(state) * LOWER_MARK)
-
 
 def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> None:
     """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far)."""
     snapshot = list(state.history if history is None else history)
-    if state.background is not None or used < lower_mark(state) or not snapshot:
+    if state.compaction.background is not None or used < lower_mark(state) or not snapshot:
         return
     from agent.policy import summary_expected
 
@@ -54,7 +40,7 @@ def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMe
     task = asyncio.get_running_loop().create_task(request_summary(state, snapshot))
     # A failure is handled when the result is wanted; retrieve it so asyncio does not warn.
     task.add_done_callback(lambda t_: t_.cancelled() or t_.exception())
-    state.background = Background(snapshot, task, used)
+    state.compaction.background = Background(snapshot, task, used)
     state.stats.background_started += 1
     debuglog.log("background_started", used=used, messages=len(snapshot))
     state.emit(Notice(t("background_started", state.lang)))
@@ -62,7 +48,7 @@ def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMe
 
 def cancel_background(state: AppState) -> None:
     """On exit, /clear, /undo, a model change: the snapshot no longer matters."""
-    background, state.background = state.background, None
+    background, state.compaction.background = state.compaction.background, None
     if background is not None:
         discarded(state, "cancelled")
         if not background.task.done():
@@ -76,60 +62,42 @@ def discarded(state: AppState, reason: str) -> None:
     counts[reason] = counts.get(reason, 0) + 1
 
 
-def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | None:
-    """A coroutine that swaps the background summary in, or None to compact as usual."""
-    background = state.background
+def take(state: AppState) -> Background | None:
+    """The background summary, taken to be swapped in (compact.take_background), while the history
+    still begins with its snapshot; else it is given up and None returned."""
+    background = state.compaction.background
     if background is None:
         return None
-    state.background = None
+    state.compaction.background = None
     if not starts_with(state.history, background.snapshot):
         background.task.cancel()
         discarded(state, "history changed")
         debuglog.log("background_discarded", reason="history changed")
         return None
-    return _swap(state, background)
+    return background
 
 
 def take_mid_turn(
     state: AppState, tail_budget: int, prompt: ModelMessage
-) -> Coroutine[None, None, CompactResult] | None:
+) -> tuple[Background, list[ModelMessage]] | None:
     """The same in the middle of a turn, where the messages since the snapshot are kept verbatim
     after the summary, and the user's current request (`prompt`) too when the snapshot has it (one
     started mid-turn): only when they are within `tail_budget` tokens, else the swapped-in history
-    would not be small enough and the background summary is given up."""
+    would not be small enough and the background summary is given up. With it, the messages that
+    go before the ones since the snapshot (`prompt`, or none)."""
     from agent import tokens
 
-    background = state.background
+    background = state.compaction.background
     if background is None or not starts_with(state.history, background.snapshot):
-        return take_background(state)
+        taken = take(state)
+        return None if taken is None else (taken, [])
     since = state.history[len(background.snapshot) :]
     if tokens.count_messages(since) > tail_budget:
-        state.background = None
+        state.compaction.background = None
         background.task.cancel()
         discarded(state, "mid-turn, turn too long")
         debuglog.log("background_discarded", reason="mid-turn tail too long")
         return None
     lead = [prompt] if any(m is prompt for m in background.snapshot) else []
-    state.background = None
-    return _swap(state, background, lead)
-
-
-async def _swap(state: AppState, background: Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
-    from compact import finish_background, run_compact
-
-    try:
-        # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
-        reply = await background.task
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
-        discarded(state, "failed")
-        debuglog.log("background_failed", error=repr(exc)[:300])
-        return await run_compact(state, trigger="auto")
-    try:
-        result = finish_background(state, background.snapshot, reply, lead)
-    except Exception:
-        discarded(state, "not smaller")
-        raise
-    state.stats.background_used += 1
-    return result
+    state.compaction.background = None
+    return background, lead

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agent import tokens
 
 if TYPE_CHECKING:
+    from pydantic_ai import Tool
     from pydantic_ai.messages import ModelMessage
 
     from agent.state import AppState
@@ -77,12 +77,20 @@ def parse_compact_at(value: str, window: int) -> int:
 
 def fixed_prefix_tokens(state: AppState) -> int:
     """Tokens of the instructions and tool definitions: measured once, they never change."""
-    if state.fixed_prefix_tokens is None:
-        from agent.loop import get_agent
+    if state.scratch.fixed_prefix_tokens is None:
+        from agent.tools import TOOLS
 
-        agent = get_agent(state)
-        state.fixed_prefix_tokens = tokens.count_request_prefix(state.instructions, tool_definitions(agent))
-    return state.fixed_prefix_tokens
+        state.scratch.fixed_prefix_tokens = tokens.count_request_prefix(instructions(state), tool_definitions(TOOLS))
+    return state.scratch.fixed_prefix_tokens
+
+
+def instructions(state: AppState) -> str:
+    """The agent's instructions (system prompt), rendered once: byte-stable for the session."""
+    if not state.scratch.instructions:
+        from agent.prompts import system_prompt
+
+        state.scratch.instructions = system_prompt(state.workspace, state.lang)
+    return state.scratch.instructions
 
 
 def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tokens: int) -> None:
@@ -92,7 +100,7 @@ def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tok
     (DeepSeek's DSML tool instructions, ~180 tokens): until now a fresh estimate (a new session, or
     right after a compaction) was low by that much. input_tokens minus our count of the messages is
     the server's figure; with a small history the messages' own counting error stays negligible."""
-    if state.prefix_calibrated or not input_tokens:
+    if state.scratch.prefix_calibrated or not input_tokens:
         return
     ours = fixed_prefix_tokens(state)
     # Counted until past the bound only: a resumed large session that never calibrates would
@@ -104,15 +112,15 @@ def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tok
             return
     measured = input_tokens - messages
     if ours // 2 <= measured <= 2 * ours:  # else it is not the same kind of count: keep ours
-        state.fixed_prefix_tokens = measured
-        state.prefix_calibrated = True
+        state.scratch.fixed_prefix_tokens = measured
+        state.scratch.prefix_calibrated = True
 
 
-def tool_definitions(agent: object) -> list[dict]:
-    """The tools as OpenAI sends them: name, description, JSON schema."""
-    toolset = getattr(agent, "_function_toolset", None)
+def tool_definitions(tools: Iterable[Tool[Any]]) -> list[dict]:
+    """The tools as OpenAI sends them: name, description, JSON schema (the agent's own Tool objects,
+    so the definitions are the ones pydantic-ai sends)."""
     defs = []
-    for tool in getattr(toolset, "tools", {}).values():
+    for tool in tools:
         tool_def = tool.tool_def
         defs.append(
             {
@@ -125,10 +133,6 @@ def tool_definitions(agent: object) -> list[dict]:
             }
         )
     return defs
-
-
-def tool_definitions_json(agent: object) -> str:
-    return json.dumps(tool_definitions(agent), ensure_ascii=False)
 
 
 def context_tokens(state: AppState, pending: Sequence[ModelMessage] = ()) -> int:
@@ -168,3 +172,11 @@ def _is_summary(message: ModelMessage) -> bool:
 
 def threshold(state: AppState) -> int:
     return compact_threshold(state.config.context_window, state.config.compact_at)
+
+
+# Past this share of the threshold the summary is written in the background (agent.background).
+LOWER_MARK = 0.85
+
+
+def lower_mark(state: AppState) -> int:
+    return int(threshold(state) * LOWER_MARK)

@@ -26,12 +26,12 @@ class Gauge:
 
 
 def read_gauge(state: AppState, measure: bool = True) -> Gauge:
-    """`measure=False` (the toolbar, redrawn on every key) never builds the agent to measure the
-    prefix: it would block the prompt for a second."""
+    """`measure=False` (the toolbar, redrawn on every key) never measures the prefix: importing the
+    tools (pydantic-ai) and the tokenizer for it would block the prompt for a second."""
     from agent.context import context_tokens, threshold
 
     used = None
-    if measure or state.fixed_prefix_tokens is not None:
+    if measure or state.scratch.fixed_prefix_tokens is not None:
         used = context_tokens(state)
     return Gauge(used, threshold(state), state.config.context_window)
 

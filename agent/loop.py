@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage, ModelResponse
 
+    from agent.guard import BeforeRequest
+
 INTERRUPTED = "Interrupted by the user before this tool finished."
 ENDED = "No result: the turn ended with an error before this tool finished."
 LOST = "No result: the agent stopped before this tool finished (a crash, or a lost line of the session file)."
@@ -50,34 +52,19 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
     """The agent for this state's model, built once: its instructions and tools never change,
     so every request of the session shares one cacheable prefix.
 
-    The REPL builds it in a worker thread while the prompt is already up (see `warm_up`); the lock
+    The REPL builds it in a worker thread while the prompt is already up (agent.warmup); the lock
     keeps a turn submitted meanwhile from building a second one."""
     with _AGENT_LOCK:
-        if state.agent is None:
+        if state.scratch.agent is None:
             _build_agent(state)
-    return state.agent
-
-
-def warm_up(state: AppState) -> None:
-    """Import pydantic-ai, build the agent and measure its fixed prefix, off the start-up path; for
-    a session resumed near the threshold, also build the request its history makes (agent.prefix)."""
-    from agent.context import fixed_prefix_tokens
-
-    try:
-        fixed_prefix_tokens(state)
-    except Exception as exc:  # noqa: BLE001 - the first turn builds it again and reports the error
-        debuglog.log("warm_up_failed", error=repr(exc)[:300])
-        return
-    from agent.prefix import prime_if_near
-
-    prime_if_near(state)
+    return state.scratch.agent
 
 
 def _build_agent(state: AppState) -> None:
-    from agent.prompts import system_prompt
+    from agent.context import instructions
 
-    state.instructions = system_prompt(state.workspace, state.lang)
-    state.agent = new_agent(state)
+    instructions(state)
+    state.scratch.agent = new_agent(state)
 
 
 def new_agent(state: AppState) -> Agent[AppState, str]:
@@ -90,9 +77,9 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
 
     return Agent(
         # `state.emit` is looked up at each retry: the UI replaces it after the agent is built.
-        build_model(state.config, state.recorder, on_retry=lambda event: state.emit(event)),
+        build_model(state.config, state.scratch.recorder, on_retry=lambda event: state.emit(event)),
         model_settings=model_settings(state.config),  # type: ignore[arg-type]
-        instructions=state.instructions,
+        instructions=state.scratch.instructions,
         deps_type=AppState,
         tools=TOOLS,
         retries=3,
@@ -118,8 +105,19 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
     return None
 
 
-async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None = None) -> TurnOutcome:
-    """Run one turn. `prelude` are messages placed before the user's text (@-mention reads)."""
+async def run_turn(
+    state: AppState, user_input: str, prelude: list[ModelMessage] | None = None, *,
+    before_request: BeforeRequest | None = None,
+) -> TurnOutcome:
+    """Run one turn. `prelude` are messages placed before the user's text (@-mention reads);
+    `before_request` is called before each of its model requests (compaction mid-turn, agent.guard)."""
+    from agent.guard import hooked
+
+    with hooked(before_request):
+        return await _run_turn(state, user_input, prelude)
+
+
+async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None) -> TurnOutcome:
     from pydantic_ai.usage import UsageLimits
 
     agent = get_agent(state)
@@ -139,16 +137,16 @@ async def run_turn(state: AppState, user_input: str, prelude: list[ModelMessage]
 
     base = start + (prelude or [])
     # pydantic-ai builds only what follows the last request; the client puts that in front.
-    given, reuse = prefix.reuse(state.recorder, base)
+    given, reuse = prefix.reuse(state.scratch.recorder, base)
     try:
         # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
         limits = UsageLimits(request_limit=state.config.max_requests)
         async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits) as run:
-            state.turn_base, state.turn_offset = base, -1
+            state.scratch.turn_base, state.scratch.turn_offset = base, -1
             async for node in run:
-                if state.turn_offset < 0 and not agent.is_user_prompt_node(node):
+                if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):
                     # The run's own messages start after its cleaned copy of the history we passed.
-                    state.turn_offset = len(run.all_messages())
+                    state.scratch.turn_offset = len(run.all_messages())
                 if agent.is_model_request_node(node):
                     state.emit(WaitingForModel())
                     async with node.stream(run.ctx) as stream:
@@ -203,8 +201,8 @@ def _ours(state: AppState, run: Any) -> list[ModelMessage]:
     summary's). `turn_base`/`turn_offset` move when a mid-turn compaction rebuilds the history.
     """
     messages = run.all_messages()
-    offset = state.turn_offset if state.turn_offset >= 0 else len(messages)
-    return state.turn_base + list(messages[offset:])
+    offset = state.scratch.turn_offset if state.scratch.turn_offset >= 0 else len(messages)
+    return state.scratch.turn_base + list(messages[offset:])
 
 
 def repair(messages: list[ModelMessage], results: dict[str, Any], note: str = INTERRUPTED) -> list[ModelMessage]:
@@ -335,7 +333,7 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
     stats.usage_missing = not usage.input_tokens
-    sent = state.recorder.last  # the request this response answers
+    sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
         from agent.context import calibrate_prefix
 

@@ -2,15 +2,15 @@
 
 The thrash guard, the failure breaker and --no-auto-compact all switch automatic compaction off,
 and then the context grows without bound until the provider refuses every request. Before each
-request (agent.guard) a history that would not fit the window is made to fit: by a summary, unless
-summaries are what keeps failing; else by leaving out the oldest messages (archived first, with a
-notice). If not even the current request fits, one clear error, and the history stays as it was.
+request (midturn.before_request, the loop's hook) a history that would not fit the window is made
+to fit: by a summary, unless summaries are what keeps failing; else by leaving out the oldest
+messages (archived first, with a notice). If not even the current request fits, one clear error,
+and the history stays as it was.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 import session
@@ -41,15 +41,17 @@ def over(state: AppState, messages: Sequence[ModelMessage]) -> bool:
     return history_tokens(state, messages) > ceiling(state)
 
 
-async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[ModelMessage]) -> list | None:
+async def make_fit(
+    state: AppState, messages: list[ModelMessage], keep: list[ModelMessage],
+    summarize: Callable[[], Awaitable[object]],
+) -> list[ModelMessage] | None:
     """Make `state.history` a history built from `messages` whose request fits the window.
 
-    `keep` (the current user request and the turn's newest exchanges) stays verbatim. Raises
-    WindowOverflow, with `state.history` unchanged, when not even `keep` fits. Returns None, or,
-    when the session file cannot be written (a full disk), the messages to send this once while
+    `keep` (the current user request and the turn's newest exchanges) stays verbatim. `summarize`
+    compacts `state.history` keeping `keep` (the compaction layer's run_compact, given from above).
+    Raises WindowOverflow, with `state.history` unchanged, when not even `keep` fits. Returns None,
+    or, when the session file cannot be written (a full disk), the messages to send this once while
     the history stays as it was."""
-    import compact
-
     limit = ceiling(state)
     used = history_tokens(state, messages)
     needed = fixed_prefix_tokens(state) + tokens.count_messages(keep)
@@ -58,9 +60,9 @@ async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[Mod
     state.emit(Notice(t("overflow_fitting", state.lang, used=used, limit=limit), level="warn"))
     state.history = messages
     # A summary, unless summaries are what fails (the breaker, or the last automatic one failed).
-    if state.auto_compact_off_reason != "failures" and not state.compact_failures:
+    if state.compaction.off_reason != "failures" and not state.compaction.failures:
         try:
-            await compact.run_compact(state, trigger="overflow", keep=keep)
+            await summarize()
         except Exception as exc:  # noqa: BLE001 - leaving out the oldest still works
             debuglog.log("overflow_summary_failed", error=repr(exc)[:300])
             state.history = messages
@@ -79,12 +81,10 @@ async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[Mod
 def leave_out_oldest(state: AppState, limit: int) -> int:
     """Archive the session, then drop the oldest messages (calls and results together) until the
     request fits; a note where they were says where the transcript is. Returns how many went."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
-    from pydantic_ai.usage import RequestUsage
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     from agent.summary import is_summary
-    from agent.tiers import fit_messages
-    from compact import _drop_checkpoints
+    from agent.tiers import fit_messages, without_usage
 
     history = list(state.history)
     note_room = 200
@@ -97,7 +97,7 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     archive = session.archive_session(state.session_id, state.workspace)
     note = ModelRequest(parts=[UserPromptPart(t("overflow_note", state.lang, n=dropped, archive=archive))])
     # Kept responses carry usage measured on the longer history: the gauge must count afresh.
-    kept = [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in kept]
+    kept = without_usage(kept)
     head = 1 if is_summary(history[0]) else 0  # fit_messages keeps a summary at the start
     rebuilt = kept[:head] + [note] + kept[head:]
     try:
@@ -105,11 +105,11 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     except OSError:
         archive.unlink(missing_ok=True)  # nothing refers to it: the session file is unchanged
         raise
-    checkpoints = _drop_checkpoints(state, head + dropped)
+    checkpoints = state.file_history.drop_compacted(head + dropped)
     state.compact_undo.append((archive, checkpoints))
     state.history = rebuilt
     state.persisted = len(rebuilt)
-    state.recorder.forget()
+    state.scratch.recorder.forget()
     state.stats.left_out_messages += dropped
     state.stats.last_archive = str(archive)
     debuglog.log("overflow_left_out", messages=dropped, archive=str(archive))

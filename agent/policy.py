@@ -23,6 +23,11 @@ DEFAULT_SUMMARY_TOKENS = 3_000
 WRAPPER_TOKENS = 600
 BYTES_PER_TOKEN = 3.5
 MIN_GROWTH = 200
+# The cheap tier alone is enough when it brings the context under this share of the threshold:
+# the margin keeps the next turn from triggering again at once.
+CHEAP_TIER_TARGET = 0.7
+# Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
+CHEAP_TIER_KEEP = 0.25
 
 
 def prices(state: AppState) -> cost.Prices | None:
@@ -71,7 +76,7 @@ def _user_estimate(history: Sequence[ModelMessage]) -> int:
 
 
 def _restored_estimate(state: AppState) -> int:
-    from compact import RESTORE_MAX_FILES
+    from agent.budgets import RESTORE_MAX_FILES
 
     total = 0
     for path in state.read_file_state.paths()[-RESTORE_MAX_FILES:]:
@@ -110,15 +115,14 @@ def summary_expected(state: AppState, used: int, history: Sequence[ModelMessage]
     """Under --cheap-tier auto: would the compaction coming up write a summary? A background summary
     is started only then: where clearing will be chosen, one written ahead would be paid for and
     thrown away (or, swapped in first, cost more than the clearing)."""
-    import compact
     from agent.context import history_tokens
-    from agent.tiers import clear_tool_results
+    from agent.tiers import clear_tool_results, without_usage
 
     history = list(state.history if history is None else history)
-    cleared, saved = clear_tool_results(history, int(threshold(state) * compact.CHEAP_TIER_KEEP))
-    cleared = compact._without_usage(cleared)
+    cleared, saved = clear_tool_results(history, int(threshold(state) * CHEAP_TIER_KEEP))
+    cleared = without_usage(cleared)
     after = history_tokens(state, cleared)
-    enough = bool(saved) and after <= threshold(state) * compact.CHEAP_TIER_TARGET and after < used
+    enough = bool(saved) and after <= threshold(state) * CHEAP_TIER_TARGET and after < used
     if not enough:
         return True
     seen = outlook(state, history, cleared, used, after)

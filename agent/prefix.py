@@ -16,8 +16,8 @@ When the history no longer starts with the messages that request was built from 
 the cheap tier, a shortened request), the whole request goes through pydantic-ai as before.
 
 A session resumed near the threshold has sent nothing yet, and its first turn would compact. The
-warm-up (agent.loop.warm_up, in a worker thread while the user types) has pydantic-ai build the
-request its history makes, records it and sends nothing: `prime_if_near`.
+warm-up (agent.warmup, in a worker thread while the user types) has pydantic-ai build the request
+its history makes, records it and sends nothing: `priming_run`.
 """
 
 from __future__ import annotations
@@ -26,10 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from agent.state import AppState
+from typing import Any
 
 # The user message of a priming run; only ever built, never sent.
 PRIME_PROMPT = "(next message)"
@@ -200,40 +197,11 @@ def priming() -> bool:
     return _PRIMING.get()
 
 
-def prime_if_near(state: AppState) -> bool:
-    """Record the request a resumed history makes, when a compaction is near (past the mark where
-    the background summary starts). Runs in the warm-up's worker thread, on its own event loop and
-    with its own agent: pydantic-ai binds an agent's lock to the first event loop that uses it."""
-    import asyncio
-
-    from agent import debuglog
-    from agent.background import lower_mark
-    from agent.context import context_tokens
-
-    if not state.history or state.recorder.last is not None or context_tokens(state) < lower_mark(state):
-        return False
-    try:
-        asyncio.run(_prime(state, list(state.history)))
-    except Exception as exc:  # noqa: BLE001 - only a speed-up: the compaction builds it all instead
-        debuglog.log("prime_failed", error=repr(exc)[:300])
-        return False
-    primed = state.recorder.last is not None
-    debuglog.log("primed" if primed else "prime_failed", messages=len(state.history))
-    return primed
-
-
-async def _prime(state: AppState, history: list[Any]) -> None:
-    from agent.loop import new_agent
-
-    agent = new_agent(state)
+@contextmanager
+def priming_run() -> Iterator[None]:
+    """Requests made inside are recorded and never sent: the client raises `Primed` (agent.warmup)."""
     token = _PRIMING.set(True)
     try:
-        state.recorder.expect(history)
-        async with agent.iter(PRIME_PROMPT, message_history=history, deps=state) as run:
-            async for _node in run:
-                pass
-    except Primed:
-        pass
+        yield
     finally:
         _PRIMING.reset(token)
-        await agent.model.client.close()

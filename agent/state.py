@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.config import Config
 from agent.events import Emit, Event
-from agent.file_history import FileHistory
+from agent.file_history import Checkpoint, FileHistory
 from agent.file_state import ReadFileState
 from agent.prefix import RequestRecorder
 
 if TYPE_CHECKING:
+    from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage
+
+    from agent.summary import SummaryReply
+    from session import SessionLock
+
 
 def _drop(event: Event) -> None:
     """No UI yet: events are dropped and requests answered "n" (agent.events.ask)."""
@@ -71,6 +77,57 @@ class Stats:
 
 
 @dataclass
+class Background:
+    """A summary being written in the background (agent.background) from a snapshot of the history."""
+
+    snapshot: list[ModelMessage]
+    task: asyncio.Task[SummaryReply]
+    before: int  # the context's tokens when it started
+
+
+@dataclass
+class CompactionState:
+    """Automatic compaction's own state in one session: its breakers and the summary written in the
+    background. Starting or switching a session starts a new one (controller.switch_session)."""
+
+    # Automatic compactions failed in a row (compact.MAX_COMPACT_FAILURES switches them off).
+    failures: int = 0
+    # Why automatic compaction is off for the rest of the session ("failures", "thrashing"), or None.
+    off_reason: str | None = None
+    # Turn numbers (count of user turns) at which automatic compactions fired: thrash detection.
+    auto_turns: list[int] = field(default_factory=list)
+    # Automatic compactions that came within two turns of the previous one, in a row.
+    thrash_streak: int = 0
+    # True while a compaction request is in flight: the mid-turn guard must not recurse into it.
+    running: bool = False
+    # The summary being written in the background, if one is (agent.background).
+    background: Background | None = None
+
+
+@dataclass
+class Scratch:
+    """What the agent works with and never saves: the built agent, its prefix, the last request and
+    the turn in progress. It outlives a session switch (the agent depends on the model and workspace
+    only); the recorder is told to forget the old session's request."""
+
+    # The pydantic-ai Agent, built once per model (see agent.loop.get_agent).
+    agent: Agent[AppState, str] | None = None
+    # The agent's instructions (system prompt) as sent; byte-stable for the session (agent.context).
+    instructions: str = ""
+    # Tokens of the tool definitions + instructions, measured once (they never change).
+    fixed_prefix_tokens: int | None = None
+    # Whether fixed_prefix_tokens is the server's own figure (agent.context.calibrate_prefix).
+    prefix_calibrated: bool = False
+    # The last agent request as sent: the start of the next compaction request (agent.prefix).
+    recorder: RequestRecorder = field(default_factory=RequestRecorder)
+    # During a run: our history is turn_base + run.all_messages()[turn_offset:] (see agent.loop).
+    turn_base: list[ModelMessage] = field(default_factory=list)
+    turn_offset: int = 0
+    # The REPL's background warm-up (agent.warmup.warm_up), awaited before the first turn.
+    ready: asyncio.Future[None] | None = None
+
+
+@dataclass
 class AppState:
     config: Config
     session_id: str
@@ -84,38 +141,15 @@ class AppState:
     # Paths the user allowed every write to ("always" at a write question).
     always_allowed_writes: set[str] = field(default_factory=set)
     stats: Stats = field(default_factory=Stats)
-    compact_failures: int = 0
-    auto_compact_off_reason: str | None = None
+    compaction: CompactionState = field(default_factory=CompactionState)
     # Messages of `history` already appended to the session file.
     persisted: int = 0
-    # Tokens of the tool definitions + instructions, measured once (they never change).
-    fixed_prefix_tokens: int | None = None
-    # Whether fixed_prefix_tokens is the server's own figure (agent.context.calibrate_prefix).
-    prefix_calibrated: bool = False
-    # Turn numbers (count of user turns) at which automatic compactions fired: thrash detection.
-    auto_compact_turns: list[int] = field(default_factory=list)
     turns: int = 0
-    # The pydantic-ai Agent, built once per model (see agent.loop.get_agent).
-    agent: Any = None
-    # The agent's instructions (system prompt) as sent; byte-stable for the session.
-    instructions: str = ""
     # Undo information for "/compact undo": (archive path, checkpoints the compaction dropped).
-    compact_undo: list[tuple[Path, list[Any]]] = field(default_factory=list)
-    # The background compaction task, if one is running (compact.BackgroundCompaction).
-    background: Any = None
-    # True while a compaction request is in flight: the mid-turn guard must not recurse into it.
-    compacting: bool = False
-    # Automatic compactions that came within two turns of the previous one, in a row.
-    thrash_streak: int = 0
-    # During a run: our history is turn_base + run.all_messages()[turn_offset:] (see agent.loop).
-    turn_base: list[Any] = field(default_factory=list)
-    turn_offset: int = 0
-    # The last agent request as sent: the start of the next compaction request (agent.prefix).
-    recorder: RequestRecorder = field(default_factory=RequestRecorder)
-    # The REPL's background warm-up (agent.loop.warm_up), awaited before the first turn.
-    ready: Any = None
+    compact_undo: list[tuple[Path, list[Checkpoint]]] = field(default_factory=list)
+    scratch: Scratch = field(default_factory=Scratch)
     # The session's flock (session.SessionLock): one writer per session.
-    lock: Any = None
+    lock: SessionLock | None = None
 
     @property
     def workspace(self) -> Path:

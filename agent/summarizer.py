@@ -11,7 +11,6 @@ mode and ignored by Ollama. A tool the model calls anyway gets "tools are off" f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import debuglog, tokens
@@ -20,7 +19,7 @@ from agent.errors import CompactError
 from agent.events import Notice
 from agent.i18n import t
 from agent.prefix import PrefixMismatch, joined_onto, summary_requests
-from agent.summary import compaction_prompt, extract_summary, previous_summary
+from agent.summary import SummaryReply, compaction_prompt, extract_summary, previous_summary
 from agent.tiers import clear_tool_results, fit_messages
 
 if TYPE_CHECKING:
@@ -33,15 +32,6 @@ MAX_FIT_RETRIES = 3
 SHRINK = 0.75
 # Rounds of tool calls answered "tools are off" before the request is sent without tools.
 MAX_TOOL_ROUNDS = 3
-
-
-@dataclass
-class SummaryReply:
-    summary: str
-    left_out: int
-    input_tokens: int
-    output_tokens: int
-    cache_hit_tokens: int
 
 
 def request_limit(state: AppState) -> int:
@@ -81,7 +71,7 @@ def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = ""
     and bill the whole request at the miss price (issue 14 measured 3-25% cached)."""
     from agent.budgets import for_state as budgets_for
 
-    sent = state.recorder.covering(history)
+    sent = state.scratch.recorder.covering(history)
     if sent is None or sent.stale or not 0 < len(sent.history) < len(history):
         return None
     prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
@@ -183,7 +173,7 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
             responses = []
             debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
         # Ask without tools: the prefix changes (the cache is lost) but a summary comes.
-        bare = Agent(agent.model, instructions=state.instructions, model_settings=model_settings(state.config))
+        bare = Agent(agent.model, instructions=state.scratch.instructions, model_settings=model_settings(state.config))
         with joined_onto(None):
             return responses + await _responses(bare, state, messages, prompt, settings)
 
@@ -199,7 +189,7 @@ async def _responses_reusing(
 ) -> list[ModelResponse]:
     """Through pydantic-ai only the messages after the last request, when the history starts with
     the ones it was built from: the client puts that request's messages in front (agent.prefix)."""
-    sent = state.recorder.covering(messages)
+    sent = state.scratch.recorder.covering(messages)
     if sent is not None:
         debuglog.log("compact_reuses_request", messages=len(sent.history), after=len(messages) - len(sent.history))
         try:

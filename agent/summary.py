@@ -26,6 +26,18 @@ ARCHIVES_SHOWN = 5
 MIN_CUT_TOKENS = 32
 
 
+@dataclass
+class SummaryReply:
+    """What the compaction's LLM call brought back (agent.summarizer): the summary, how many of the
+    oldest messages it had to leave out, and the call's usage."""
+
+    summary: str
+    left_out: int
+    input_tokens: int
+    output_tokens: int
+    cache_hit_tokens: int
+
+
 def extract_summary(text: str) -> str:
     """Drop <analysis>, take <summary>, else the whole text; strip stray tags (the design)."""
     text = re.sub(r"<analysis>.*?</analysis>", "", text, flags=re.DOTALL)

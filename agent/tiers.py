@@ -27,6 +27,14 @@ PLACEHOLDER = "[Old tool result cleared to save context: {call}. Run the tool ag
 SUPERSEDED = "[Superseded: {call} was read again later; see the newer result.]"
 
 
+def without_usage(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """Kept responses must not carry usage measured on the old, larger history: the gauge counts afresh."""
+    from pydantic_ai.messages import ModelResponse
+    from pydantic_ai.usage import RequestUsage
+
+    return [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in messages]
+
+
 def _describe_call(call: ToolCallPart | None, tool_name: str) -> str:
     if call is None:
         return f"{tool_name}(...)"

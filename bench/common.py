@@ -226,8 +226,8 @@ def agent_prefix(state: Any) -> tuple[str, int]:
     """The agent's instructions and its fixed prefix tokens (system prompt + tool definitions)."""
     from agent.context import fixed_prefix_tokens
 
-    fixed = fixed_prefix_tokens(state)  # builds the agent, which sets state.instructions
-    return state.instructions, fixed
+    fixed = fixed_prefix_tokens(state)  # renders the instructions into state.scratch.instructions
+    return state.scratch.instructions, fixed
 
 
 def synth_session(state: Any, n_messages: int, seed: int = 1) -> Any:

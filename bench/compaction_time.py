@@ -90,16 +90,16 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
 
         server.script(Text("Done: the tests pass."))
         outcome = await run_turn(state, "run the tests once more")
-        assert outcome.ok and state.recorder.covering(state.history) is not None, outcome
+        assert outcome.ok and state.scratch.recorder.covering(state.history) is not None, outcome
         warm_live(state.history)
     prime = 0.0
     if scenario == "resumed":
-        from agent.loop import warm_up
+        from agent.warmup import warm_up
 
         t0 = time.perf_counter()
         await asyncio.get_running_loop().run_in_executor(None, warm_up, state)
         prime = time.perf_counter() - t0
-        assert state.recorder.covering(state.history) is not None
+        assert state.scratch.recorder.covering(state.history) is not None
     server.script(Text(common.summary_text()))
     buckets: dict[str, float] = defaultdict(float)
     spec = [
@@ -132,7 +132,7 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
     out["after"] = result.tokens_after
     out["messages_after"] = len(state.history)
     out["prime"] = prime
-    await state.agent.model.client.close()
+    await state.scratch.agent.model.client.close()
     return out
 
 

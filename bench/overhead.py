@@ -58,7 +58,8 @@ def turn_messages(state: Any, i: int, context: int) -> tuple[list, int]:
     r1 = ModelResponse(parts=[call], usage=RequestUsage(input_tokens=context, output_tokens=20))
     msgs.append(r1)
     context += tokens.count_message(r1)
-    ret = ModelRequest(parts=[ToolReturnPart("read_file", body, tool_call_id=f"c{i}")], instructions=state.instructions)
+    ret = ModelRequest(parts=[ToolReturnPart("read_file", body, tool_call_id=f"c{i}")],
+                       instructions=state.scratch.instructions)
     msgs.append(ret)
     context += tokens.count_message(ret)
     answer = ModelResponse(parts=[TextPart(f"Done with step {i}: the value is computed once now. 已完成第{i}步。")],
@@ -104,7 +105,7 @@ class Run:
         t0 = time.perf_counter()
         mentions = find_mentions(text)
         preview, _ = build_mention_messages(mentions, state, read_file_state=ReadFileState())
-        user = ModelRequest(parts=[UserPromptPart(text)], instructions=state.instructions)
+        user = ModelRequest(parts=[UserPromptPart(text)], instructions=state.scratch.instructions)
         pending = preview + [user]
         t1 = time.perf_counter()
         used = compact.context_tokens(state, pending)

@@ -138,7 +138,7 @@ def _patch_summarizer(strategy: str) -> Any:
         from agent.loop import get_agent
         from agent.prefix import joined_onto
 
-        instructions = state.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
+        instructions = state.scratch.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
         bare = Agent(get_agent(state).model, instructions=instructions)
         settings = {"max_tokens": output_reserve(state.config.context_window)}
         with joined_onto(None):  # never onto the turn's request (a summary started mid-turn)
@@ -178,11 +178,11 @@ async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, An
                 # A person reads the answer and types the next request: a background summary started
                 # in the turn has had the time to finish. Waiting for it here takes the timing noise
                 # out, so strategies that take the same actions cost the same.
-                if state.background is not None:
-                    await asyncio.wait([state.background.task])
-            if state.background is not None:
-                state.background.task.cancel()
-            await state.agent.model.client.close()
+                if state.compaction.background is not None:
+                    await asyncio.wait([state.compaction.background.task])
+            if state.compaction.background is not None:
+                state.compaction.background.task.cancel()
+            await state.scratch.agent.model.client.close()
             requests = list(server.requests)
             events = state.emit.of(CompactionFinished)
             failed = state.emit.of(CompactionFailed)

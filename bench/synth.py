@@ -416,7 +416,7 @@ def generate(
 ) -> Session:
     """A session of exactly `n_messages` messages (rounded up to even), seeded.
 
-    `instructions` and `fixed_prefix` should be the agent's (state.instructions,
+    `instructions` and `fixed_prefix` should be the agent's (state.scratch.instructions,
     agent.context.fixed_prefix_tokens(state)) so that usage matches what the server reports."""
     gen = _Gen(seed, instructions, fixed_prefix, shares)
     n_messages += n_messages % 2

@@ -79,7 +79,7 @@ async def make_state(home, workspace, server):
     yield make
     for state in made:
         # Close the HTTP client inside the test's event loop, not at garbage collection after it.
-        if state.background is not None:
-            state.background.task.cancel()
-        if state.agent is not None:
-            await state.agent.model.client.close()
+        if state.compaction.background is not None:
+            state.compaction.background.task.cancel()
+        if state.scratch.agent is not None:
+            await state.scratch.agent.model.client.close()

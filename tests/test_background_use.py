@@ -13,10 +13,10 @@ from tests.fake_openai import Text, ToolCalls
 
 async def _until_background(state) -> None:
     n = 0
-    while state.background is None:
+    while state.compaction.background is None:
         await on_submit(state, note(n, 200))
         n += 1
-    await asyncio.wait_for(asyncio.shield(state.background.task), 10)
+    await asyncio.wait_for(asyncio.shield(state.compaction.background.task), 10)
 
 
 async def test_a_mid_turn_compaction_uses_the_background_summary(make_state, workspace, server):

@@ -172,7 +172,7 @@ async def test_circuit_breaker_after_three_failures(make_state, workspace, serve
         server.script(Error(500, "boom"))
         await on_submit(state, "go on")
     assert len(state.emit.of(CompactionFailed)) == 3
-    assert state.auto_compact_off_reason == "failures"
+    assert state.compaction.off_reason == "failures"
     assert any("now off" in n.text for n in state.emit.of(Notice))
     requests = len(server.requests)
     await on_submit(state, "one more")
@@ -184,10 +184,10 @@ async def test_success_resets_failure_count(make_state, workspace, server):
     await _fill_over(state, workspace)
     server.script(Error(500, "boom"))
     await on_submit(state, "go on")
-    assert state.compact_failures == 1
+    assert state.compaction.failures == 1
     server.script(Text(SUMMARY))
     await on_submit(state, "go on")
-    assert state.compact_failures == 0
+    assert state.compaction.failures == 0
     assert state.emit.of(CompactionFinished)
 
 

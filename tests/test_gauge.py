@@ -24,14 +24,14 @@ async def test_toolbar_and_status_show_the_same_figure(make_state, server):
     state = make_state(context_window=8_000)
     app = App(state, main.submit)
     # Before the warm-up has measured the prefix the toolbar has no figure, and says so.
-    assert state.fixed_prefix_tokens is None
+    assert state.scratch.fixed_prefix_tokens is None
     before = to_plain_text(app.toolbar())
     assert "0%" not in before and "…" in before
 
     fixed_prefix_tokens(state)  # what the warm-up does
     shown = FIGURE.findall(to_plain_text(app.toolbar()))
     assert shown and shown == FIGURE.findall(_status(state))
-    assert shown[0].startswith(f"{state.fixed_prefix_tokens:,} / 8,000")
+    assert shown[0].startswith(f"{state.scratch.fixed_prefix_tokens:,} / 8,000")
 
     await main.on_submit(state, "hello there")
     assert FIGURE.findall(to_plain_text(app.toolbar())) == FIGURE.findall(_status(state))
@@ -53,8 +53,8 @@ async def test_session_totals_survive_a_resume(make_state, server, capsys):
         assert resumed.stats.input_tokens > totals["input_tokens"]
     finally:
         resumed.lock.release()
-        if resumed.agent is not None:
-            await resumed.agent.model.client.close()
+        if resumed.scratch.agent is not None:
+            await resumed.scratch.agent.model.client.close()
     # A new session starts from zero.
     fresh = controller.start_state(main.parse_args([]), state.config)
     fresh.lock.release()

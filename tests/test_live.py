@@ -47,8 +47,8 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
         answer = "".join(getattr(e, "text", "") for e in state.emit.events[-50:])
         assert "pineapple" in answer.lower()
     finally:
-        if state.agent is not None:
-            await state.agent.model.client.close()
+        if state.scratch.agent is not None:
+            await state.scratch.agent.model.client.close()
     price = model_info(config.model)
     assert price is not None
     cost = (hits * price.price_hit + (inp - hits) * price.price_miss + out * price.price_out) / 1e6

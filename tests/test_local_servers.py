@@ -35,8 +35,8 @@ async def local(monkeypatch, workspace):
 
     yield make
     for server, state in made:
-        if state.agent is not None:
-            await state.agent.model.client.close()
+        if state.scratch.agent is not None:
+            await state.scratch.agent.model.client.close()
         server.stop()
 
 

@@ -115,12 +115,12 @@ async def test_background_summary_removes_the_wait(make_state, workspace, server
     state = make_state(context_window=16_000)
     script_forever(server, responder([]))
     n = 0
-    while state.background is None:
+    while state.compaction.background is None:
         await on_submit(state, note(n, 200))
         n += 1
-    assert state.background.before < compact.threshold(state)  # started below the threshold
+    assert state.compaction.background.before < compact.threshold(state)  # started below the threshold
     first_after_snapshot = note(n, 200)
-    await asyncio.wait_for(asyncio.shield(state.background.task), 10)
+    await asyncio.wait_for(asyncio.shield(state.compaction.background.task), 10)
     compaction_requests = sum(is_compaction(r["body"]) for r in server.requests)
     # Keep chatting past the threshold: the summary is swapped in without a new request.
     while not state.emit.of(CompactionFinished):
@@ -140,10 +140,10 @@ async def test_background_summary_discarded_when_history_changes(make_state, wor
     state = make_state(context_window=16_000)
     script_forever(server, responder([]))
     n = 0
-    while state.background is None:
+    while state.compaction.background is None:
         await on_submit(state, note(n, 200))
         n += 1
-    task = state.background.task
+    task = state.compaction.background.task
     cancel_background(state)  # what /clear, /undo, a model change and exit do
     await asyncio.wait([task], timeout=5)
     # It ends promptly (a reply already complete may still arrive) and is never swapped in.
@@ -155,15 +155,15 @@ async def test_background_summary_discarded_when_history_changes(make_state, wor
 
 
 async def test_background_not_used_if_history_no_longer_starts_with_snapshot(make_state, workspace, server):
-    from agent.background import take_background
+    from compact import take_background
 
     state = make_state(context_window=16_000)
     script_forever(server, responder([Slow("x", 0.01)]))
     n = 0
-    while state.background is None:
+    while state.compaction.background is None:
         await on_submit(state, note(n, 200))
         n += 1
-    snapshot = state.background.snapshot
+    snapshot = state.compaction.background.snapshot
     state.history = state.history[: len(snapshot) - 2]  # e.g. /undo removed turns the snapshot holds
     assert take_background(state) is None
-    assert state.background is None
+    assert state.compaction.background is None

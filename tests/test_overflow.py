@@ -22,10 +22,10 @@ async def test_after_the_thrash_guard_requests_still_fit(make_state, workspace, 
     server.max_context = WINDOW  # the provider refuses anything longer
     script_forever(server, responder([]), n=400)
     turn = 0
-    while state.auto_compact_off_reason is None and turn < 12:
+    while state.compaction.off_reason is None and turn < 12:
         await on_submit(state, note(turn, 2_000))
         turn += 1
-    assert state.auto_compact_off_reason == "thrashing"
+    assert state.compaction.off_reason == "thrashing"
     first = len(server.requests)
     for i in range(8):  # ~8k tokens a turn: without a fit, the third turn is over the window
         await on_submit(state, note(100 + i, 2_000))
@@ -42,7 +42,7 @@ async def test_after_the_failure_breaker_the_oldest_are_left_out(make_state, wor
     state = make_state(context_window=WINDOW)
     await chat(state, [note(i, 1_000) for i in range(5)])
     server.max_context = WINDOW
-    state.auto_compact_off_reason = "failures"  # summaries keep failing: do not ask for another
+    state.compaction.off_reason = "failures"  # summaries keep failing: do not ask for another
     script_forever(server, responder([]))
     before = len(server.requests)
     for i in range(4):

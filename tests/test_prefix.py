@@ -10,8 +10,8 @@ import pytest
 import compact
 from agent import debuglog, summarizer
 from agent.events import CompactionFinished
-from agent.loop import warm_up
 from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
+from agent.warmup import warm_up
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
@@ -25,14 +25,14 @@ def both_ways(monkeypatch, server):
     reusing = summarizer._responses_reusing
 
     async def twice(agent, state, messages, prompt, settings):
-        joined = state.recorder.covering(messages) is not None
+        joined = state.scratch.recorder.covering(messages) is not None
         response = await reusing(agent, state, messages, prompt, settings)
         first = _last_compaction(server)
         if joined:
-            last, state.recorder.last = state.recorder.last, None
+            last, state.scratch.recorder.last = state.scratch.recorder.last, None
             with joined_onto(None):
                 await summarizer._responses(agent, state, messages, prompt, settings)
-            state.recorder.last = last
+            state.scratch.recorder.last = last
             pairs.append((first, _last_compaction(server)))
         return response
 
@@ -60,8 +60,8 @@ async def test_after_turns_with_tools_and_reasoning(make_state, workspace, serve
     await on_submit(state, "what does a.py do?")
     server.script(Text("你好，有什么可以帮忙？", reasoning="用中文回答"))
     await on_submit(state, "你好")
-    sent = state.recorder.last
-    assert sent is not None and state.recorder.covering(state.history) is sent
+    sent = state.scratch.recorder.last
+    assert sent is not None and state.scratch.recorder.covering(state.history) is sent
     previous = server.requests[-1]["body"]
 
     server.script(Text("<summary>1. read a.py</summary>"))
@@ -73,7 +73,7 @@ async def test_after_turns_with_tools_and_reasoning(make_state, workspace, serve
     assert joined["tools"] == previous["tools"] and joined["tool_choice"] == previous["tool_choice"] == "auto"
     assert state.emit.of(CompactionFinished)
     # The history was replaced: the record no longer covers it, and the next turn records anew.
-    assert state.recorder.covering(state.history) is None
+    assert state.scratch.recorder.covering(state.history) is None
 
 
 async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, workspace, server, both_ways):
@@ -103,7 +103,7 @@ async def test_not_reused_when_the_history_was_rebuilt(make_state, workspace, se
     await on_submit(state, "hello")
     # The same messages, but not the same objects: as after loading the session from disk.
     state.history = [m.__class__(**{f: getattr(m, f) for f in m.__dataclass_fields__}) for m in state.history]
-    assert state.recorder.covering(state.history) is None
+    assert state.scratch.recorder.covering(state.history) is None
     server.script(Text("<summary>1. said hello</summary>"))
     await compact.run_compact(state)
     assert both_ways == []
@@ -116,7 +116,7 @@ async def test_other_instructions_fall_back_to_the_whole_request(make_state, wor
         state = make_state()
         server.script(long_answer())
         await on_submit(state, "hello")
-        sent = state.recorder.last
+        sent = state.scratch.recorder.last
         sent.messages = [{"role": "system", "content": "other instructions"}, *sent.messages[1:]]
         server.script(Text("<summary>1. said hello</summary>"))
         await compact.run_compact(state)
@@ -170,7 +170,7 @@ async def test_resumed_near_the_threshold_is_primed(make_state, workspace, serve
 
     await asyncio.get_running_loop().run_in_executor(None, warm_up, resumed)
 
-    sent = resumed.recorder.last
+    sent = resumed.scratch.recorder.last
     assert sent is not None and sent.history == resumed.history
     assert server.requests[-1]["body"]["messages"][-1]["content"] == note(n - 1)  # nothing was sent
     # The next turn compacts first, reusing the primed request: the same bytes as building it all.
@@ -187,7 +187,7 @@ async def test_primed_request_is_what_the_next_turn_sends(make_state, workspace,
     resumed = _resume(state, make_state, context_window=16_000, auto_compact=False)
 
     await asyncio.get_running_loop().run_in_executor(None, warm_up, resumed)
-    primed = resumed.recorder.last.messages
+    primed = resumed.scratch.recorder.last.messages
     await on_submit(resumed, "next")
 
     sent = server.requests[-1]["body"]["messages"]
@@ -199,4 +199,4 @@ async def test_far_from_the_threshold_nothing_is_primed(make_state, workspace, s
     await on_submit(state, "hello")
     resumed = _resume(state, make_state)
     await asyncio.get_running_loop().run_in_executor(None, warm_up, resumed)
-    assert resumed.recorder.last is None
+    assert resumed.scratch.recorder.last is None

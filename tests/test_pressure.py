@@ -118,9 +118,9 @@ async def test_thrashing_stops_automatic_compaction(make_state, workspace, serve
     script_forever(server, responder([]))
     for i in range(8):
         await on_submit(state, note(i, 900))
-        if state.auto_compact_off_reason:
+        if state.compaction.off_reason:
             break
-    assert state.auto_compact_off_reason == "thrashing"
+    assert state.compaction.off_reason == "thrashing"
     assert any("/compact" in n.text and "--compact-at" in n.text for n in state.emit.of(Notice))
     compactions = state.stats.compactions
     await on_submit(state, note(99, 900))
@@ -136,7 +136,7 @@ async def test_a_compaction_that_does_not_shrink_is_discarded(make_state, worksp
     script_forever(server, responder([], summary=huge))
     await on_submit(state, "go on")
     assert state.emit.of(CompactionFailed) and "not smaller" in state.emit.of(CompactionFailed)[0].reason
-    assert state.compact_failures == 1
+    assert state.compaction.failures == 1
     assert state.history[: len(before)] == before
 
 

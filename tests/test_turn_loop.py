@@ -66,3 +66,36 @@ def test_the_request_limit_comes_from_a_flag_or_the_environment(monkeypatch):
     assert limit("--max-requests", "300") == 300 and limit("--max-requests", "0") is None
     monkeypatch.setenv("CODING_AGENT_MAX_REQUESTS", "7")
     assert limit() == 7
+
+
+# --- the hook before each request (how compaction reaches into a turn without the loop knowing it) ---
+
+
+async def test_the_turn_hook_sees_every_request_and_may_send_one_smaller(make_state, server, workspace):
+    from agent.guard import Refit
+
+    (workspace / "a.txt").write_text("x\n")
+    state = make_state()
+    server.script(Text("Hello."))
+    assert (await run_turn(state, "hi")).ok
+    # A turn that joins onto the last request sends that request's messages first whatever it is given
+    # (agent.prefix.reuse): here every request of the turn goes out whole.
+    state.scratch.recorder.forget()
+    server.script(ToolCalls([("list_files", {"pattern": "*.txt"})]), Text("One file."))
+    seen: list[int] = []
+
+    async def hook(st, messages):
+        seen.append(len(messages))
+        # The second request of the turn goes out without the first turn, this once.
+        return Refit(once=messages[2:]) if len(seen) == 2 else None
+
+    outcome = await run_turn(state, "list the files", before_request=hook)
+    assert outcome.ok, outcome.error
+    assert seen == [3, 5]  # the turn's two requests: hi, Hello, list / ... + the call and its result
+    roles = [[m["role"] for m in r["body"]["messages"] if m["role"] != "system"] for r in server.requests[1:]]
+    assert roles == [["user", "assistant", "user"], ["user", "assistant", "tool"]]
+    # Only that request: the history keeps the first turn, and a run given no hook is not checked.
+    assert len(state.history) == 6
+    server.script(Text("Still here."))
+    assert (await run_turn(state, "and now")).ok and seen == [3, 5]
+    consistent(state)

@@ -146,7 +146,7 @@ class App(CommandHost):
                 self.session.app.after_render -= first_paint
                 on_first_paint()
                 # The gauge has its figure once the warm-up has measured the prefix: redraw it then.
-                ready = self.state.ready
+                ready = self.state.scratch.ready
                 if ready is not None:
                     ready.add_done_callback(lambda _f: self.session.app.invalidate())
 

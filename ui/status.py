@@ -42,7 +42,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     left = max(0.0, 100 * (limit - used) / limit) if limit else 0.0
     known = t("window_size_known" if cfg.window_known else "window_size_assumed", lang)
     hit_pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
-    off_reason = state.auto_compact_off_reason
+    off_reason = state.compaction.off_reason
     auto = t("switch_on", lang) if cfg.auto_compact and not off_reason else (
         t("switch_off", lang) + (f" ({off_reason})" if off_reason else ""))
     line = Text(t("status_context", lang, gauge=gauge_text(gauge, lang)) + t("status_where", lang, limit=limit,
@@ -66,7 +66,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     lines += money_lines(state)
     if stats.last_archive:
         lines.append(t("status_archive", lang, path=stats.last_archive))
-    if state.background is not None:
+    if state.compaction.background is not None:
         lines.append(t("status_background", lang))
     return lines
 

@@ -17,9 +17,9 @@ import pytest
 
 import compact
 import session
-from agent.background import take_background
 from agent.context import threshold
 from agent.events import ToolResult
+from compact import take_background
 from main import on_submit
 from tests.builders import is_compaction, script_forever
 from tests.fake_openai import FakeOpenAI, Slow, smart_reply
@@ -123,7 +123,7 @@ async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
     await _cancel(task)
     assert session.session_file(state.session_id, workspace).read_bytes() == before
     assert session.list_archives(state.session_id, workspace) == []
-    assert state.history == history and not state.compacting
+    assert state.history == history and not state.compaction.running
     # ...and /compact.
     task = asyncio.create_task(compact.run_compact(state))
     await asyncio.sleep(1.0)
@@ -153,7 +153,7 @@ async def test_ctrl_c_during_a_background_compaction(make_state, server, workspa
     slow_summaries(server, seconds=3)
     task = asyncio.create_task(on_submit(state, "slow answer please"))
     await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in answer(state), 10)
-    background = state.background
+    background = state.compaction.background
     assert background is not None and not background.task.done()
     await _cancel(task)
     consistent(state)
@@ -177,7 +177,7 @@ async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, ser
     before = session.session_file(state.session_id, workspace).read_bytes()
     slow_summaries(server, seconds=4)
     await on_submit(state, "hello")  # starts the background summary
-    assert state.background is not None
+    assert state.compaction.background is not None
     swap = take_background(state)
     assert swap is not None
     task = asyncio.create_task(swap)
