@@ -25,7 +25,7 @@ KNOWN_CYCLE = frozenset({
 MAX_LINES = 400
 # Over MAX_LINES today, with their current length as a ceiling: none may grow; one split below MAX_LINES
 # leaves the list.
-KNOWN_LONG = {"session.py": 414, "agent/tokens.py": 416}
+KNOWN_LONG = {"agent/tokens.py": 416}
 
 
 def project_modules(root: Path) -> dict[str, Path]:
