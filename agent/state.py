@@ -13,6 +13,7 @@ from agent.events import Emit, Event
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
 from agent.prefix import RequestRecorder
+from agent.transcript import Transcript
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -83,8 +84,8 @@ class Stats:
 @dataclass
 class AppState:
     config: Config
-    session_id: str
-    history: list[ModelMessage] = field(default_factory=list)
+    # The history, the session file and its lock, the /compact undo stack: all changes go through it.
+    transcript: Transcript
     read_file_state: ReadFileState = field(default_factory=ReadFileState)
     file_history: FileHistory = field(default_factory=FileHistory)
     emit: Emit = _drop
@@ -95,8 +96,6 @@ class AppState:
     stats: Stats = field(default_factory=Stats)
     compact_failures: int = 0
     auto_compact_off_reason: str | None = None
-    # Messages of `history` already appended to the session file.
-    persisted: int = 0
     # Tokens of the tool definitions + instructions, measured once (they never change).
     fixed_prefix_tokens: int | None = None
     # Whether fixed_prefix_tokens is the server's own figure (agent.context.calibrate_prefix).
@@ -108,8 +107,6 @@ class AppState:
     agent: Any = None
     # The agent's instructions (system prompt) as sent; byte-stable for the session.
     instructions: str = ""
-    # Undo information for "/compact undo": (archive path, checkpoints the compaction dropped).
-    compact_undo: list[tuple[Path, list[Any]]] = field(default_factory=list)
     # The background compaction task, if one is running (compact.BackgroundCompaction).
     background: Any = None
     # True while a compaction request is in flight: the mid-turn guard must not recurse into it.
@@ -123,8 +120,15 @@ class AppState:
     recorder: RequestRecorder = field(default_factory=RequestRecorder)
     # The REPL's background warm-up (agent.loop.warm_up), awaited before the first turn.
     ready: Any = None
-    # The session's flock (session.SessionLock): one writer per session.
-    lock: Any = None
+
+    @property
+    def history(self) -> list[ModelMessage]:
+        """Read only: the transcript owns it (agent.transcript)."""
+        return self.transcript.messages
+
+    @property
+    def session_id(self) -> str:
+        return self.transcript.session_id
 
     @property
     def workspace(self) -> Path:
