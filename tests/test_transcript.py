@@ -194,3 +194,34 @@ async def test_a_turn_cancelled_before_its_answer_leaves_no_line_in_the_file(mak
     consistent(state)
     assert "some notes" not in state.transcript.path.read_text()
     await next_turn_is_accepted(state, server)
+
+
+def test_nothing_but_the_transcript_writes_the_history_or_the_session_file():
+    """Issue 15: the invariant lives in one class. No project module assigns or mutates a `history`
+    or `persisted` attribute, or writes the session file or an archive, outside agent/transcript.py."""
+    import ast
+
+    from tests.test_architecture import ROOT, source_files
+
+    writers = {"rewrite_messages", "append_messages", "archive_session"}
+    mutators = {"append", "extend", "insert", "pop", "clear", "remove", "sort", "reverse"}
+    found = []
+    for path in source_files(ROOT):
+        name = path.relative_to(ROOT).as_posix()
+        if name in ("agent/transcript.py", "session.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+                targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+            for target in targets:
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+                if isinstance(target, ast.Attribute) and target.attr in ("history", "persisted"):
+                    found.append(f"{name}:{node.lineno}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                owner = node.func.value
+                if node.func.attr in writers or (node.func.attr in mutators and isinstance(owner, ast.Attribute)
+                                                 and owner.attr == "history"):
+                    found.append(f"{name}:{node.lineno}")
+    assert found == []
