@@ -1,10 +1,12 @@
-"""Context compaction: the design's run_compact / auto_compact_if_needed, and what goes past it.
+"""Context compaction, the driver: decide (the cheap tier or a summary), call the model
+(agent.summarizer), then commit through the transcript (agent.transcript): the full session is
+archived, the rebuilt history replaces it, the compaction state is set and the event emitted. What
+to clear, keep and restore, and the new history itself, are the pure core (agent.rebuild,
+agent.tiers, agent.summary).
 
-Order of a compaction (the design's): one LLM call writes the summary; the full session file is
-archived; the history is rebuilt from the summary plus the files read most recently; the session
-file is rewritten atomically. Everything before the rewrite can fail or be cancelled and leaves
-history, session file, ReadFileState and checkpoints exactly as they were: the only await is the
-LLM call, and the steps after it are synchronous.
+Everything before the rewrite can fail or be cancelled and leaves history, session file,
+ReadFileState and checkpoints exactly as they were: the only await is the LLM call, and the commit
+is synchronous.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from agent.state import AppState
 
 _without_usage = without_usage  # the older name, still used by agent.policy and the bench
+
 MAX_COMPACT_FAILURES = 3
 # The cheap tier alone is enough when it brings the context under this share of the threshold:
 # the margin keeps the next turn from triggering again at once.
