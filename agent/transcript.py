@@ -117,10 +117,16 @@ class Transcript:
         the saved part; one that does not (a turn that never happened) has the file rewritten by the
         next persist(), since the file must not keep messages the history no longer has."""
         messages = list(messages)
-        kept, limit = 0, min(self._persisted, len(messages))
-        while kept < limit and _same(self._messages[kept], messages[kept]):
-            kept += 1
-        if kept < self._persisted:
+        saved = self._persisted
+        # List equality tries identity first, at C speed: the usual case (a turn's run starts from
+        # our list) costs little on a long history; equal copies (as read from disk) count too.
+        if len(messages) >= saved and messages[:saved] == self._messages[:saved]:
+            kept = saved
+        else:
+            kept, limit = 0, min(saved, len(messages))
+            while kept < limit and messages[kept] == self._messages[kept]:
+                kept += 1
+        if kept < saved:
             self._persisted, self._stale = kept, True
         self._messages = messages
 
@@ -193,7 +199,3 @@ class Transcript:
         self._messages, self._persisted, self._stale = messages, len(messages), False
         return archive, messages
 
-
-def _same(a: ModelMessage, b: ModelMessage) -> bool:
-    # The same objects as a rule (a turn's run starts from our list); equal copies are the same too.
-    return a is b or a == b
