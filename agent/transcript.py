@@ -158,7 +158,7 @@ class Transcript:
 
     # --- rewriting -------------------------------------------------------------------------
 
-    def archive(self) -> Path:
+    def _archive(self) -> Path:
         """Save what the file lacks, then copy the whole file into the archive: the transcript as
         it is now, for the rewrite that follows. The archive path goes into what replaces it."""
         self.persist()
@@ -186,7 +186,7 @@ class Transcript:
         return saved, []
 
     def _rewrite(self, build: Callable[[Path], Sequence[ModelMessage]]) -> tuple[Path, list[ModelMessage]]:
-        archive = self.archive()
+        archive = self._archive()
         try:
             messages = list(build(archive))
             session.rewrite_messages(self.session_id, messages, self.workspace)
