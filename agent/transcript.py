@@ -6,6 +6,11 @@ last line may be torn by a crash; session.load skips it). Every change of the hi
 here, so a turn's appends, a compaction's rewrite, /undo, /compact undo, /clear, /resume and the
 repair after Ctrl-C cannot disagree about it. A change that fails leaves history and file as they
 were; only then does memory change.
+
+A history read back (controller.load_session) may differ from its file by what the load skipped or
+repaired (a torn or corrupt line, a tool call a crash left without its result): the file keeps
+those lines as they were (one may be recovered by hand), new messages are appended after them, and
+every load makes the same repairs again.
 """
 
 from __future__ import annotations
