@@ -157,9 +157,8 @@ class Transcript:
         kept = self._messages[:length]
         if self._stale or self._persisted > length:
             session.rewrite_messages(self.session_id, kept, self.workspace)
-            self._stale = False
+            self._persisted, self._stale = length, False
         self._messages = kept
-        self._persisted = min(self._persisted, length)
 
     # --- rewriting -------------------------------------------------------------------------
 

@@ -73,6 +73,17 @@ def test_truncate_rewrites_the_file_and_append_after_it_continues_there(workspac
     assert _on_disk(t) == _parts(_history(1) + _turn(7)) == _parts(t.messages)
 
 
+def test_truncate_after_the_history_went_back_saves_what_it_keeps(workspace):
+    t = _saved(workspace, 2)
+    start = list(t.messages)
+    t.append(*_turn(8))
+    t.update([*start[:2], *_turn(5)])  # went back past the saved part, then grew: nothing saved of it
+    t.truncate(3)
+    assert t.persisted == 3 and _on_disk(t) == _parts(t.messages) == _parts([*start[:2], *_turn(5)[:1]])
+    t.append(*_turn(6))
+    assert _on_disk(t) == _parts(t.messages)
+
+
 def test_a_failed_truncate_leaves_history_and_file_as_they_were(workspace, monkeypatch):
     t = _saved(workspace, 3)
     before, messages = t.path.read_bytes(), list(t.messages)
