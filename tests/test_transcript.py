@@ -216,6 +216,11 @@ def test_nothing_but_the_transcript_writes_the_history_or_the_session_file():
 
     writers = {"rewrite_messages", "append_messages", "archive_session"}
     mutators = {"append", "extend", "insert", "pop", "clear", "remove", "sort", "reverse"}
+
+    def is_history(node: ast.AST) -> bool:  # x.history, or x.transcript.messages
+        return isinstance(node, ast.Attribute) and (node.attr in ("history", "persisted") or (
+            node.attr == "messages" and isinstance(node.value, ast.Attribute) and node.value.attr == "transcript"))
+
     found = []
     for path in source_files(ROOT):
         name = path.relative_to(ROOT).as_posix()
@@ -228,11 +233,9 @@ def test_nothing_but_the_transcript_writes_the_history_or_the_session_file():
             for target in targets:
                 while isinstance(target, ast.Subscript):
                     target = target.value
-                if isinstance(target, ast.Attribute) and target.attr in ("history", "persisted"):
+                if is_history(target):
                     found.append(f"{name}:{node.lineno}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                owner = node.func.value
-                if node.func.attr in writers or (node.func.attr in mutators and isinstance(owner, ast.Attribute)
-                                                 and owner.attr == "history"):
+                if node.func.attr in writers or (node.func.attr in mutators and is_history(node.func.value)):
                     found.append(f"{name}:{node.lineno}")
     assert found == []
