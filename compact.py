@@ -26,8 +26,12 @@ from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-expor
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.file_state import ReadFileState
 from agent.i18n import t
-from agent.rebuild import (
+from agent.rebuild import (  # noqa: F401 - CHEAP_TIER_* re-exported
+    CHEAP_TIER_KEEP,
+    CHEAP_TIER_TARGET,
     RESTORE_MAX_FILES,
+    cheap_tier,
+    cheap_tier_enough,
     checkpoints_cut,
     choose_restored,
     compacted_history,
@@ -38,7 +42,6 @@ from agent.rebuild import (
 )
 from agent.summarizer import request_summary
 from agent.summary import SummaryParts, build_summary_message, is_summary
-from agent.tiers import clear_tool_results
 from agent.undo import UndoPlan, plan_undo, undo_compaction, undo_note  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
@@ -49,11 +52,6 @@ if TYPE_CHECKING:
 _without_usage = without_usage  # the older name, still used by agent.policy and the bench
 
 MAX_COMPACT_FAILURES = 3
-# The cheap tier alone is enough when it brings the context under this share of the threshold:
-# the margin keeps the next turn from triggering again at once.
-CHEAP_TIER_TARGET = 0.7
-# Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
-CHEAP_TIER_KEEP = 0.25
 # Two automatic compactions within this many turns count as thrashing.
 THRASH_TURNS = 2
 THRASH_STREAK = 2
@@ -114,12 +112,9 @@ async def run_compact(
     state.emit(CompactionStarted(trigger, before, threshold(state)))
 
     if trigger != "manual":
-        keep_tokens = int(threshold(state) * CHEAP_TIER_KEEP)
-        cleared, saved = clear_tool_results(history, keep_tokens)
-        # The responses' usage measured the uncleared history: the gauge must count afresh.
-        cleared = without_usage(cleared)
+        cleared, saved = cheap_tier(history, threshold(state))
         after = history_tokens(state, cleared)
-        enough = bool(saved) and after <= threshold(state) * CHEAP_TIER_TARGET and after < before
+        enough = cheap_tier_enough(saved, before, after, threshold(state))
         if policy.decide(state, history, cleared, before, after, enough, keep).action == "clear":
             debuglog.log("cheap_tier", before=before, after=after, saved=saved)
             state.stats.cheap_tier_saved += saved

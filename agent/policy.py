@@ -71,7 +71,7 @@ def _user_estimate(history: Sequence[ModelMessage]) -> int:
 
 
 def _restored_estimate(state: AppState) -> int:
-    from compact import RESTORE_MAX_FILES
+    from agent.rebuild import RESTORE_MAX_FILES
 
     total = 0
     for path in state.read_file_state.paths()[-RESTORE_MAX_FILES:]:
@@ -110,16 +110,13 @@ def summary_expected(state: AppState, used: int, history: Sequence[ModelMessage]
     """Under --cheap-tier auto: would the compaction coming up write a summary? A background summary
     is started only then: where clearing will be chosen, one written ahead would be paid for and
     thrown away (or, swapped in first, cost more than the clearing)."""
-    import compact
     from agent.context import history_tokens
-    from agent.tiers import clear_tool_results
+    from agent.rebuild import cheap_tier, cheap_tier_enough
 
     history = list(state.history if history is None else history)
-    cleared, saved = clear_tool_results(history, int(threshold(state) * compact.CHEAP_TIER_KEEP))
-    cleared = compact._without_usage(cleared)
+    cleared, saved = cheap_tier(history, threshold(state))
     after = history_tokens(state, cleared)
-    enough = bool(saved) and after <= threshold(state) * compact.CHEAP_TIER_TARGET and after < used
-    if not enough:
+    if not cheap_tier_enough(saved, used, after, threshold(state)):
         return True
     seen = outlook(state, history, cleared, used, after)
     return cost.choose("auto", True, seen, prices(state), caches(state)).action == "summary"

@@ -27,6 +27,7 @@ from agent.summary import (
     strip_wrapper,
     user_messages,
 )
+from agent.tiers import clear_tool_results
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -36,6 +37,27 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 RESTORE_MAX_FILES = 5
+# The cheap tier alone is enough when it brings the context under this share of the threshold:
+# the margin keeps the next turn from triggering again at once.
+CHEAP_TIER_TARGET = 0.7
+# Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
+CHEAP_TIER_KEEP = 0.25
+
+
+# --- what to clear -----------------------------------------------------------------------------
+
+
+def cheap_tier(history: Sequence[ModelMessage], limit: int) -> tuple[list[ModelMessage], int]:
+    """The cheap tier's history for the threshold `limit`: old tool results cleared, the newest kept
+    up to CHEAP_TIER_KEEP of it (agent.tiers.clear_tool_results), and the responses without the usage
+    measured on the uncleared history (the gauge must count afresh); and the tokens saved."""
+    cleared, saved = clear_tool_results(history, int(limit * CHEAP_TIER_KEEP))
+    return without_usage(cleared), saved
+
+
+def cheap_tier_enough(saved: int, before: int, after: int, limit: int) -> bool:
+    """Whether clearing alone will do: it saved something, the context drops, and well under `limit`."""
+    return bool(saved) and after <= limit * CHEAP_TIER_TARGET and after < before
 
 
 # --- what to keep ------------------------------------------------------------------------------

@@ -18,6 +18,9 @@ from agent import tokens
 from agent.errors import CompactError
 from agent.file_history import Checkpoint
 from agent.rebuild import (
+    CHEAP_TIER_TARGET,
+    cheap_tier,
+    cheap_tier_enough,
     checkpoints_cut,
     choose_restored,
     compacted_history,
@@ -202,3 +205,17 @@ def test_clearing_keeps_what_the_model_has_not_seen_and_clears_oldest_first():
     results = [p.content for m in cleared[:-1] if isinstance(m, ModelRequest) for p in m.parts
                if isinstance(p, ToolReturnPart)]
     assert results and all(r.startswith(CLEARED) for r in results)
+
+
+def test_the_cheap_tier_clears_old_results_and_forgets_old_usage():
+    history = _turn_with_tools("go", 4, size=400) + [ModelResponse(parts=[TextPart("done")],
+                                                                   usage=RequestUsage(input_tokens=9_999))]
+    before = tokens.count_messages(history)
+    cleared, saved = cheap_tier(history, limit=before)
+    after = tokens.count_messages(cleared)
+    assert saved > 0 and after < before and all(
+        m.usage == RequestUsage() for m in cleared if isinstance(m, ModelResponse))
+    assert cheap_tier_enough(saved, before, after, limit=int(after / CHEAP_TIER_TARGET) + 1)
+    assert not cheap_tier_enough(saved, before, after, limit=int(after / CHEAP_TIER_TARGET) - 50)
+    assert not cheap_tier_enough(0, before, after, limit=10 * before)
+    assert not cheap_tier_enough(saved, after, after, limit=10 * before)
