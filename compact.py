@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import session
-from agent import debuglog, policy, tokens
+from agent import debuglog, policy, tokens, undo
 from agent.budgets import for_state as budgets_for
 from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -42,7 +42,7 @@ from agent.rebuild import (  # noqa: F401 - CHEAP_TIER_* re-exported
 )
 from agent.summarizer import request_summary
 from agent.summary import SummaryParts, build_summary_message, is_summary
-from agent.undo import UndoPlan, plan_undo, undo_compaction, undo_note  # noqa: F401 - re-exported
+from agent.undo import UndoPlan, undo_note  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -205,6 +205,16 @@ def _commit(
     state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out,
                                   summary=text))
     return CompactResult(before, after, str(archive), tier, left_out)
+
+
+def plan_undo(state: AppState) -> UndoPlan:
+    """What "/compact undo" would restore (agent.undo), worked out before asking."""
+    return undo.plan_undo(state.transcript, state.lang)
+
+
+def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str, str, int]:
+    """The "/compact undo": the newest archive's history and the turns made since (agent.undo)."""
+    return undo.undo_compaction(state.transcript, state.file_history, plan or plan_undo(state))
 
 
 # --- automatic compaction ------------------------------------------------------------------

@@ -22,7 +22,8 @@ from agent.transcript import read_undo_note, undo_note, write_undo_note  # noqa:
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from agent.state import AppState
+    from agent.file_history import FileHistory
+    from agent.transcript import Transcript
 
 
 @dataclass
@@ -60,30 +61,29 @@ def count_turns(messages: Sequence[ModelMessage]) -> int:
                and any(isinstance(p, UserPromptPart) for p in m.parts))
 
 
-def plan_undo(state: AppState) -> UndoPlan:
-    archives = session.list_archives(state.session_id, state.workspace)
+def plan_undo(transcript: Transcript, lang: str) -> UndoPlan:
+    archives = session.list_archives(transcript.session_id, transcript.workspace)
     if not archives:
-        raise NothingToCompact(t("undo_nothing", state.lang))
+        raise NothingToCompact(t("undo_nothing", lang))
     newest = archives[-1]
     restored = session.parse_lines(newest.read_bytes()).messages
-    return UndoPlan(newest, restored, later_messages(state.history, read_undo_note(newest)))
+    return UndoPlan(newest, restored, later_messages(transcript.messages, read_undo_note(newest)))
 
 
-def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str, str, int]:
+def undo_compaction(transcript: Transcript, file_history: FileHistory, plan: UndoPlan) -> tuple[str, str, int]:
     """Restore the history from the newest archive, archiving the current one first, so nothing
-    is lost either way (agent.transcript.Transcript.revert); the turns made after that compaction
-    follow it again. Checkpoints that compaction dropped come back with it."""
-    plan = plan or plan_undo(state)
+    is lost either way (Transcript.revert); the turns made after that compaction follow it again.
+    Checkpoints that compaction dropped come back with it."""
     newest, later = plan.archive, plan.later or []
     history = plan.restored + later
     # Checkpoints of the later turns pointed into the compacted history: they move along.
-    since = len(state.history) - len(later)
+    since = len(transcript.messages) - len(later)
     shift = len(plan.restored) - since
-    saved, dropped = state.transcript.revert(newest, history)
+    saved, dropped = transcript.revert(newest, history)
     if plan.later is not None:
-        for checkpoint in state.file_history.checkpoints:
+        for checkpoint in file_history.checkpoints:
             if checkpoint.history_index >= since:
                 checkpoint.history_index += shift
-    state.file_history.restore_checkpoints(dropped)
+    file_history.restore_checkpoints(dropped)
     debuglog.log("compact_undo", archive=str(newest), saved=str(saved), messages=len(history), later=len(later))
     return str(newest), str(saved), len(history)

@@ -19,7 +19,7 @@ NOT_SOURCE = ("tests", "bench")
 KNOWN_CYCLE = frozenset({
     "agent.background", "agent.budgets", "agent.context", "agent.guard", "agent.loop", "agent.mentions",
     "agent.model", "agent.overflow", "agent.policy", "agent.prefix", "agent.state", "agent.summarizer",
-    "agent.tools", "agent.undo", "agent.write_guard", "compact",
+    "agent.tools", "agent.write_guard", "compact",
 })
 
 MAX_LINES = 400
