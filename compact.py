@@ -1,10 +1,12 @@
-"""Context compaction: the design's run_compact / auto_compact_if_needed, and what goes past it.
+"""Context compaction, the driver: decide (the cheap tier or a summary), call the model
+(agent.summarizer), then commit through the transcript (agent.transcript): the full session is
+archived, the rebuilt history replaces it, the compaction state is set and the event emitted. What
+to clear, keep and restore, and the new history itself, are the pure core (agent.rebuild,
+agent.tiers, agent.summary).
 
-Order of a compaction (the design's): one LLM call writes the summary; the full session file is
-archived; the history is rebuilt from the summary plus the files read most recently; the session
-file is rewritten atomically. Everything before the rewrite can fail or be cancelled and leaves
-history, session file, ReadFileState and checkpoints exactly as they were: the only await is the
-LLM call, and the steps after it are synchronous.
+Everything before the rewrite can fail or be cancelled and leaves history, session file,
+ReadFileState and checkpoints exactly as they were: the only await is the LLM call, and the commit
+is synchronous.
 """
 
 from __future__ import annotations
@@ -18,38 +20,38 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import background as bg
-from agent import debuglog, policy, tokens
-from agent.budgets import RESTORE_MAX_FILES, restore_room
+from agent import debuglog, policy, tokens, undo
 from agent.budgets import for_state as budgets_for
+from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
-from agent.faults import fault
-from agent.file_history import Checkpoint
 from agent.file_state import ReadFileState
 from agent.i18n import t
-from agent.policy import CHEAP_TIER_KEEP, CHEAP_TIER_TARGET
-from agent.summarizer import request_summary, sent_split
-from agent.summary import (
-    SummaryParts,
-    build_summary_message,
-    carried_user_messages,
-    earlier_user_messages,
-    files_touched,
-    is_summary,
-    missing_user_messages,
-    previous_summary,
-    strip_wrapper,
-    user_messages,
+from agent.rebuild import (  # noqa: F401 - CHEAP_TIER_* re-exported
+    CHEAP_TIER_KEEP,
+    CHEAP_TIER_TARGET,
+    RESTORE_MAX_FILES,
+    cheap_tier,
+    cheap_tier_enough,
+    checkpoints_cut,
+    choose_restored,
+    compacted_history,
+    first_kept,
+    refuse_result,
+    summary_parts,
+    without_usage,
 )
-from agent.tiers import clear_tool_results
-from agent.tiers import without_usage as _without_usage
-from agent.undo import UndoPlan, plan_undo, undo_compaction, undo_note, write_undo_note  # noqa: F401
+from agent.summarizer import request_summary, sent_split
+from agent.summary import SummaryParts, build_summary_message, is_summary
+from agent.undo import UndoPlan, undo_note  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from agent.state import AppState
+
+_without_usage = without_usage  # the older name, still used by agent.policy and the bench
 
 MAX_COMPACT_FAILURES = 3
 # Two automatic compactions within this many turns count as thrashing.
@@ -69,33 +71,22 @@ class CompactResult:
 def restore_file_messages(
     old_state: ReadFileState, new_state: ReadFileState, state: AppState, budget: int | None = None
 ) -> list:
-    """Re-read the newest-read files (at most 5, within the budget) into the new history.
-
-    Newest first; a file that is gone or no longer fits is skipped and older ones may still fit;
-    restored in their original read order, through the same mechanism as @-mentions.
-    """
+    """Re-read the newest-read files (agent.rebuild.choose_restored: at most 5, within the budget)
+    into the new history, through the same mechanism as @-mentions. A file that is gone is skipped."""
     from agent.mentions import read_messages
     from agent.tools import ToolError, read_for_model
 
-    picked: list[tuple[str, str, ReadFileState]] = []
-    used = 0
-    if budget is None:
-        budget = budgets_for(state).restore
-    for path in reversed(old_state.paths()):
-        if len(picked) >= RESTORE_MAX_FILES:
-            break
-        read = ReadFileState()
-        try:
-            content = read_for_model(str(path), state.workspace, read)
-        except ToolError:
-            continue
-        # The very text that goes into the history: the recount after finds its count (tokens).
-        size = tokens.count_text(content)
-        if used + size > budget:
-            continue
-        picked.append((str(path), content, read))
-        used += size
-    picked.reverse()
+    def readable() -> Any:
+        for path in reversed(old_state.paths()):
+            read = ReadFileState()
+            try:
+                content = read_for_model(str(path), state.workspace, read)
+            except ToolError:
+                continue
+            # The very text that goes into the history: the recount after finds its count (tokens).
+            yield (str(path), content, read), tokens.count_text(content)
+
+    picked = choose_restored(readable(), budgets_for(state).restore if budget is None else budget, RESTORE_MAX_FILES)
     for _path, _content, read in picked:
         new_state.merge(read)
     return read_messages([(path, content) for path, content, _read in picked])
@@ -123,12 +114,9 @@ async def run_compact(
     state.emit(CompactionStarted(trigger, before, threshold(state)))
 
     if trigger != "manual":
-        keep_tokens = int(threshold(state) * CHEAP_TIER_KEEP)
-        cleared, saved = clear_tool_results(history, keep_tokens)
-        # The responses' usage measured the uncleared history: the gauge must count afresh.
-        cleared = _without_usage(cleared)
+        cleared, saved = cheap_tier(history, threshold(state))
         after = history_tokens(state, cleared)
-        enough = bool(saved) and after <= threshold(state) * CHEAP_TIER_TARGET and after < before
+        enough = cheap_tier_enough(saved, before, after, threshold(state))
         if policy.decide(state, history, cleared, before, after, enough, keep).action == "clear":
             debuglog.log("cheap_tier", before=before, after=after, saved=saved)
             state.stats.cheap_tier_saved += saved
@@ -160,25 +148,7 @@ def _finish_summary(
     trigger: str,
     tail: list[ModelMessage],
 ) -> CompactResult:
-    kept = {id(m) for m in tail}
-    compacted = [m for m in history if id(m) not in kept]
-    earlier = previous_summary(history)
-    earlier_files = (earlier.metadata or {}).get("files") if earlier else None
-    # Every user message so far, not only those since the previous summary: the guarantee holds
-    # across any number of compactions.
-    everyone = earlier_user_messages(earlier) + user_messages(compacted)
-    carried = carried_user_messages(everyone, budgets_for(state).user_messages, state.lang)
-    summary = strip_wrapper(summary)
-    if not summary:
-        raise CompactError(t("compact_empty", state.lang))
-    parts = SummaryParts(
-        summary=summary,
-        archives=list((earlier.metadata or {}).get("archives", [])) if earlier else [],
-        missing_user_messages=missing_user_messages(summary, carried, state.lang),
-        user_messages=carried,
-        files=files_touched(compacted, earlier_files),
-        left_out=left_out,
-    )
+    parts = summary_parts(history, tail, summary, left_out, budgets_for(state).user_messages, state.lang)
     return _commit(state, None, before, trigger, tier="summary", summary=parts, tail=tail)
 
 
@@ -237,38 +207,35 @@ def _commit(
     summary: SummaryParts | None,
     tail: Sequence[ModelMessage] = (),
 ) -> CompactResult:
-    """Archive, rebuild, rewrite, swap. Synchronous on purpose: nothing can interleave."""
-    # The archive must hold the whole transcript: append what the session file does not have yet.
-    if state.persisted < len(state.history):
-        session.append_messages(state.session_id, state.history[state.persisted :], state.workspace)
-        state.persisted = len(state.history)
-    archive = session.archive_session(state.session_id, state.workspace)
-    new_read_state = state.read_file_state
-    if summary is not None:
-        summary.archives.append(str(archive))
-        new_read_state = ReadFileState()
-        head = [build_summary_message(summary, state.lang, state.workspace)]
-        kept = _without_usage(tail)
-        room = restore_room(budgets_for(state), fixed_prefix_tokens(state), tokens.count_messages(head + kept))
-        restored = restore_file_messages(state.read_file_state, new_read_state, state, room)
-        rebuilt = head + restored + kept
-    assert rebuilt is not None
-    after = history_tokens(state, rebuilt)
-    refusal = refuse_result(before, after, threshold(state))
-    if refusal is not None:
-        _discard_archive(archive)
-        raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state)))
-    session.rewrite_messages(state.session_id, rebuilt, state.workspace)
-    fault("rewrite_done")
-    # After the rewrite: a note for a rewrite that never happened would misplace the later turns.
-    write_undo_note(archive, len(rebuilt))
+    """Archive, rebuild, rewrite, swap, through the transcript. Synchronous on purpose: nothing can
+    interleave. A result that is not smaller is refused with history and file as they were."""
+    new_read_state = state.read_file_state if summary is None else ReadFileState()
+    measured: list[int] = []
 
-    # Only now, with the new file safely on disk, does memory change.
+    def build(archive: Path) -> list[ModelMessage]:
+        history = rebuilt
+        if summary is not None:
+            summary.archives.append(str(archive))
+            head = build_summary_message(summary, state.lang, state.workspace)
+            room = restore_room(budgets_for(state), fixed_prefix_tokens(state), tokens.count_messages([head, *tail]))
+            restored = restore_file_messages(state.read_file_state, new_read_state, state, room)
+            history = compacted_history(head, restored, tail)
+        assert history is not None
+        after = history_tokens(state, history)
+        refusal = refuse_result(before, after, threshold(state))
+        if refusal is not None:
+            raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state)))
+        measured.append(after)
+        return history
+
     # The cheap tier removes no message, so checkpoints still point at the right places.
-    dropped = _drop_checkpoints(state, _first_kept(state.history, tail)) if summary is not None else []
-    state.compact_undo.append((archive, dropped))
-    state.history = rebuilt
-    state.persisted = len(rebuilt)
+    fh = state.file_history
+    dropped = checkpoints_cut(fh.checkpoints, first_kept(state.history, tail)) if summary is not None else []
+    archive = state.transcript.replace(build, dropped=dropped)
+    # Only now, with the new file safely on disk, does the rest of the state change.
+    if dropped:
+        fh.drop_from(dropped[0])
+    after = measured[-1]
     state.scratch.recorder.forget()  # its messages are the old history's: free them
     state.read_file_state = new_read_state
     state.stats.compactions += 1
@@ -283,34 +250,14 @@ def _commit(
     return CompactResult(before, after, str(archive), tier, left_out)
 
 
-def refuse_result(before: int, after: int, limit: int) -> str | None:
-    """Why a compaction's result must be discarded (an i18n key), or None to keep it. Manual or
-    automatic alike: a result not smaller than its input, or still over the threshold, only makes
-    things worse (and an automatic one would fire again at once)."""
-    if after >= before:
-        return "compact_not_smaller"
-    if after > limit:
-        return "compact_over_threshold"
-    return None
+def plan_undo(state: AppState) -> UndoPlan:
+    """What "/compact undo" would restore (agent.undo), worked out before asking."""
+    return undo.plan_undo(state.transcript, state.lang)
 
 
-def _discard_archive(archive: Path) -> None:
-    for path in (archive, undo_note(archive)):
-        try:
-            path.unlink()
-        except OSError:
-            pass
-
-
-def _first_kept(history: Sequence[ModelMessage], tail: Sequence[ModelMessage]) -> int:
-    kept = {id(m) for m in tail}
-    return next((i for i, m in enumerate(history) if id(m) in kept), len(history))
-
-
-def _drop_checkpoints(state: AppState, compacted_until: int) -> list[Checkpoint]:
-    """Checkpoints whose history_index points into the compacted messages go; they are kept aside so
-    "/compact undo" can bring them back."""
-    return state.file_history.drop_compacted(compacted_until)
+def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str, str, int]:
+    """The "/compact undo": the newest archive's history and the turns made since (agent.undo)."""
+    return undo.undo_compaction(state.transcript, state.file_history, plan or plan_undo(state))
 
 
 # --- automatic compaction ------------------------------------------------------------------

@@ -17,6 +17,7 @@ from agent.file_history import Checkpoint, FileHistory
 from agent.file_state import ReadFileState
 from agent.i18n import t
 from agent.state import AppState, CompactionState, Stats
+from agent.transcript import Transcript
 
 
 def load_session(state: AppState, session_id: str) -> list:
@@ -37,18 +38,14 @@ def load_session(state: AppState, session_id: str) -> list:
 
 
 def switch_session(state: AppState, session_id: str, messages: list) -> None:
-    """Make `session_id` current: take its lock, reset per-session state."""
-    new_lock = session.SessionLock(session_id, state.workspace)
-    if getattr(state, "lock", None) is not None:
-        state.lock.release()
-    state.lock = new_lock
-    state.session_id = session_id
+    """Make `session_id` current: a new transcript with its lock (taken before the old one goes),
+    and the per-session state reset."""
+    transcript = Transcript.open(session_id, state.workspace, messages)
+    state.transcript.close()
+    state.transcript = transcript
     state.stats = Stats.from_dict(session.load_stats(session_id, state.workspace))
-    state.history = messages
-    state.persisted = len(messages)
     state.read_file_state = ReadFileState()
     state.file_history = FileHistory()
-    state.compact_undo = []
     # The breakers and the background summary are the old session's; the agent's scratch is kept.
     state.compaction = CompactionState()
     state.scratch.recorder.forget()
@@ -58,7 +55,7 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
     from agent.events import EventLog
 
     # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
-    state = AppState(config=config, session_id="", emit=EventLog())
+    state = AppState(config=config, transcript=Transcript("", config.workspace), emit=EventLog())
     session_id = None
     if args.cont:
         session_id = session.latest_session(config.workspace)
@@ -105,7 +102,5 @@ def undo_turn(state: AppState) -> Checkpoint | None:
     from agent.background import cancel_background  # not at start-up: main imports this module
 
     cancel_background(state)
-    state.history = state.history[: checkpoint.history_index]
-    session.rewrite_messages(state.session_id, state.history, state.workspace)
-    state.persisted = len(state.history)
+    state.transcript.truncate(checkpoint.history_index)
     return checkpoint

@@ -284,8 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + t("interrupted", config.lang), file=sys.stderr)
         return 130
     finally:
-        if state.lock is not None:
-            state.lock.release()  # its .lock file goes with it
+        state.transcript.close()  # its .lock file goes with it
 
 
 async def repl(state: AppState) -> int:

@@ -11,16 +11,15 @@ import contextlib
 import glob
 import json
 import os
-import tempfile
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from agent import long_lines
-from agent.atomic import fsync_dir
+from agent.atomic import write_via_temp
 from agent.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
@@ -30,6 +29,8 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
 COPY_CHUNK = 1 << 20
+# Temp files of a rewrite or an archive end so: SessionLock removes the stale ones a crash left.
+SESSION_TEMP = ".tmp"
 
 
 def new_session_id() -> str:
@@ -97,26 +98,6 @@ def append_messages(session_id: str, messages: Sequence[ModelMessage], workspace
         os.close(fd)
 
 
-def _replace(path: Path, write: Callable[[BinaryIO], None]) -> None:
-    """Write `path` through a temp file, fsync and rename: a reader or a crash sees the old file
-    (or none) or the new one whole, never a mix. The temp file goes if anything fails."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(path.parent)
-
-
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that a crash leaves the old or the new file, never a mix."""
 
@@ -125,7 +106,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         fault("rewrite_mid_write")
         f.write(data[len(data) // 2 :])
 
-    _replace(path, write)
+    write_via_temp(path, write, mode=0o600, suffix=SESSION_TEMP)
 
 
 def rewrite_messages(session_id: str, history: Sequence[ModelMessage], workspace: Path | None = None) -> None:
@@ -309,7 +290,7 @@ def archive_session(session_id: str, workspace: Path | None = None) -> Path:
                     out.write(chunk)
                     fault("archive_mid_copy")
 
-    _replace(path, copy)
+    write_via_temp(path, copy, mode=0o600, suffix=SESSION_TEMP)
     fault("archive_done")
     return path
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from agent.faults import fault
 
@@ -39,22 +41,25 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """Make `path` hold `data`. Raises OSError with `path` (if it existed) exactly as it was."""
+def write_via_temp(
+    path: Path, write: Callable[[BinaryIO], None], *, mode: int | None = None, suffix: str = TEMP_SUFFIX
+) -> None:
+    """The one temp-file routine: `write` fills a temp file in `path`'s folder, which is fsynced, given
+    `mode` (None: the old file's mode and owner, or what open() would make) and renamed over `path`.
+    Raises with `path` (if it existed) exactly as it was, and the temp file gone."""
     try:
-        old = os.stat(path)
+        old = os.stat(path) if mode is None else None
     except FileNotFoundError:
         old = None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data[: len(data) // 2])
-            f.flush()
-            fault("file_mid_write")
-            f.write(data[len(data) // 2 :])
+            write(f)
             f.flush()
             os.fsync(f.fileno())
-        if old is None:
+        if mode is not None:
+            os.chmod(tmp, mode)
+        elif old is None:
             os.chmod(tmp, 0o666 & ~_umask())  # what open() would have made
         else:
             try:  # owner first: chown clears set-id bits, chmod puts them back
@@ -70,3 +75,16 @@ def replace_file(path: Path, data: bytes) -> None:
             pass
         raise
     fsync_dir(path.parent)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Make `path` hold `data`, keeping its mode and owner. Raises OSError with `path` (if it
+    existed) exactly as it was."""
+
+    def write(f: BinaryIO) -> None:
+        f.write(data[: len(data) // 2])
+        f.flush()
+        fault("file_mid_write")
+        f.write(data[len(data) // 2 :])
+
+    write_via_temp(path, write)

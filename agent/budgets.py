@@ -24,8 +24,6 @@ SUMMARY_OVERHEAD = 300
 # Codex CLI keeps up to 20,000 tokens of user messages; Claude Code restores up to 50,000 of files.
 USER_MESSAGES_MAX = 20_000
 RESTORE_MAX = 50_000
-# Files restored after a summary, newest read first, at most.
-RESTORE_MAX_FILES = 5
 # Shares of the room left after the prefix and the summary.
 USER_SHARE, RESTORE_SHARE, TAIL_SHARE = 0.3, 0.4, 0.3
 

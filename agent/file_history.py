@@ -65,13 +65,6 @@ class FileHistory:
                 return dropped
         return []
 
-    def drop_compacted(self, compacted_until: int) -> list[Checkpoint]:
-        """A compaction replaced the messages up to `compacted_until`: the checkpoints pointing into
-        them go (the design drops them all), and every later one; returned for restore_checkpoints
-        so "/compact undo" can bring them back."""
-        first = next((cp for cp in self.checkpoints if cp.history_index <= compacted_until), None)
-        return [] if first is None else self.drop_from(first)
-
     def restore_checkpoints(self, checkpoints: list[Checkpoint]) -> None:
         """Put back checkpoints drop_from removed (e.g. "/compact undo")."""
         present = {id(cp) for cp in self.checkpoints}

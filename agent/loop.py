@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import session
 from agent import debuglog
 from agent.events import (
     Notice,
@@ -94,14 +93,12 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
     memory, `persisted` stays where it was so the next append retries, and the reason is returned
     for the caller to show once.
     """
-    state.history = messages
-    if state.persisted < len(messages):
-        try:
-            session.append_messages(state.session_id, messages[state.persisted :], state.workspace)
-        except OSError as exc:
-            debuglog.log("save_failed", error=str(exc))
-            return t("save_failed", state.lang, error=exc.strerror or exc)
-        state.persisted = len(messages)
+    state.transcript.update(messages)
+    try:
+        state.transcript.persist()
+    except OSError as exc:
+        debuglog.log("save_failed", error=str(exc))
+        return t("save_failed", state.lang, error=exc.strerror or exc)
     return None
 
 
@@ -186,8 +183,9 @@ def _settle(
 ) -> None:
     """After an error or Ctrl-C: keep what completed, give every dangling tool call a result."""
     if run is None or not got:
-        # Nothing came back: the turn never happened. The user's text stays in the input history.
-        state.history = start if state.persisted >= len(start) else state.history
+        # Nothing came back: the turn never happened (the file loses what it saved of it, e.g. an
+        # @-mention's read). The user's text stays in the input history.
+        save(start)
         return
     save(repair(_ours(state, run), results, note))
 

@@ -11,9 +11,9 @@ and the history stays as it was.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-import session
 from agent import debuglog, tokens
 from agent.context import fixed_prefix_tokens, history_tokens
 from agent.errors import WindowOverflow
@@ -58,14 +58,14 @@ async def make_fit(
     if needed > limit:
         raise WindowOverflow(t("overflow_nothing_fits", state.lang, needed=needed, limit=limit))
     state.emit(Notice(t("overflow_fitting", state.lang, used=used, limit=limit), level="warn"))
-    state.history = messages
+    state.transcript.update(messages)
     # A summary, unless summaries are what fails (the breaker, or the last automatic one failed).
+    # A failed one leaves the history as it was (agent.transcript).
     if state.compaction.off_reason != "failures" and not state.compaction.failures:
         try:
             await summarize()
         except Exception as exc:  # noqa: BLE001 - leaving out the oldest still works
             debuglog.log("overflow_summary_failed", error=repr(exc)[:300])
-            state.history = messages
     if history_tokens(state, state.history) > limit:
         try:
             leave_out_oldest(state, limit)
@@ -73,7 +73,6 @@ async def make_fit(
             debuglog.log("overflow_unsaved", error=str(exc))
             from agent.tiers import fit_messages
 
-            state.history = messages
             return fit_messages(messages, limit, fixed_prefix_tokens(state))[0]
     return None
 
@@ -83,32 +82,26 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     request fits; a note where they were says where the transcript is. Returns how many went."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
+    from agent.rebuild import checkpoints_cut, left_out_history
     from agent.summary import is_summary
-    from agent.tiers import fit_messages, without_usage
+    from agent.tiers import fit_messages
 
     history = list(state.history)
     note_room = 200
     kept, dropped = fit_messages(history, limit - note_room, fixed_prefix_tokens(state))
     if not dropped:
         return 0
-    if state.persisted < len(history):
-        session.append_messages(state.session_id, history[state.persisted :], state.workspace)
-        state.persisted = len(history)
-    archive = session.archive_session(state.session_id, state.workspace)
-    note = ModelRequest(parts=[UserPromptPart(t("overflow_note", state.lang, n=dropped, archive=archive))])
-    # Kept responses carry usage measured on the longer history: the gauge must count afresh.
-    kept = without_usage(kept)
+
+    def build(archive: Path) -> list[ModelMessage]:
+        note = ModelRequest(parts=[UserPromptPart(t("overflow_note", state.lang, n=dropped, archive=archive))])
+        return left_out_history(kept, note)
+
+    fh = state.file_history
     head = 1 if is_summary(history[0]) else 0  # fit_messages keeps a summary at the start
-    rebuilt = kept[:head] + [note] + kept[head:]
-    try:
-        session.rewrite_messages(state.session_id, rebuilt, state.workspace)
-    except OSError:
-        archive.unlink(missing_ok=True)  # nothing refers to it: the session file is unchanged
-        raise
-    checkpoints = state.file_history.drop_compacted(head + dropped)
-    state.compact_undo.append((archive, checkpoints))
-    state.history = rebuilt
-    state.persisted = len(rebuilt)
+    checkpoints = checkpoints_cut(fh.checkpoints, head + dropped)
+    archive = state.transcript.replace(build, dropped=checkpoints)
+    if checkpoints:
+        fh.drop_from(checkpoints[0])
     state.scratch.recorder.forget()
     state.stats.left_out_messages += dropped
     state.stats.last_archive = str(archive)

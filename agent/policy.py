@@ -23,11 +23,6 @@ DEFAULT_SUMMARY_TOKENS = 3_000
 WRAPPER_TOKENS = 600
 BYTES_PER_TOKEN = 3.5
 MIN_GROWTH = 200
-# The cheap tier alone is enough when it brings the context under this share of the threshold:
-# the margin keeps the next turn from triggering again at once.
-CHEAP_TIER_TARGET = 0.7
-# Newest tool results kept verbatim by the cheap tier, as a share of the threshold.
-CHEAP_TIER_KEEP = 0.25
 
 
 def prices(state: AppState) -> cost.Prices | None:
@@ -76,7 +71,7 @@ def _user_estimate(history: Sequence[ModelMessage]) -> int:
 
 
 def _restored_estimate(state: AppState) -> int:
-    from agent.budgets import RESTORE_MAX_FILES
+    from agent.rebuild import RESTORE_MAX_FILES
 
     total = 0
     for path in state.read_file_state.paths()[-RESTORE_MAX_FILES:]:
@@ -116,14 +111,12 @@ def summary_expected(state: AppState, used: int, history: Sequence[ModelMessage]
     is started only then: where clearing will be chosen, one written ahead would be paid for and
     thrown away (or, swapped in first, cost more than the clearing)."""
     from agent.context import history_tokens
-    from agent.tiers import clear_tool_results, without_usage
+    from agent.rebuild import cheap_tier, cheap_tier_enough
 
     history = list(state.history if history is None else history)
-    cleared, saved = clear_tool_results(history, int(threshold(state) * CHEAP_TIER_KEEP))
-    cleared = without_usage(cleared)
+    cleared, saved = cheap_tier(history, threshold(state))
     after = history_tokens(state, cleared)
-    enough = bool(saved) and after <= threshold(state) * CHEAP_TIER_TARGET and after < used
-    if not enough:
+    if not cheap_tier_enough(saved, used, after, threshold(state)):
         return True
     seen = outlook(state, history, cleared, used, after)
     return cost.choose("auto", True, seen, prices(state), caches(state)).action == "summary"

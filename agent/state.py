@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING
 
 from agent.config import Config
 from agent.events import Emit, Event
-from agent.file_history import Checkpoint, FileHistory
+from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
 from agent.prefix import RequestRecorder
+from agent.transcript import Transcript
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage
 
     from agent.summary import SummaryReply
-    from session import SessionLock
 
 
 def _drop(event: Event) -> None:
@@ -130,8 +130,8 @@ class Scratch:
 @dataclass
 class AppState:
     config: Config
-    session_id: str
-    history: list[ModelMessage] = field(default_factory=list)
+    # The history, the session file and its lock, the /compact undo stack: all changes go through it.
+    transcript: Transcript
     read_file_state: ReadFileState = field(default_factory=ReadFileState)
     file_history: FileHistory = field(default_factory=FileHistory)
     # The one channel to the UI: events out, approval requests answered back (agent.events).
@@ -142,14 +142,17 @@ class AppState:
     always_allowed_writes: set[str] = field(default_factory=set)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
-    # Messages of `history` already appended to the session file.
-    persisted: int = 0
     turns: int = 0
-    # Undo information for "/compact undo": (archive path, checkpoints the compaction dropped).
-    compact_undo: list[tuple[Path, list[Checkpoint]]] = field(default_factory=list)
     scratch: Scratch = field(default_factory=Scratch)
-    # The session's flock (session.SessionLock): one writer per session.
-    lock: SessionLock | None = None
+
+    @property
+    def history(self) -> list[ModelMessage]:
+        """Read only: the transcript owns it (agent.transcript)."""
+        return self.transcript.messages
+
+    @property
+    def session_id(self) -> str:
+        return self.transcript.session_id
 
     @property
     def workspace(self) -> Path:

@@ -7,7 +7,6 @@ apart from the compaction's own messages, even in a resumed session, and kept.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +17,13 @@ from agent import debuglog
 from agent.errors import NothingToCompact
 from agent.i18n import t
 from agent.summary import is_summary
+from agent.transcript import read_undo_note, undo_note, write_undo_note  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from agent.state import AppState
+    from agent.file_history import FileHistory
+    from agent.transcript import Transcript
 
 
 @dataclass
@@ -60,62 +61,29 @@ def count_turns(messages: Sequence[ModelMessage]) -> int:
                and any(isinstance(p, UserPromptPart) for p in m.parts))
 
 
-def undo_note(archive: Path) -> Path:
-    return archive.with_suffix(".undo.json")
-
-
-def write_undo_note(archive: Path, rebuilt: int) -> None:
-    """Beside the archive: how long the history was that replaced it, so "/compact undo" (even
-    after a resume) can tell the turns made since from the compaction's own messages."""
-    try:
-        session.write_atomic(undo_note(archive), json.dumps({"rebuilt_messages": rebuilt}).encode())
-    except OSError as exc:
-        debuglog.log("undo_note_failed", error=str(exc))
-
-
-def read_undo_note(archive: Path) -> int | None:
-    try:
-        value = json.loads(undo_note(archive).read_text()).get("rebuilt_messages")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return value if isinstance(value, int) and value >= 0 else None
-
-
-def plan_undo(state: AppState) -> UndoPlan:
-    archives = session.list_archives(state.session_id, state.workspace)
+def plan_undo(transcript: Transcript, lang: str) -> UndoPlan:
+    archives = session.list_archives(transcript.session_id, transcript.workspace)
     if not archives:
-        raise NothingToCompact(t("undo_nothing", state.lang))
+        raise NothingToCompact(t("undo_nothing", lang))
     newest = archives[-1]
     restored = session.parse_lines(newest.read_bytes()).messages
-    return UndoPlan(newest, restored, later_messages(state.history, read_undo_note(newest)))
+    return UndoPlan(newest, restored, later_messages(transcript.messages, read_undo_note(newest)))
 
 
-def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str, str, int]:
+def undo_compaction(transcript: Transcript, file_history: FileHistory, plan: UndoPlan) -> tuple[str, str, int]:
     """Restore the history from the newest archive, archiving the current one first, so nothing
-    is lost either way; the turns made after that compaction follow it again. Checkpoints that
-    compaction dropped come back with it."""
-    plan = plan or plan_undo(state)
+    is lost either way (Transcript.revert); the turns made after that compaction follow it again.
+    Checkpoints that compaction dropped come back with it."""
     newest, later = plan.archive, plan.later or []
-    if state.persisted < len(state.history):
-        session.append_messages(state.session_id, state.history[state.persisted :], state.workspace)
-    saved = session.archive_session(state.session_id, state.workspace)
     history = plan.restored + later
-    session.rewrite_messages(state.session_id, history, state.workspace)
-    # Undoing this undo restores `saved`; what comes after `history` was made since.
-    write_undo_note(saved, len(history))
+    # Checkpoints of the later turns pointed into the compacted history: they move along.
+    since = len(transcript.messages) - len(later)
+    shift = len(plan.restored) - since
+    saved, dropped = transcript.revert(newest, history)
     if plan.later is not None:
-        # Checkpoints of the later turns pointed into the compacted history: move them along.
-        shift = len(plan.restored) - (len(state.history) - len(later))
-        for checkpoint in state.file_history.checkpoints:
-            if checkpoint.history_index >= len(state.history) - len(later):
+        for checkpoint in file_history.checkpoints:
+            if checkpoint.history_index >= since:
                 checkpoint.history_index += shift
-    state.history = history
-    state.persisted = len(history)
-    for index in range(len(state.compact_undo) - 1, -1, -1):
-        archive, dropped = state.compact_undo[index]
-        if archive == newest:
-            state.file_history.restore_checkpoints(dropped)
-            del state.compact_undo[index]
-            break
+    file_history.restore_checkpoints(dropped)
     debuglog.log("compact_undo", archive=str(newest), saved=str(saved), messages=len(history), later=len(later))
     return str(newest), str(saved), len(history)

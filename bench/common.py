@@ -214,10 +214,11 @@ def make_state(base_url: str, workspace: Path, window: int = WINDOW, *, model: s
     from agent.config import Config
     from agent.events import EventLog
     from agent.state import AppState
+    from agent.transcript import Transcript
 
     cfg = Config(model=model, base_url=base_url, api_key="bench", context_window=window, workspace=workspace,
                  lang=lang, yes=True, **config)
-    state = AppState(config=cfg, session_id=session.new_session_id())
+    state = AppState(config=cfg, transcript=Transcript(session.new_session_id(), workspace))
     state.emit = EventLog()
     return state
 
@@ -243,11 +244,12 @@ def install_session(state: Any, s: Any, *, reload: bool = True, files: int = 5) 
     fresh objects, cold token caches) and put the `files` newest-read project files on disk,
     recorded as read (what a compaction restores)."""
     import session
+    from agent.transcript import Transcript
     from bench import synth
 
     session.rewrite_messages(state.session_id, s.messages, state.workspace)
-    state.history = session.load(state.session_id, state.workspace).messages if reload else list(s.messages)
-    state.persisted = len(state.history)
+    messages = session.load(state.session_id, state.workspace).messages if reload else list(s.messages)
+    state.transcript = Transcript(state.session_id, state.workspace, messages)
     recent = s.reads[-files:] if files else []
     synth.write_project(s, state.workspace, recent)
     for path in recent:

@@ -80,7 +80,7 @@ def warm_live(history: list) -> None:
 async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict[str, float]:
     import compact
     import session
-    from agent import summarizer
+    from agent import rebuild, summarizer
     from tests.fake_openai import Text
 
     state = common.make_state(server.base_url, ws, window)
@@ -107,14 +107,14 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
         (summarizer, "fit_request", "fit request (count history)"),
         (summarizer, "_summary_call", "request call"),
         (session, "archive_session", "archive (copy + fsync)"),
-        (compact, "files_touched", "summary: files touched"),
-        (compact, "carried_user_messages", "summary: user messages"),
-        (compact, "missing_user_messages", "summary: user messages"),
+        (rebuild, "files_touched", "summary: files touched"),
+        (rebuild, "carried_user_messages", "summary: user messages"),
+        (rebuild, "missing_user_messages", "summary: user messages"),
         (compact, "restore_file_messages", "restore files"),
         (compact, "build_summary_message", "summary message"),
         (compact, "history_tokens", "recount"),
         (session, "rewrite_messages", "rewrite (+ fsync)"),
-        (compact, "_drop_checkpoints", "drop checkpoints"),
+        (compact, "checkpoints_cut", "drop checkpoints"),
     ]
     server.handler_times.clear()
     with timers(spec, buckets):

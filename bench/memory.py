@@ -56,11 +56,10 @@ def child(args: list[str]) -> None:
 async def _session(state, session_id, mark) -> None:
     import compact
     import session
+    from agent.transcript import Transcript
     from main import on_submit
 
-    state.session_id = session_id
-    state.history = session.load(session_id, state.workspace).messages
-    state.persisted = len(state.history)
+    state.transcript = Transcript(session_id, state.workspace, session.load(session_id, state.workspace).messages)
     mark(f"session loaded ({len(state.history):,} messages)")
     compact.context_tokens(state)
     mark("context gauge")

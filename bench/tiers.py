@@ -66,7 +66,7 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
             for p in m.parts:
                 if isinstance(p, ToolReturnPart) and p.tool_call_id in paths:
                     state.read_file_state.record(ws / paths.pop(p.tool_call_id))
-        state.history.append(m)
+        state.transcript.update([*state.history, m])
         running += tokens.count_message(m)
     cheap = [r for r in results if r.tier == "cheap"]
     summ = [r for r in results if r.tier != "cheap"]

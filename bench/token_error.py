@@ -126,7 +126,7 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
 
         # rebuilt: no usage in the history, as right after a compaction; the prefix is now the
         # server's own figure (agent.context.calibrate_prefix)
-        state.history = compact._without_usage(state.history)
+        state.transcript.update(compact._without_usage(state.history))
         pending = [ModelRequest(parts=[UserPromptPart(text)])]
         estimate = compact.context_tokens(state, pending)
         index = len(server.requests)

@@ -9,6 +9,7 @@ import session
 from agent.config import Config
 from agent.events import EventLog
 from agent.state import AppState
+from agent.transcript import Transcript
 from tests.fake_openai import FakeOpenAI
 
 # No test reaches a real model: only the fixture below, pointed at 127.0.0.1, allows requests.
@@ -43,7 +44,7 @@ def workspace(tmp_path, monkeypatch):
 @pytest.fixture
 def state(workspace) -> AppState:
     """A state with no model, for calling the tools directly."""
-    return AppState(config=Config(workspace=workspace), session_id="s1")
+    return AppState(config=Config(workspace=workspace), transcript=Transcript("s1", workspace))
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ async def make_state(home, workspace, server):
         options = {"base_url": server.base_url, "api_key": "test-key", "workspace": workspace, "lang": "en",
                    "yes": True}
         options.update(config)
-        state = AppState(config=Config(**options), session_id=session.new_session_id())
+        state = AppState(config=Config(**options), transcript=Transcript(session.new_session_id(), workspace))
         state.emit = EventLog()
         made.append(state)
         return state

@@ -21,7 +21,7 @@ AGENT_MAY_IMPORT = ("agent", "session")
 MAX_LINES = 400
 # Over MAX_LINES today, with their current length as a ceiling: none may grow; one split below MAX_LINES
 # leaves the list.
-KNOWN_LONG = {"session.py": 414}
+KNOWN_LONG: dict[str, int] = {}
 
 
 def project_modules(root: Path) -> dict[str, Path]:

@@ -188,4 +188,4 @@ async def test_compact_undo_knows_the_later_turns_after_a_resume(make_state, wor
         undo_note(plan.archive).unlink()
         assert compact.plan_undo(resumed).later is None
     finally:
-        resumed.lock.release()
+        resumed.transcript.close()

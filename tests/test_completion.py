@@ -11,11 +11,12 @@ from rich.console import Console
 import main
 from agent.config import Config
 from agent.state import AppState
+from agent.transcript import Transcript
 from ui.app import AgentCompleter, App
 
 
 def _complete(workspace, text: str) -> list[str]:
-    state = AppState(config=Config(workspace=workspace), session_id="s")
+    state = AppState(config=Config(workspace=workspace), transcript=Transcript("s", workspace))
     app = App(state, main.submit, console=Console(file=StringIO()))
     return [c.text for c in AgentCompleter(app).get_completions(Document(text), CompleteEvent())]
 

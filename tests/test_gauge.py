@@ -52,10 +52,10 @@ async def test_session_totals_survive_a_resume(make_state, server, capsys):
         assert resumed.stats.requests == 3
         assert resumed.stats.input_tokens > totals["input_tokens"]
     finally:
-        resumed.lock.release()
+        resumed.transcript.close()
         if resumed.scratch.agent is not None:
             await resumed.scratch.agent.model.client.close()
     # A new session starts from zero.
     fresh = controller.start_state(main.parse_args([]), state.config)
-    fresh.lock.release()
+    fresh.transcript.close()
     assert fresh.stats.requests == 0

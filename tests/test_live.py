@@ -27,6 +27,7 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
     from agent.config import Config, model_info
     from agent.events import EventLog, ToolCallStarted
     from agent.state import AppState
+    from agent.transcript import Transcript
     from main import on_submit
 
     monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)
@@ -34,7 +35,7 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
     monkeypatch.setenv("CODING_AGENT_MAX_RETRIES", "3")
     (workspace / "notes.txt").write_text("The secret word is pineapple.\n")
     config = Config(api_key=KEY, workspace=workspace, lang="en", yes=True, context_window=1_000_000)
-    state = AppState(config=config, session_id="live-1", emit=EventLog())
+    state = AppState(config=config, transcript=Transcript("live-1", workspace), emit=EventLog())
     try:
         await on_submit(state, "Use the read_file tool to read notes.txt, then tell me the secret word.")
         assert state.emit.of(ToolCallStarted), "the model made no tool call"

@@ -9,6 +9,7 @@ from agent.config import Config
 from agent.events import EventLog, Notice
 from agent.state import AppState
 from agent.summary import is_summary
+from agent.transcript import Transcript
 from tests.builders import SUMMARY, chat, is_compaction, long_answer
 from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 from ui.status import status_lines
@@ -29,7 +30,7 @@ async def local(monkeypatch, workspace):
         url = server.base_url.removesuffix("/v1") + base_path
         config = Config(model=LOCAL_MODEL, base_url=url, workspace=workspace, lang="en", yes=True,
                         context_window=window)
-        state = AppState(config=config, session_id="local-1", emit=EventLog())
+        state = AppState(config=config, transcript=Transcript("local-1", workspace), emit=EventLog())
         made.append((server, state))
         return server, state
 

@@ -164,6 +164,6 @@ async def test_background_not_used_if_history_no_longer_starts_with_snapshot(mak
         await on_submit(state, note(n, 200))
         n += 1
     snapshot = state.compaction.background.snapshot
-    state.history = state.history[: len(snapshot) - 2]  # e.g. /undo removed turns the snapshot holds
+    state.transcript.truncate(len(snapshot) - 2)  # e.g. /undo removed turns the snapshot holds
     assert take_background(state) is None
     assert state.compaction.background is None

@@ -102,7 +102,7 @@ async def test_not_reused_when_the_history_was_rebuilt(make_state, workspace, se
     server.script(long_answer())
     await on_submit(state, "hello")
     # The same messages, but not the same objects: as after loading the session from disk.
-    state.history = [m.__class__(**{f: getattr(m, f) for f in m.__dataclass_fields__}) for m in state.history]
+    state.transcript.update([m.__class__(**{f: getattr(m, f) for f in m.__dataclass_fields__}) for m in state.history])
     assert state.scratch.recorder.covering(state.history) is None
     server.script(Text("<summary>1. said hello</summary>"))
     await compact.run_compact(state)
@@ -147,11 +147,11 @@ def test_join_outside_and_inside():
 def _resume(state, make_state, **config):
     """A new state on the same session, loaded from disk as --continue does."""
     import session
+    from agent.transcript import Transcript
 
     resumed = make_state(**config)
-    resumed.session_id = state.session_id
-    resumed.history = session.load(state.session_id, state.workspace).messages
-    resumed.persisted = len(resumed.history)
+    resumed.transcript = Transcript(state.session_id, state.workspace,
+                                    session.load(state.session_id, state.workspace).messages)
     return resumed
 
 

@@ -164,7 +164,7 @@ async def test_a_fresh_estimate_uses_the_servers_own_prefix(make_state, server):
     state = make_state()
     await chat(state, ["hello"])
     assert state.scratch.prefix_calibrated
-    state.history = compact._without_usage(state.history)  # as a rebuilt history has none
+    state.transcript.update(compact._without_usage(state.history))  # as a rebuilt history has none
     pending = [ModelRequest(parts=[UserPromptPart("and the next question")])]
     estimate = context_tokens(state, pending)
     await chat(state, ["and the next question"])

@@ -15,6 +15,7 @@ from pydantic_ai.usage import RunUsage
 
 from agent.config import Config
 from agent.state import AppState
+from agent.transcript import Transcript
 from tests.fake_ui import FakeUI
 
 Scenario = Callable[[Path], list[str]]
@@ -47,7 +48,7 @@ class Approver:
 
 
 def _ctx(workspace: Path, answer: str = "n") -> tuple[RunContext[AppState], Approver]:
-    state = AppState(config=Config(workspace=workspace, yes=False, lang="en"), session_id="s1")
+    state = AppState(config=Config(workspace=workspace, yes=False, lang="en"), transcript=Transcript("s1", workspace))
     approver = Approver(answer)
     state.emit = FakeUI(approve=approver)
     return RunContext(deps=state, model=TestModel(), usage=RunUsage()), approver

@@ -25,5 +25,4 @@ def resume(home, workspace, server):
 
     yield open_session
     for state in opened:
-        if state.lock is not None:
-            state.lock.release()
+        state.transcript.close()

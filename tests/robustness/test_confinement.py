@@ -18,6 +18,7 @@ from agent.mentions import build_mention_messages
 from agent.shell import execute
 from agent.state import AppState
 from agent.tools import edit_file, grep, list_files, read_file, run_command, write_file
+from agent.transcript import Transcript
 from tests.fake_ui import FakeUI
 from tests.robustness.harness import FAKE_KEY, KEY_NAMES
 
@@ -43,7 +44,7 @@ def world(tmp_path, home, workspace):
     archive.write_text("the archived transcript\n")
     os.symlink(session.session_file("s1", workspace), workspace / "link_session.jsonl")
     os.symlink(archive, workspace / "link_archive.jsonl")
-    state = AppState(config=Config(workspace=workspace, yes=True), session_id="s1")
+    state = AppState(config=Config(workspace=workspace, yes=True), transcript=Transcript("s1", workspace))
     ctx = RunContext(deps=state, model=TestModel(), usage=RunUsage())
     return {"ctx": ctx, "state": state, "outside": outside, "archive": archive, "home": home,
             "session": session.session_file("s1", workspace), "ws": workspace}

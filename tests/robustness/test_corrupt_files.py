@@ -17,6 +17,7 @@ import compact
 import session
 from agent.events import CompactionFailed, Notice
 from agent.loop import repair_history
+from agent.transcript import Transcript
 from main import on_submit
 from tests.robustness.harness import (
     answer,
@@ -141,9 +142,9 @@ async def test_full_disk_while_appending(home, workspace, server, resume, monkey
 
 async def test_full_disk_during_compaction(make_state, workspace, server, monkeypatch):
     state = make_state(context_window=16_000)
-    state.history = list(long_history())
-    session.rewrite_messages(state.session_id, state.history, workspace)
-    state.persisted = len(state.history)
+    history = list(long_history())
+    session.rewrite_messages(state.session_id, history, workspace)
+    state.transcript = Transcript(state.session_id, workspace, history)
     before = session.session_file(state.session_id, workspace).read_bytes()
 
     def disk_full(data: bytes, path: Path | None = None) -> None:

@@ -19,6 +19,7 @@ import compact
 import session
 from agent.context import threshold
 from agent.events import ToolResult
+from agent.transcript import Transcript
 from compact import take_background
 from main import on_submit
 from tests.builders import is_compaction, script_forever
@@ -111,9 +112,8 @@ async def test_ctrl_c_at_the_approval_prompt(make_state, server, workspace):
 async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
     state = make_state(context_window=16_000)
     history = long_history()
-    state.history = list(history)
     session.rewrite_messages(state.session_id, history, workspace)
-    state.persisted = len(history)
+    state.transcript = Transcript(state.session_id, workspace, history)
     before = session.session_file(state.session_id, workspace).read_bytes()
     slow_summaries(server)
     # The automatic compaction before a turn...
@@ -138,7 +138,7 @@ def _in_band(state) -> list:
     from agent.background import lower_mark
 
     for turns in range(1, 40):
-        state.history = long_history(turns=turns, words=60)
+        state.transcript.update(long_history(turns=turns, words=60))
         used = compact.context_tokens(state)
         if lower_mark(state) + 200 <= used <= threshold(state) - 800:
             return state.history
@@ -149,7 +149,7 @@ async def test_ctrl_c_during_a_background_compaction(make_state, server, workspa
     state = make_state(context_window=16_000)
     history = _in_band(state)
     session.rewrite_messages(state.session_id, history, workspace)
-    state.persisted = len(history)
+    state.transcript = Transcript(state.session_id, workspace, history)
     slow_summaries(server, seconds=3)
     task = asyncio.create_task(on_submit(state, "slow answer please"))
     await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in answer(state), 10)
@@ -173,7 +173,7 @@ async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, ser
     state = make_state(context_window=16_000)
     history = _in_band(state)
     session.rewrite_messages(state.session_id, history, workspace)
-    state.persisted = len(history)
+    state.transcript = Transcript(state.session_id, workspace, history)
     before = session.session_file(state.session_id, workspace).read_bytes()
     slow_summaries(server, seconds=4)
     await on_submit(state, "hello")  # starts the background summary

@@ -156,6 +156,7 @@ def endpoint_faults(base: Path) -> Tally:
     from agent.config import Config
     from agent.events import EventLog, Notice
     from agent.state import AppState
+    from agent.transcript import Transcript
     from main import on_submit
     from tests.fake_openai import FakeOpenAI
     from tests.robustness.test_endpoint_faults import FAULTS, RECOVERED
@@ -168,8 +169,8 @@ def endpoint_faults(base: Path) -> Tally:
     async def scenario(replies: list, expect_error: bool, base_url: str | None = None) -> list[str]:
         home, workspace = _dirs(base, "endpoint")
         with harness.data_home(home), FakeOpenAI() as server:
-            state = AppState(config=Config(base_url=base_url or server.base_url, api_key="k", workspace=workspace,
-                                           lang="en", yes=True), session_id=session.new_session_id())
+            config = Config(base_url=base_url or server.base_url, api_key="k", workspace=workspace, lang="en", yes=True)
+            state = AppState(config=config, transcript=Transcript(session.new_session_id(), workspace))
             state.emit = log = EventLog()
             server.script(*replies)
             await on_submit(state, "read notes.txt")
@@ -208,6 +209,7 @@ def hostile_paths(base: Path) -> Tally:
     from agent.mentions import build_mention_messages
     from agent.state import AppState
     from agent.tools import edit_file, grep, read_file, write_file
+    from agent.transcript import Transcript
 
     tally = Tally("hostile paths")
     home, workspace = _dirs(base, "paths")
@@ -218,7 +220,7 @@ def hostile_paths(base: Path) -> Tally:
     os.symlink(outside, workspace / "dir_out")
     paths = ["../outside/secret.txt", "sub/../../outside/secret.txt", str(outside / "secret.txt"), "/etc/passwd",
              "link_out.txt", "dir_out/secret.txt", "a\0b", "~/../../etc/passwd", str(home / "x.jsonl")]
-    state = AppState(config=Config(workspace=workspace, yes=True), session_id="s1")
+    state = AppState(config=Config(workspace=workspace, yes=True), transcript=Transcript("s1", workspace))
     ctx = RunContext(deps=state, model=TestModel(), usage=RunUsage())
 
     def text(answer: object) -> str:
