@@ -4,8 +4,8 @@ Each simulated turn does what main.on_submit and agent.loop do around the model 
 loaded from disk: parse @-mentions and build the pending input, the watermark check
 (compact.context_tokens), the checkpoint (file_history.make_checkpoint), the session append
 (loop.sync_history after each of the turn's 4 messages), the toolbar text (ui.app.App.toolbar), and
-the mid-turn guard before each of the turn's 2 model requests (agent.guard's ContextGuard). The turn's
-messages (a tool call, a ~200-token tool result, an answer) are appended with realistic usage, so
+the mid-turn guard before each of the turn's 2 model requests (agent.guard's ContextGuard, running
+midturn's hook). The turn's messages (a tool call, a ~200-token tool result, an answer) are appended with realistic usage, so
 the next turn's check anchors on the newest usage as in a live session.
 
 Baseline: recounting the whole history each turn with no per-message cache (the DeepSeek
@@ -96,7 +96,9 @@ class Run:
         from pydantic_ai.messages import ModelRequest, UserPromptPart
 
         import compact
+        import midturn
         from agent.file_state import ReadFileState
+        from agent.guard import hooked
         from agent.loop import sync_history
         from agent.mentions import build_mention_messages, find_mentions
 
@@ -127,7 +129,8 @@ class Run:
             if k in (0, 2):  # before each model request: the first, and after the tool result
                 ctx = SimpleNamespace(deps=state, messages=list(messages), model_settings=None)
                 t0 = time.perf_counter()
-                await self.guard.before_model_request(ctx, SimpleNamespace(messages=list(messages)))
+                with hooked(midturn.before_request):
+                    await self.guard.before_model_request(ctx, SimpleNamespace(messages=list(messages)))
                 guard_t += time.perf_counter() - t0
             t0 = time.perf_counter()
             sync_history(state, messages)

@@ -47,8 +47,10 @@ def samples() -> dict[str, tuple[str, str]]:
     en = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(prompts.glob("*.en.md")))
     while len(en) < 36_000:
         en += "\n" + " ".join(gen.sentence(False) for _ in range(6))
-    code = (common.ROOT / "compact.py").read_text(encoding="utf-8") + (common.ROOT / "agent" / "tokens.py").read_text(
-        encoding="utf-8")
+    # agent/tokens.py was split in two (chat_template.py): both halves keep the sample ~9k tokens, as
+    # before; a smaller sample makes the fresh row's constant prefix gap a larger share.
+    code = "".join((common.ROOT / name).read_text(encoding="utf-8")
+                   for name in ("compact.py", "agent/tokens.py", "agent/chat_template.py"))
     data = gen.json_text(60)
     while len(data) < 24_000:
         data += "\n" + gen.json_text(30)
@@ -79,7 +81,7 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
-    from agent import guard
+    import midturn
     from main import on_submit
 
     out = []
@@ -107,18 +109,18 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
 
         # tool result, mid-turn: what the guard estimates before the request carrying it
         seen: list[tuple[int, int]] = []
-        original = guard.history_tokens
+        original = midturn.history_tokens
 
         def recording(st: Any, history: Any) -> int:
             value = original(st, history)
             seen.append((len(server.requests), value))
             return value
 
-        guard.history_tokens = recording
+        midturn.history_tokens = recording
         try:
             await on_submit(state, f"read sample.{suffix}")
         finally:
-            guard.history_tokens = original
+            midturn.history_tokens = original
         index, estimate = seen[-1]
         rec = server.requests[index]
         assert rec["body"]["messages"][-1]["role"] == "tool", "the estimate must precede the tool-result request"
