@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.i18n import t
-from agent.prefix import priming, summarizing
+from agent.prefix import priming, send_whole, summarizing
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -63,10 +63,14 @@ class _Guard:
             return request_context  # not a turn's request: a priming run or a summary request
         # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
         messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
+        send_whole(False)
         hook = _HOOK.get()
         refit = await hook(state, messages) if hook is not None else None
         if refit is not None and refit.once is not None:  # the history could not be saved
+            # The fitted messages are the whole request: a turn joining onto the last request would
+            # otherwise have that request's messages put in front, and the request not fit at all.
             request_context.messages = refit.once
+            send_whole(True)
             return request_context
         if refit is not None:
             self._replace(ctx, state, request_context)

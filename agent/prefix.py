@@ -111,16 +111,26 @@ def summarizing() -> bool:
     return _SUMMARIZING.get()
 # True inside a turn that joins onto the last request (`reuse`); a compaction request sets it False.
 _LENIENT: ContextVar[bool] = ContextVar("lenient_join", default=False)
+# Set for one request of a joining turn that must go out as given (a history fitted to the window
+# for this request only, agent.guard): the recorded messages must not be put in front of it.
+_WHOLE: ContextVar[bool] = ContextVar("request_given_whole", default=False)
+
+
+def send_whole(whole: bool) -> None:
+    """Whether the next request of this run goes out as pydantic-ai built it (see `join`). Set before
+    every turn request: pydantic-ai carries a hook's context changes on to the rest of the run."""
+    _WHOLE.set(whole)
 
 
 @contextmanager
 def joined_onto(sent: SentRequest | None) -> Iterator[None]:
     """Requests made inside start with `sent`'s messages (see `join`); with None, pydantic-ai's
     messages go as they are, even inside a turn that joins onto an earlier request (`reuse`)."""
-    token, lenient = _JOIN.set(sent), _LENIENT.set(False)
+    token, lenient, whole = _JOIN.set(sent), _LENIENT.set(False), _WHOLE.set(False)
     try:
         yield
     finally:
+        _WHOLE.reset(whole)
         _LENIENT.reset(lenient)
         _JOIN.reset(token)
 
@@ -132,7 +142,7 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     message(s) and then those: the system messages must equal the recorded ones, and so must the
     tools, or the result would not be the request pydantic-ai would have built."""
     sent = _JOIN.get()
-    if sent is None or sent.stale:
+    if sent is None or sent.stale or _WHOLE.get():
         return messages
     if tools != sent.tools:
         raise PrefixMismatch("the tools differ from the recorded request")
@@ -184,6 +194,7 @@ def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], tup
     if sent is None or not sent.history or len(history) <= len(sent.history):
         return list(history), None
     recorder.joined = sent
+    _WHOLE.set(False)  # what an earlier run's last request set (agent.guard) is not this turn's
     return list(history[len(sent.history) :]), (_JOIN.set(sent), _LENIENT.set(True))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from agent.events import CommandRunning, Notice, Retrying, UsageUpdate
 from agent.loop import run_turn
 from tests.fake_openai import Error, Text, ToolCalls
@@ -78,9 +80,8 @@ async def test_the_turn_hook_sees_every_request_and_may_send_one_smaller(make_st
     state = make_state()
     server.script(Text("Hello."))
     assert (await run_turn(state, "hi")).ok
-    # A turn that joins onto the last request sends that request's messages first whatever it is given
-    # (agent.prefix.reuse): here every request of the turn goes out whole.
-    state.scratch.recorder.forget()
+    # The turn joins onto the last request (agent.prefix.reuse); a request the hook gives whole still
+    # goes out as given, without that request's messages put in front.
     server.script(ToolCalls([("list_files", {"pattern": "*.txt"})]), Text("One file."))
     seen: list[int] = []
 
@@ -96,6 +97,16 @@ async def test_the_turn_hook_sees_every_request_and_may_send_one_smaller(make_st
     assert roles == [["user", "assistant", "user"], ["user", "assistant", "tool"]]
     # Only that request: the history keeps the first turn, and a run given no hook is not checked.
     assert len(state.history) == 6
+    # A compaction request after it joins onto the recorded request again (the turn's "whole" ends).
+    import compact
+    from tests.builders import is_compaction
+
+    server.script(Text("<summary>1. The user said hi and asked for the files.</summary>"))
+    with contextlib.suppress(compact.CompactError):  # a history this small may not shrink: no matter
+        await compact.run_compact(state)
+    [summary] = [r["body"]["messages"] for r in server.requests if is_compaction(r["body"])]
+    first = server.requests[1]["body"]["messages"]
+    assert summary[: len(first)] == first
     server.script(Text("Still here."))
     assert (await run_turn(state, "and now")).ok and seen == [3, 5]
     consistent(state)
