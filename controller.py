@@ -44,6 +44,7 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     state.transcript.close()
     state.transcript = transcript
     state.stats = Stats.from_dict(session.load_stats(session_id, state.workspace))
+    state.scratch.stats_on_disk = state.stats.to_dict()
     state.read_file_state = ReadFileState()
     state.file_history = FileHistory()
     # The breakers and the background summary are the old session's; the agent's scratch is kept.

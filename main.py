@@ -193,8 +193,12 @@ def save_stats(state: AppState) -> None:
     """The session's totals survive a resume (--continue); a failed write only costs the totals."""
     if state.stats == Stats():
         return  # nothing counted yet (a new session, right after /clear): no file for it
+    totals = state.stats.to_dict()
+    if totals == state.scratch.stats_on_disk:
+        return  # /help, /status, a refused input: nothing to write
     try:
-        session.save_stats(state.session_id, state.stats.to_dict(), state.workspace)
+        session.save_stats(state.session_id, totals, state.workspace)
+        state.scratch.stats_on_disk = totals
     except OSError as exc:
         from agent import debuglog
 

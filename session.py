@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from agent import long_lines
-from agent.atomic import write_via_temp
+from agent.atomic import replace_file, write_via_temp
 from agent.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
@@ -100,13 +100,7 @@ def append_messages(session_id: str, messages: Sequence[ModelMessage], workspace
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that a crash leaves the old or the new file, never a mix."""
-
-    def write(f: BinaryIO) -> None:
-        f.write(data[: len(data) // 2])
-        fault("rewrite_mid_write")
-        f.write(data[len(data) // 2 :])
-
-    write_via_temp(path, write, mode=0o600, suffix=SESSION_TEMP)
+    replace_file(path, data, mode=0o600, suffix=SESSION_TEMP, point="rewrite_mid_write")
 
 
 def rewrite_messages(session_id: str, history: Sequence[ModelMessage], workspace: Path | None = None) -> None:
@@ -322,7 +316,8 @@ def _remove_stale_temps(session_id: str, workspace: Path | None) -> None:
     """Partial copies a crash left mid-rewrite or mid-archive. Only the lock holder writes them, so
     with the lock just taken, any that exist are stale."""
     name = glob.escape(session_id)
-    temps = ((project_dir(workspace), f".{name}.jsonl.*.tmp"), (archive_dir(workspace), f".{name}-*.tmp"))
+    # The session file's, its stats file's (project folder) and its archives' temp copies.
+    temps = ((project_dir(workspace), f".{name}.*.tmp"), (archive_dir(workspace), f".{name}-*.tmp"))
     for folder, pattern in temps:
         try:
             stale = list(folder.glob(pattern))

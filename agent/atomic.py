@@ -27,7 +27,7 @@ def _umask() -> int:
     return 0o022
 
 
-def fsync_dir(folder: Path) -> None:
+def _fsync_dir(folder: Path) -> None:
     """Make a rename in `folder` durable (best effort: some filesystems refuse a directory fsync)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -74,17 +74,19 @@ def write_via_temp(
         except OSError:
             pass
         raise
-    fsync_dir(path.parent)
+    _fsync_dir(path.parent)
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """Make `path` hold `data`, keeping its mode and owner. Raises OSError with `path` (if it
-    existed) exactly as it was."""
+def replace_file(
+    path: Path, data: bytes, *, mode: int | None = None, suffix: str = TEMP_SUFFIX, point: str = "file_mid_write"
+) -> None:
+    """Make `path` hold `data`, keeping its mode and owner (or given `mode`). Raises OSError with
+    `path` (if it existed) exactly as it was. `point`: the fault point halfway through the write."""
 
     def write(f: BinaryIO) -> None:
         f.write(data[: len(data) // 2])
         f.flush()
-        fault("file_mid_write")
+        fault(point)
         f.write(data[len(data) // 2 :])
 
-    write_via_temp(path, write)
+    write_via_temp(path, write, mode=mode, suffix=suffix)

@@ -68,12 +68,21 @@ class Stats:
         stats = cls()
         for f in dataclasses.fields(cls):
             value = data.get(f.name)
-            default = getattr(stats, f.name)
-            if isinstance(value, int) and not isinstance(value, bool) and isinstance(default, int):
-                setattr(stats, f.name, value)
-            elif isinstance(value, str) and f.name == "last_archive":
-                setattr(stats, f.name, value)
+            if _fits(value, getattr(stats, f.name), str(f.type)):
+                setattr(stats, f.name, dict(value) if isinstance(value, dict) else value)
         return stats
+
+
+def _fits(value: object, default: object, annotation: str) -> bool:
+    """Whether a value read back from a stats file has the type of the field it is for."""
+    if value is None or isinstance(value, bool) != isinstance(default, bool):
+        return False
+    if isinstance(default, dict):  # counts by reason
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and isinstance(n, int) and not isinstance(n, bool) for k, n in value.items())
+    if default is None:  # an optional figure or text: its annotation says which
+        return isinstance(value, str) if annotation.startswith("str") else isinstance(value, (int, float))
+    return isinstance(value, type(default)) or (isinstance(default, float) and isinstance(value, int))
 
 
 @dataclass
@@ -125,6 +134,8 @@ class Scratch:
     turn_offset: int = 0
     # The REPL's background warm-up (agent.warmup.warm_up), awaited before the first turn.
     ready: asyncio.Future[None] | None = None
+    # The session's totals as its stats file holds them: an input that changed none writes nothing.
+    stats_on_disk: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass

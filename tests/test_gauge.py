@@ -59,3 +59,29 @@ async def test_session_totals_survive_a_resume(make_state, server, capsys):
     fresh = controller.start_state(main.parse_args([]), state.config)
     fresh.transcript.close()
     assert fresh.stats.requests == 0
+
+
+def test_every_total_comes_back_from_the_stats_file_and_bad_values_are_left_out():
+    from agent.state import Stats
+
+    stats = Stats(requests=3, last_archive="a.jsonl", usage_missing=True, background_discarded={"stale": 2},
+                  tier_choice="summary", tier_clear_cost=0.0012, tier_summary_cost=3)
+    assert Stats.from_dict(stats.to_dict()) == stats
+    damaged = {"requests": "3", "usage_missing": 1, "background_discarded": {"stale": "2"}, "tier_clear_cost": "x",
+               "last_archive": 5, "compactions": True}
+    assert Stats.from_dict(damaged) == Stats()
+
+
+async def test_an_input_that_changed_no_total_writes_no_stats_file(make_state, server, monkeypatch):
+    import session
+
+    state = make_state()
+    writes = []
+    original = session.save_stats
+    monkeypatch.setattr(session, "save_stats", lambda *a, **k: (writes.append(a), original(*a, **k)))
+    await main.print_mode(state, "hello")
+    assert len(writes) == 1
+    main.save_stats(state)  # what /status or /help leaves behind: the same totals
+    assert len(writes) == 1
+    await main.print_mode(state, "and again")
+    assert len(writes) == 2
