@@ -36,7 +36,7 @@ def read_gauge(state: AppState, measure: bool = True) -> Gauge:
     return Gauge(used, threshold(state), state.config.context_window)
 
 
-def gauge_text(gauge: Gauge, lang: str) -> str:
+def gauge_text(gauge: Gauge) -> str:
     """"1,165 / 8,000 (15%)": the same words wherever the gauge is shown."""
     if gauge.used is None:
         return f"… / {gauge.window:,}"

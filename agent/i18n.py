@@ -207,7 +207,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "retry_network": ("No answer from the endpoint", "接口没有响应"),
     "spin_reasoning": (" ({n:,} chars of reasoning)", "（已推理 {n:,} 字）"),
     "preview": ("▸ {label} ({n:,} chars): {first}…", "▸ {label}（{n:,} 字）：{first}…"),
-    "mention_notice": ("@{path}: {why}", "@{path}：{why}"),
     "mention_skipped": ("@{path} skipped: {why}", "@{path} 已跳过：{why}"),
     "mention_dir": (
         "@{path} is a folder, so nothing was attached: mention the files you mean (@{path}/…), "

@@ -105,7 +105,7 @@ class App(CommandHost):
 
         state = self.state
         try:
-            text = gauge_text(read_gauge(state, measure=False), self.lang)
+            text = gauge_text(read_gauge(state, measure=False))
         except Exception:  # noqa: BLE001 - the toolbar must never crash the prompt
             text = "?"
         assumed = "" if state.config.window_known else "?"

@@ -11,8 +11,8 @@ from agent.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.i18n import t
 from controller import load_session, start_warm_up, switch_session, undo_turn
+from ui.registry import COMPACT_UNDO, command, unique_commands
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App
-from ui.registry import command, unique_commands
 
 
 @command("help", aliases=("h", "?"))
@@ -73,7 +73,7 @@ async def cmd_undo(app: App) -> None:
 
 @command("compact", takes_args=True)
 async def cmd_compact(app: App, args: str) -> None:
-    if args.strip().lower() == "undo":
+    if args.strip().lower() == COMPACT_UNDO:
         await _compact_undo(app)
         return
     cancel_background(app.state)

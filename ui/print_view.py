@@ -7,6 +7,7 @@ import sys
 
 from agent.events import ApprovalRequest, CompactionFailed, CompactionFinished, Notice, Retrying, TextDelta
 from agent.i18n import t
+from ui.approval import plain
 from ui.dispatch import Dispatcher, Reply
 from ui.render import compaction_done, retry_text
 
@@ -21,7 +22,8 @@ class PrintRenderer(Dispatcher):
         sys.stdout.flush()
 
     def on_notice(self, event: Notice) -> None:
-        print(event.text, file=sys.stderr)
+        # Notices quote the endpoint and the model: shown as escapes, never obeyed by the terminal.
+        print(plain(event.text), file=sys.stderr)
         if event.level == "error":
             self.errors.append(event.text)
 
@@ -37,5 +39,5 @@ class PrintRenderer(Dispatcher):
     def on_approval(self, event: ApprovalRequest) -> Reply:
         # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
         key = "print_declined_write" if event.kind == "write" else "print_declined"
-        print(t(key, self.lang, command=event.subject, why=event.why), file=sys.stderr)
+        print(t(key, self.lang, command=plain(event.subject), why=plain(event.why)), file=sys.stderr)
         return None  # unanswered: agent.events.ask makes it "n"

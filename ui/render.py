@@ -90,7 +90,8 @@ class Renderer(Dispatcher):
     def wait(self, label: str = "") -> None:
         """A spinner with elapsed time until the first event arrives."""
         self.stop_spinner()
-        self._status_label = label or t("spin_model", self.lang)
+        # A label may quote the model (a command, a tool name): its escapes are shown, not obeyed.
+        self._status_label = plain(label) if label else t("spin_model", self.lang)
         self._status_started = time.monotonic()
         # Text, not markup: a label may hold a command or a path with brackets in it.
         self._status = self.console.status(Text(self._status_label), spinner="dots")
@@ -115,18 +116,18 @@ class Renderer(Dispatcher):
     # --- events (ui.dispatch picks the method) ---------------------------------------------
 
     def on_text(self, event: TextDelta) -> None:
-        self._on_text(event.text)
+        if self._stream is None:
+            from ui.stream import MarkdownStream
+
+            self.stop_spinner()
+            self._flush_thinking()
+            self._stream = MarkdownStream(self.console)
+        # The model's text may carry escape sequences: shown as escapes, never sent to the terminal.
+        self._stream.feed(plain(event.text))
 
     def on_thinking(self, event: ThinkingDelta) -> None:
         self._thinking += event.text
         self.tick()
-
-    def on_tool_call(self, event: ToolCallStarted) -> None:
-        self.end_answer()
-        self._on_tool_call(event)
-
-    def on_tool_result(self, event: ToolResult) -> None:
-        self._on_tool_result(event)
 
     def on_waiting(self, event: WaitingForModel) -> None:
         self._keep_waiting(t("spin_model", self.lang))
@@ -217,16 +218,6 @@ class Renderer(Dispatcher):
         first = plain(" ".join(text.split())[:width])
         self.console.print(Text(t("preview", self.lang, label=label, n=len(text), first=first), style="dim italic"))
 
-    def _on_text(self, delta: str) -> None:
-        if self._stream is None:
-            from ui.stream import MarkdownStream
-
-            self.stop_spinner()
-            self._flush_thinking()
-            self._stream = MarkdownStream(self.console)
-        # The model's text may carry escape sequences: shown as escapes, never sent to the terminal.
-        self._stream.feed(plain(delta))
-
     def end_answer(self) -> None:
         """Close the streamed answer (before tools, notices, or at the end of the turn)."""
         self.stop_spinner()
@@ -235,20 +226,21 @@ class Renderer(Dispatcher):
             self._stream.close()
             self._stream = None
 
-    def _on_tool_call(self, event: ToolCallStarted) -> None:
+    def on_tool_call(self, event: ToolCallStarted) -> None:
+        self.end_answer()
         key = MAIN_ARG.get(event.tool_name)
         # One line: the approval question shows a command whole, this line only names it.
         arg = plain(str(event.args.get(key, ""))).replace("\n", "↵") if key else ""
         if len(arg) > 100:
             arg = arg[:97] + "..."
         line = Text("⏺ ", style="cyan")
-        line.append(event.tool_name, style="bold")
+        line.append(plain(event.tool_name), style="bold")
         if arg:
             line.append(f" {arg}")
         self.console.print(line)
         self.wait(event.tool_name)
 
-    def _on_tool_result(self, event: ToolResult) -> None:
+    def on_tool_result(self, event: ToolResult) -> None:
         self.stop_spinner()
         if event.is_error:
             first = event.content.strip().splitlines()[0] if event.content.strip() else t("tool_failed", self.lang)

@@ -45,7 +45,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     off_reason = state.compaction.off_reason
     auto = t("switch_on", lang) if cfg.auto_compact and not off_reason else (
         t("switch_off", lang) + (f" ({off_reason})" if off_reason else ""))
-    line = Text(t("status_context", lang, gauge=gauge_text(gauge, lang)) + t("status_where", lang, limit=limit,
+    line = Text(t("status_context", lang, gauge=gauge_text(gauge)) + t("status_where", lang, limit=limit,
                                                                                 known=known))
     line.append_text(_bar(used, limit, window))
     session_path = session.session_file(state.session_id, state.workspace)
