@@ -28,9 +28,7 @@ from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-expor
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.file_state import ReadFileState
 from agent.i18n import t
-from agent.rebuild import (  # noqa: F401 - CHEAP_TIER_* re-exported
-    CHEAP_TIER_KEEP,
-    CHEAP_TIER_TARGET,
+from agent.rebuild import (
     RESTORE_MAX_FILES,
     cheap_tier,
     cheap_tier_enough,
@@ -40,18 +38,15 @@ from agent.rebuild import (  # noqa: F401 - CHEAP_TIER_* re-exported
     first_kept,
     refuse_result,
     summary_parts,
-    without_usage,
 )
 from agent.summarizer import request_summary, sent_split
 from agent.summary import SummaryParts, build_summary_message, is_summary
-from agent.undo import UndoPlan, undo_note  # noqa: F401 - re-exported
+from agent.undo import UndoPlan
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from agent.state import AppState
-
-_without_usage = without_usage  # the older name, still used by agent.policy and the bench
 
 MAX_COMPACT_FAILURES = 3
 # Two automatic compactions within this many turns count as thrashing.

@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 
 async def before_request(state: AppState, messages: list[ModelMessage]) -> Refit | None:
     """The history this request may go out with: None to send `messages` as they are."""
-    if await _compacted(state, messages):
+    used = history_tokens(state, messages)  # once a request: both checks below read it
+    if await _compacted(state, messages, used):
         return Refit()
-    if state.compaction.running or not overflow.over(state, messages):
+    if state.compaction.running or used <= overflow.ceiling(state):
         return None
     # Whatever switched automatic compaction off, a request over the window is made to fit.
     keep = kept_for_fit(messages, budgets_for(state).tail)
@@ -38,13 +39,12 @@ async def before_request(state: AppState, messages: list[ModelMessage]) -> Refit
     return Refit(once)
 
 
-async def _compacted(state: AppState, messages: list[ModelMessage]) -> bool:
+async def _compacted(state: AppState, messages: list[ModelMessage], used: int) -> bool:
     if state.compaction.running or not compact.auto_allowed(state):
         return False
     prompt_at = turn_prompt(messages)
     if prompt_at is None:
         return False
-    used = history_tokens(state, messages)
     limit = threshold(state)
     if used < limit:
         # A long turn past the lower mark: its summary is written while the turn goes on.

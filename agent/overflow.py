@@ -10,7 +10,7 @@ and the history stays as it was.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,10 +35,6 @@ def ceiling(state: AppState) -> int:
     """The largest ordinary request: the window minus room for the answer."""
     window = state.config.context_window
     return window - min(MAX_ANSWER_ROOM, window // 16)
-
-
-def over(state: AppState, messages: Sequence[ModelMessage]) -> bool:
-    return history_tokens(state, messages) > ceiling(state)
 
 
 async def make_fit(

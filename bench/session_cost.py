@@ -190,11 +190,16 @@ async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, An
     finally:
         summarizer._summary_call = original
     stats = state.stats
+    billed = [r for r in requests if r.get("billed")]
     compaction = [r for r in requests if is_compaction(r["body"])]
     prompt = sum(r["prompt_tokens"] for r in compaction)
     hits = sum(r["cache_hit_tokens"] for r in compaction)
     return {
-        "cost": common.cost(stats.cache_hit_tokens, stats.input_tokens - stats.cache_hit_tokens, stats.output_tokens),
+        # The bill is the server's: every request it answered, a cancelled background summary's too,
+        # not the totals the agent kept.
+        "cost": common.cost(sum(r["cache_hit_tokens"] for r in billed),
+                            sum(r["prompt_tokens"] - r["cache_hit_tokens"] for r in billed),
+                            sum(r["completion_tokens"] for r in billed)),
         "events": len(events) + sum(1 for n in notices if "Left out the" in n.text),
         "cheap": sum(1 for e in events if e.tier == "cheap"),
         "compaction_share": hits / prompt if prompt else None,

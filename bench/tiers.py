@@ -83,7 +83,7 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
 
 
 async def run(quick: bool) -> None:
-    import compact
+    from agent import rebuild
     from agent.context import compact_threshold
     from agent.tiers import clear_tool_results
 
@@ -99,7 +99,7 @@ async def run(quick: bool) -> None:
         # The full run's large session is ~920k tokens in a 1M window; a smaller one gets a window
         # scaled to put it at the same point relative to its threshold.
         window = common.WINDOW if not quick else int(common.WINDOW * s.tokens / 950_000)
-        keep = int(compact_threshold(window) * compact.CHEAP_TIER_KEEP)
+        keep = int(compact_threshold(window) * rebuild.CHEAP_TIER_KEEP)
         _, saved = clear_tool_results(s.messages, keep)
         one_shot = saved / s.tokens
         report.table(["session", "tokens", "window", "kept (newest results)", "cleared", "share of tokens"],

@@ -82,6 +82,7 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
 
     import compact
     import midturn
+    from agent import rebuild
     from main import on_submit
 
     out = []
@@ -128,7 +129,7 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
 
         # rebuilt: no usage in the history, as right after a compaction; the prefix is now the
         # server's own figure (agent.context.calibrate_prefix)
-        state.transcript.update(compact._without_usage(state.history))
+        state.transcript.update(rebuild.without_usage(state.history))
         pending = [ModelRequest(parts=[UserPromptPart(text)])]
         estimate = compact.context_tokens(state, pending)
         index = len(server.requests)

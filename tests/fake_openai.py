@@ -247,6 +247,7 @@ class _Handler(BaseHTTPRequestHandler):
             "headers": {k.lower(): v for k, v in self.headers.items()},
             "prompt_tokens": 0,
             "cache_hit_tokens": 0,
+            "completion_tokens": 0,
         }
         with fake._lock:
             fake.requests.append(record)
@@ -265,8 +266,6 @@ class _Handler(BaseHTTPRequestHandler):
                 f"This model's maximum context length is {fake.max_context} tokens. However, you requested "
                 f"{prompt} tokens ({prompt} in the messages, 0 in the completion). "
                 "Please reduce the length of the messages."), code="invalid_request_error")
-        if fake.reject_tool_choice_none and body.get("tool_choice") == "none":
-            return self._send_error(400, "tool_choice `none` is not supported by this model")
         record["cache_hit_tokens"] = hit = fake._cache_hits(ids)
         reply = fake._next_reply(body)
         if isinstance(reply, Hang):
@@ -278,6 +277,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_error(reply.status, reply.message, reply.headers, reply.code)
         reasoning = fake.reasoning_of(body, reply)
         usage = fake.usage(prompt, hit, reply, reasoning)
+        # What the provider bills for this request, whether or not the client reads the usage.
+        record["completion_tokens"] = (usage or {}).get("completion_tokens", 0)
+        record["billed"] = True  # answered: a refused request costs nothing
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             # DeepSeek sends usage on the final chunk whatever the options say.

@@ -33,6 +33,9 @@ def deepseek_refusal(body: dict[str, Any]) -> Refusal | None:
     max_tokens = body.get("max_tokens")
     if isinstance(max_tokens, int) and not 1 <= max_tokens <= MAX_OUTPUT:
         return 400, f"Invalid max_tokens value, the valid range of max_tokens is [1, {MAX_OUTPUT}]"
+    pairing = _tool_pairing(body.get("messages") or [])
+    if pairing is not None:
+        return pairing
     if not thinking_mode(body):
         return None
     choice = body.get("tool_choice")
@@ -42,6 +45,26 @@ def deepseek_refusal(body: dict[str, Any]) -> Refusal | None:
         if message.get("role") == "assistant" and message.get("tool_calls") and \
                 message.get("reasoning_content") is None:
             return 400, "The `reasoning_content` in the thinking mode must be passed back to the API."
+    return None
+
+
+def _tool_pairing(messages: list[dict[str, Any]]) -> Refusal | None:
+    """Every tool call answered by the tool messages right after its turn, and every tool message an
+    answer to one: the API refuses a history a cut or a clearing left broken."""
+    pending: set[Any] = set()
+    for message in messages:
+        if message.get("role") == "tool":
+            if message.get("tool_call_id") not in pending:
+                return 400, "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+            pending.discard(message.get("tool_call_id"))
+            continue
+        if pending:
+            break
+        if message.get("role") == "assistant":
+            pending = {call.get("id") for call in message.get("tool_calls") or []}
+    if pending:
+        return 400, ("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                     "'tool_call_id'. (insufficient tool messages following tool_calls message)")
     return None
 
 

@@ -6,6 +6,7 @@ import pytest
 
 import compact
 import main
+from agent import rebuild
 from agent.events import CompactionFinished, Notice
 from agent.summary import is_summary
 from tests.builders import SUMMARY, big_files, chat, is_compaction, long_answer, note
@@ -164,7 +165,7 @@ async def test_a_fresh_estimate_uses_the_servers_own_prefix(make_state, server):
     state = make_state()
     await chat(state, ["hello"])
     assert state.scratch.prefix_calibrated
-    state.transcript.update(compact._without_usage(state.history))  # as a rebuilt history has none
+    state.transcript.update(rebuild.without_usage(state.history))  # as a rebuilt history has none
     pending = [ModelRequest(parts=[UserPromptPart("and the next question")])]
     estimate = context_tokens(state, pending)
     await chat(state, ["and the next question"])
