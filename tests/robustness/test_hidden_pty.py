@@ -1,0 +1,45 @@
+"""Issue 19, findings 1 and 2, in a real terminal: a command hidden behind characters that draw as
+nothing is shown with those characters as escapes, so the user sees what `y` would run."""
+
+from __future__ import annotations
+
+import pexpect
+
+from tests.fake_openai import Text, ToolCalls
+from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+
+
+def _question_on_screen(child: pexpect.spawn, screen: Screen, shown: str) -> None:
+    child.expect_exact("Allow?")
+    assert screen.count("│ " + shown) == 1, "\n".join(screen.lines())
+    child.send("n\r")
+    child.expect("the user declined")
+    wait_prompt(child)
+
+
+def test_braille_blanks_cannot_hide_a_command(workspace, home, live_server):  # noqa: F811
+    hidden = "echo PWNED > f; #" + "\u2800" * 12_000 + " ls -la"
+    live_server.script(ToolCalls([("run_command", {"command": hidden})]), Text("Declined."))
+    child = spawn(workspace, home, live_server)
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, "list the files")
+    _question_on_screen(child, screen, "echo PWNED > f; #\\u2800×12000 ls -la")
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert not (workspace / "f").exists()
+
+
+def test_an_invisible_suffix_on_a_file_name_is_shown(workspace, home, live_server):  # noqa: F811
+    (workspace / "run.sh").write_text("echo the user's script\n")
+    live_server.script(ToolCalls([("write_file", {"path": "run.sh\u206a", "content": "touch pwned\n"})]),
+                       ToolCalls([("run_command", {"command": "sh run.sh\u206a"})]), Text("Declined."))
+    child = spawn(workspace, home, live_server)
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, "run my script")
+    _question_on_screen(child, screen, "sh run.sh\\u206a")
+    assert screen.count("run.sh\\u206a") >= 2  # the tool line of the write shows it too
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert not (workspace / "pwned").exists()
