@@ -19,6 +19,7 @@ import session
 from agent import grep_worker, write_guard
 from agent.atomic import replace_file
 from agent.events import ApprovalRequest, CommandRunning, ask
+from agent.file_diff import file_diff
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.shell import command_env, execute
 from agent.state import AppState
@@ -140,16 +141,6 @@ def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int 
 # --- write_file / edit_file ----------------------------------------------------------------
 
 
-def _diff(old: bytes, new: bytes, name: str) -> str:
-    # bytes.splitlines breaks only at \n, \r\n and \r, unlike str.splitlines (\f, \x1c, ...).
-    a = [line.decode("utf-8", errors="replace") for line in old.splitlines(keepends=True)]
-    b = [line.decode("utf-8", errors="replace") for line in new.splitlines(keepends=True)]
-    lines = difflib.unified_diff(a, b, f"a/{name}", f"b/{name}")
-    no_eol = "\n\\ No newline at end of file\n"
-    text = "".join(line if line.endswith("\n") else line + no_eol for line in lines)
-    return cap_text(text, DIFF_CAP)
-
-
 async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
     try:
         target = resolve_path(path, ctx.deps.workspace, write=True)
@@ -163,7 +154,7 @@ async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
     return target
 
 
-def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
+async def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
     ctx.deps.file_history.record_before_write(target)
     existed = target.exists()
     try:
@@ -173,7 +164,7 @@ def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, mes
         kept = "the original file is untouched" if existed else "nothing was written"
         raise ToolError(f"cannot write {target}: {exc.strerror or exc}; {kept}") from exc
     ctx.deps.read_file_state.record(target, new)
-    diff = _diff(old, new, _display(target, ctx.deps.workspace))
+    diff = cap_text(await file_diff(old, new, _display(target, ctx.deps.workspace), ctx.deps.lang), DIFF_CAP)
     # The model only sees return_value; metadata reaches the UI through the ToolReturnPart.
     return ToolReturn(return_value=message, metadata={"diff": diff})
 
@@ -196,7 +187,7 @@ async def write_file(ctx: RunContext[AppState], path: str, content: str) -> Tool
         new = content.encode("utf-8")
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         verb = "Wrote" if existed else "Created"
-        return _commit(ctx, target, old, new, f"{verb} {path} ({lines} line{_s(lines)})")
+        return await _commit(ctx, target, old, new, f"{verb} {path} ({lines} line{_s(lines)})")
     except ToolError as exc:
         return f"Error: {exc}"
     except OSError as exc:
@@ -264,7 +255,7 @@ async def edit_file(
         text = old.decode("utf-8", errors="surrogateescape")
         new_text, count = _replace(text, old_string, new_string, replace_all, path)
         new = new_text.encode("utf-8", errors="surrogateescape")
-        return _commit(ctx, target, old, new, f"Edited {path}: replaced {count} occurrence{_s(count)}")
+        return await _commit(ctx, target, old, new, f"Edited {path}: replaced {count} occurrence{_s(count)}")
     except ToolError as exc:
         return f"Error: {exc}"
     except OSError as exc:

@@ -1,0 +1,12 @@
+"""User-facing texts of issue 19's security fixes, in English and Chinese; agent.i18n merges them
+into its table, so `t` finds them."""
+
+from __future__ import annotations
+
+SECURITY_TEXTS: dict[str, tuple[str, str]] = {
+    # key: (en, zh)
+    "diff_too_large": (
+        "[diff not computed: {old} old and {new} new lines differ in too many places to compare quickly]",
+        "[未计算差异：旧的 {old} 行与新的 {new} 行差别太多，无法快速比较]",
+    ),
+}

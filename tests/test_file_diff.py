@@ -1,0 +1,59 @@
+"""Issue 19, finding 3: the diff a write shows is bounded and computed off the event loop, so a
+file shaped to make difflib quadratic (old lines 0..n, new ones interleaved) cannot freeze the REPL."""
+
+from __future__ import annotations
+
+import difflib
+import subprocess
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic_ai import ToolReturn
+
+from agent.file_diff import _diff
+from agent.tools import edit_file, read_file, write_file
+
+
+def _interleaved(n: int) -> tuple[str, str]:
+    return "".join(f"{i}\n" for i in range(n)), "".join(f"{i}\nx{i}\n" for i in range(n))
+
+
+async def test_a_pathological_write_is_summarised(ctx, workspace):
+    for n in (8_000, 20_000):
+        old, new = _interleaved(n)
+        (workspace / f"f{n}.txt").write_text(old)
+        read_file(ctx, f"f{n}.txt")
+        result = await write_file(ctx, f"f{n}.txt", new)
+        assert isinstance(result, ToolReturn), result
+        assert (workspace / f"f{n}.txt").read_text() == new
+        assert f"diff not computed: {n} old and {2 * n} new lines" in result.metadata["diff"]
+
+
+async def test_an_edit_in_a_long_file_keeps_its_line_numbers(ctx, workspace):
+    old = "".join(f"line {i}\n" for i in range(20_000))
+    (workspace / "long.txt").write_text(old)
+    read_file(ctx, "long.txt")
+    result = await edit_file(ctx, "long.txt", "line 15000\n", "changed\n")
+    expected = "".join(difflib.unified_diff(old.splitlines(True), old.replace("line 15000\n", "changed\n")
+                                            .splitlines(True), "a/long.txt", "b/long.txt"))
+    assert result.metadata["diff"] == expected
+    assert "@@ -14998,7 +14998,7 @@" in expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d", ""]), max_size=40),
+       st.lists(st.sampled_from(["a\n", "b\n", "x\n", "y\n"]), max_size=10), st.integers(0, 40),
+       st.integers(0, 5))
+def test_the_diff_applies_with_patch(tmp_path_factory, lines, inserted, at, dropped):
+    old = "".join(lines)
+    new = "".join(lines[:at] + inserted + lines[at + dropped:])
+    diff = _diff(old.encode(), new.encode(), "f", "en")
+    if old == new:
+        assert diff == ""
+        return
+    folder = tmp_path_factory.mktemp("patch")
+    (folder / "f").write_text(old)
+    done = subprocess.run(["patch", "-s", "-p1", "--no-backup-if-mismatch"], input=diff, text=True, cwd=folder,
+                          capture_output=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (folder / "f").read_text() == new
