@@ -21,6 +21,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.process_slots import holds_slot
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -55,9 +57,11 @@ class Outcome:
     timed_out: bool
 
 
+@holds_slot
 async def run(pattern: str, files: list[tuple[str, str]], *, line_cap: int, show_cap: int, max_matches: int,
               timeout: float, env: dict[str, str]) -> Outcome:
-    """The matching lines (at most max_matches + 1); killed after `timeout` s or when cancelled."""
+    """The matching lines (at most max_matches + 1); killed after `timeout` s or when cancelled.
+    Waits for a free process slot first (agent.process_slots)."""
     code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from agent.grep_worker import main; main()"
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-I", "-S", "-c", code, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,

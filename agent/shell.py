@@ -9,6 +9,7 @@ import signal
 from pathlib import Path
 
 from agent.keys import is_key_name
+from agent.process_slots import holds_slot
 
 COMMAND_HEAD = 15_000  # bytes of output kept from the start...
 COMMAND_TAIL = 15_000  # ...and from the end
@@ -79,8 +80,9 @@ async def _open_output(read_fd: int) -> tuple[asyncio.StreamReader, asyncio.Read
     return stream, transport
 
 
+@holds_slot
 async def execute(command: str, cwd: Path, timeout: float) -> str:
-    """Run `command` in a shell; its output (capped) and how it ended."""
+    """Run `command` in a shell; its output (capped) and how it ended. Waits for a process slot."""
     # Our own pipe rather than PIPE: asyncio's wait() would wait for every holder of the pipe to
     # close it, forever if the command left a background child (`server &`) behind.
     read_fd, write_fd = os.pipe()
