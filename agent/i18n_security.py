@@ -9,4 +9,8 @@ SECURITY_TEXTS: dict[str, tuple[str, str]] = {
         "[diff not computed: {old} old and {new} new lines differ in too many places to compare quickly]",
         "[未计算差异：旧的 {old} 行与新的 {new} 行差别太多，无法快速比较]",
     ),
+    "write_reason_instructions": (
+        "an instructions file (the next session reads its text as rules for the model)",
+        "这是指令文件（下一个会话会把其内容当作给模型的规则）",
+    ),
 }

@@ -10,8 +10,10 @@ import platform
 from functools import cache
 from pathlib import Path
 
+from agent.workspace import PathError, read_confined
+
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-AGENTS_MD_LIMIT = 20_000  # characters; a huge AGENTS.md must not eat the window
+AGENTS_MD_LIMIT = 20_000  # characters (and 4x that in bytes read); a huge AGENTS.md must not eat the window
 
 
 @cache
@@ -24,12 +26,11 @@ def load_prompt(name: str, lang: str) -> str:
 
 def system_prompt(workspace: Path, lang: str) -> str:
     text = load_prompt("system", lang).format(workspace=workspace, os=f"{platform.system()} {platform.release()}")
-    agents_md = workspace / "AGENTS.md"
-    if agents_md.is_file():
-        try:
-            rules = agents_md.read_text(encoding="utf-8", errors="replace")[:AGENTS_MD_LIMIT]
-        except OSError:
-            rules = ""
-        if rules.strip():
-            text += "\n\n" + load_prompt("agents_md", lang).format(rules=rules.strip())
+    try:
+        # A cloned repository's AGENTS.md may be a symlink to anything: read it as read_file would.
+        rules = read_confined("AGENTS.md", workspace, 4 * AGENTS_MD_LIMIT)[:AGENTS_MD_LIMIT]
+    except (PathError, OSError):
+        rules = ""
+    if rules.strip():
+        text += "\n\n" + load_prompt("agents_md", lang).format(rules=rules.strip())
     return text

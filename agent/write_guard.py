@@ -2,9 +2,10 @@
 
 Under `.git/` a file is code: git runs what `.git/config` names (core.fsmonitor, hooks, pagers,
 filters) the next time anything, or anyone, runs git here. A file with more than one hard link may
-have its other name outside the workspace, where no check can see it. Both are written only when
-the user approves, like a command. Anything but a regular file (a FIFO, a device, a socket) is not
-written at all: even reading it to show a diff can block forever.
+have its other name outside the workspace, where no check can see it. An AGENTS.md is read as
+rules by the next session. All are written only when the user approves, like a command. Anything
+but a regular file (a FIFO, a device, a socket) is not written at all: even reading it to show a
+diff can block forever.
 """
 
 from __future__ import annotations
@@ -26,6 +27,25 @@ def _under_git(path: Path, root: Path) -> bool:
         return False
     # .GIT is the same folder on a case-insensitive file system (macOS, Windows).
     return any(part.lower() == ".git" for part in parts)
+
+
+# Files read as instructions, in any folder and any case: the next session's system prompt carries
+# their text as rules (agent.prompts reads AGENTS.md; peers read CLAUDE.md). Memory files may add to it.
+INSTRUCTION_FILES = frozenset({"agents.md", "claude.md"})
+
+
+def _instructions(target: Path, asked: Path, root: Path) -> bool:
+    if target.name.lower() in INSTRUCTION_FILES or asked.name.lower() in INSTRUCTION_FILES:
+        return True
+    # An AGENTS.md that is a symlink to this file makes it one too.
+    return any(_resolves_to(root / name, target) for name in ("AGENTS.md", "CLAUDE.md"))
+
+
+def _resolves_to(link: Path, target: Path) -> bool:
+    try:
+        return link.is_symlink() and link.resolve() == target
+    except (OSError, RuntimeError):
+        return False
 
 
 def refusal(target: Path) -> str | None:
@@ -61,6 +81,8 @@ def approval_reason(given: str, target: Path, workspace: Path) -> Risk | None:
     asked = Path(given) if Path(given).is_absolute() else root / given
     if _under_git(target, root) or _under_git(Path(os.path.normpath(asked)), root):
         return Risk("git")
+    if _instructions(target, asked, root):
+        return Risk("instructions")
     try:
         links = os.stat(target).st_nlink
     except OSError:

@@ -1,4 +1,4 @@
-"""What the attack scenarios (attacks.py, attacks_git.py) share: the registry, folders, a user at
+"""What the attack scenarios (attacks.py, attacks_git.py, attacks_19.py) share: the registry, folders, a user at
 the approval question, and tool calls from sync code."""
 
 from __future__ import annotations
@@ -20,12 +20,18 @@ from tests.fake_ui import FakeUI
 
 Scenario = Callable[[Path], list[str]]
 SCENARIOS: dict[str, Scenario] = {}
+ROUND_TWO: dict[str, Scenario] = {}  # issue 19's (attacks_19.py)
 GIT_ENV = {"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
            "HOME": "/nonexistent"}
 
 
 def scenario(fn: Scenario) -> Scenario:
     SCENARIOS[fn.__name__] = fn
+    return fn
+
+
+def scenario_19(fn: Scenario) -> Scenario:
+    ROUND_TWO[fn.__name__] = fn
     return fn
 
 

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.robustness.attacks import SCENARIOS
+from tests.robustness.attacks import ROUND_TWO, SCENARIOS
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_attack_is_held(name, tmp_path, home):
     assert SCENARIOS[name](tmp_path) == []
+
+
+@pytest.mark.parametrize("name", list(ROUND_TWO))
+def test_round_two_attack_is_held(name, tmp_path, home):
+    """Issue 19's attacks (attacks_19.py)."""
+    assert ROUND_TWO[name](tmp_path) == []

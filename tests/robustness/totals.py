@@ -274,6 +274,18 @@ def attacks(base: Path) -> Tally:
     return tally
 
 
+def round_two(base: Path) -> Tally:
+    """The attacks of issue 19 (tests/robustness/attacks_19.py): held when nothing got through."""
+    from tests.robustness.attacks import ROUND_TWO
+
+    tally = Tally("attacks (issue 19)", ok_word="held")
+    home = Path(tempfile.mkdtemp(prefix="attacks19-home-", dir=base))
+    with harness.data_home(home):
+        for name, run in ROUND_TWO.items():
+            tally.check(name, lambda r=run: r(base))
+    return tally
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3, help="random kill moments per kind of turn (default 3)")
@@ -283,14 +295,14 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         faults = fault_points(base, args.seeds)
         inputs = [corrupt_sessions(base), endpoint_faults(base), hostile_paths(base), bad_arguments(base)]
-        held = attacks(base)
-    for tally in [faults, *inputs, held]:
+        held, held_19 = attacks(base), round_two(base)
+    for tally in [faults, *inputs, held, held_19]:
         print(f"  {tally.name:<26} {tally.tried:>4} tried  {tally.ok:>4} {tally.ok_word}  {len(tally.crashes)} crashes")
         for line in tally.failures + tally.crashes:
             print(f"    ! {line}")
-    crashes = sum(len(t.crashes) for t in [faults, *inputs, held])
+    crashes = sum(len(t.crashes) for t in [faults, *inputs, held, held_19])
     bad = sum(t.tried for t in inputs)
-    handled = all(not t.failures for t in [*inputs, held])
+    handled = all(not t.failures for t in [*inputs, held, held_19])
     print(f"  ({time.monotonic() - started:.0f} s)")
     print(f"robustness: {faults.tried} fault points, {faults.ok} intact, {bad} bad inputs, {crashes} crashes")
     return 0 if crashes == 0 and faults.ok == faults.tried and handled else 1
