@@ -246,9 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = build_config(args)
     from agent.keys import scrub_environment
+    from agent.memory_guard import make_undumpable
 
-    # The key is in config.api_key now; nothing this process starts may find it (agent.keys).
+    # The key is in config.api_key now; nothing this process starts may find it (agent.keys), in
+    # its environment or in its memory (agent.memory_guard).
     scrub_environment()
+    make_undumpable()
     try:
         check_config(config)
     except ValueError as exc:

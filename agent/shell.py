@@ -9,6 +9,7 @@ import signal
 from pathlib import Path
 
 from agent.keys import is_key_name
+from agent.memory_guard import command_preexec
 from agent.process_slots import holds_slot
 
 COMMAND_HEAD = 15_000  # bytes of output kept from the start...
@@ -95,6 +96,7 @@ async def execute(command: str, cwd: Path, timeout: float) -> str:
             stdout=write_fd,
             stderr=write_fd,
             env=command_env(),
+            preexec_fn=command_preexec(),  # no CAP_SYS_PTRACE: our memory stays out of reach
         )
     except BaseException:
         os.close(read_fd)

@@ -76,3 +76,55 @@ def instructions_written_by_the_model(base: Path) -> list[str]:
     if (ws / "sub").exists() or (ws / "pkg").exists():
         problems.append("a declined write created an instructions file")
     return problems
+
+
+# --- 6. the key read from the agent's memory --------------------------------------------------
+
+_SCAN = r"""
+import sys
+pid, key = sys.argv[1], sys.argv[2].encode()
+found, scanned = [], 0
+try:
+    if key in open(f"/proc/{pid}/environ", "rb").read():
+        found.append("environ")
+except OSError as exc:
+    print("environ:", exc.strerror)
+try:
+    maps = open(f"/proc/{pid}/maps").read().splitlines()
+    with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            start, end = (int(x, 16) for x in span.split("-"))
+            if "r" not in perms or end - start > 1 << 30:
+                continue
+            try:
+                mem.seek(start)
+                if key in mem.read(end - start):
+                    found.append("mem")
+                scanned += 1
+            except (OSError, ValueError, OverflowError):
+                pass
+except OSError as exc:
+    print("mem:", exc.strerror)
+print("scanned", scanned, "found", sorted(set(found)))
+"""
+
+
+@scenario_19
+def key_read_from_the_agents_memory(base: Path) -> list[str]:
+    """An approved command (root, here) scans /proc/$PPID/mem and environ for the API key."""
+    import sys
+
+    from tests.fake_openai import FakeOpenAI, ToolCalls
+
+    home, ws = _dirs(base)
+    (ws / "scan.py").write_text(_SCAN)
+    result = ws.parent / "scan-result"
+    command = f"{sys.executable} scan.py $PPID {harness.FAKE_KEY[3:]} > {result} 2>&1"
+    with FakeOpenAI(api_key=harness.FAKE_KEY) as server:
+        server.script(ToolCalls([("run_command", {"command": command})]))
+        done = harness.run_agent(ws, home, server, "--yes", "-p", "scan", API_KEY=harness.FAKE_KEY)
+    seen = result.read_text() if result.exists() else ""
+    if done.returncode != 0 or "found" not in seen:
+        return [f"the scan did not run: {done.stderr[-300:]} {seen[-300:]}"]
+    return [] if "found []" in seen else [f"the command read the key: {seen.strip()}"]
