@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.clean_text import clean_messages
 from agent.i18n import t
 from agent.prefix import priming, send_whole, summarizing
 
@@ -63,6 +64,7 @@ class _Guard:
             return request_context  # not a turn's request: a priming run or a summary request
         # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
         messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
+        clean_messages(messages)  # what the model and the tools sent may hold lone surrogates
         send_whole(False)
         hook = _HOOK.get()
         refit = await hook(state, messages) if hook is not None else None

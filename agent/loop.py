@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import debuglog
+from agent.clean_text import clean_messages
 from agent.events import (
     Notice,
     TextDelta,
@@ -93,6 +94,7 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
     memory, `persisted` stays where it was so the next append retries, and the reason is returned
     for the caller to show once.
     """
+    clean_messages(messages)  # a lone surrogate cannot be saved, nor sent, nor counted (agent.clean_text)
     state.transcript.update(messages)
     try:
         state.transcript.persist()

@@ -162,7 +162,9 @@ class Counter:
     def text_ids(self, text: str) -> list[int]:
         ids = self._cache.get(text)
         if ids is None:
-            ids = self._tk.encode(text, add_special_tokens=False).ids if text else []
+            # A lone surrogate (a reply that sends one, issue 19) is counted as the bytes it would be.
+            whole = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            ids = self._tk.encode(whole, add_special_tokens=False).ids if text else []
             with self._lock:
                 if len(self._cache) > 50_000:
                     self._cache.clear()

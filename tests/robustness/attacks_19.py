@@ -128,3 +128,74 @@ def key_read_from_the_agents_memory(base: Path) -> list[str]:
     if done.returncode != 0 or "found" not in seen:
         return [f"the scan did not run: {done.stderr[-300:]} {seen[-300:]}"]
     return [] if "found []" in seen else [f"the command read the key: {seen.strip()}"]
+
+
+# --- 7. one bad message wedges the session ----------------------------------------------------
+
+
+def _turns(base: Path, replies: list, prompts: list[str], setup=None) -> tuple[list[str], list[str]]:  # noqa: ANN001
+    """Play `prompts` as turns against the local server scripted with `replies`: the error
+    notices, and what is wrong with the history and the session file afterwards."""
+    import asyncio
+
+    from pydantic_ai import models
+
+    import session
+    from agent.config import Config
+    from agent.events import EventLog, Notice
+    from agent.state import AppState
+    from agent.transcript import Transcript
+    from main import on_submit
+    from tests.fake_openai import FakeOpenAI
+
+    home, ws = _dirs(base)
+    if setup is not None:
+        setup(ws)
+
+    async def play() -> tuple[list[str], list[str]]:
+        with harness.data_home(home), FakeOpenAI() as server:
+            config = Config(base_url=server.base_url, api_key="k", workspace=ws, lang="en", yes=True)
+            state = AppState(config=config, transcript=Transcript(session.new_session_id(), ws))
+            state.emit = log = EventLog()
+            server.script(*replies)
+            for prompt in prompts:
+                await on_submit(state, prompt)
+            await state.scratch.agent.model.client.close()
+            errors = [n.text for n in log.of(Notice) if n.level == "error"]
+            problems = harness.history_problems(state.history)
+            loaded = session.load(state.session_id, ws)
+            if session.dump_messages(loaded.messages) != session.dump_messages(state.history) or loaded.skipped:
+                problems.append("the session file differs from the history")
+            asked = [p.content for m in state.history for p in m.parts if getattr(p, "part_kind", "") == "user-prompt"]
+            if asked != prompts:
+                problems.append(f"turns kept: {asked}")
+            return errors, problems
+
+    allowed, models.ALLOW_MODEL_REQUESTS = models.ALLOW_MODEL_REQUESTS, True
+    try:
+        return asyncio.run(play())
+    finally:
+        models.ALLOW_MODEL_REQUESTS = allowed
+
+
+@scenario_19
+def lone_surrogate_in_a_reply(base: Path) -> list[str]:
+    """A text delta holding "\\udcff" (valid JSON): saved as U+FFFD, later turns unharmed."""
+    from tests.fake_openai import Text
+
+    errors, problems = _turns(base, [Text("bad \udcff text")], ["hi", "again", "third"])
+    return [f"error: {e}" for e in errors] + problems
+
+
+@scenario_19
+def file_name_that_is_not_utf8(base: Path) -> list[str]:
+    """A workspace file named b"bad\\xff.txt", listed and searched: no turn fails."""
+    from tests.fake_openai import Text, ToolCalls
+
+    def bad_name(ws: Path) -> None:
+        (ws / os.fsdecode(b"bad\xff.txt")).write_text("needle\n")
+
+    replies = [ToolCalls([("list_files", {})]), Text("listed"), ToolCalls([("grep", {"pattern": "needle"})]),
+               Text("searched")]
+    errors, problems = _turns(base, replies, ["list", "search", "again"], bad_name)
+    return [f"error: {e}" for e in errors] + problems
