@@ -79,7 +79,9 @@ def pick_session(config: Config) -> str | None:
     if not sessions:
         print(t("no_sessions_yet", config.lang), file=sys.stderr)
         return None
-    print("\n".join(session.pick_lines(sessions)))
+    from ui.approval import plain
+
+    print(plain("\n".join(session.pick_lines(sessions))))  # previews quote session files
     try:
         return session.picked(sessions, input(t("pick_number", config.lang)))
     except EOFError:

@@ -16,6 +16,7 @@ from agent import tokens
 from agent.context import fixed_prefix_tokens, threshold
 from agent.i18n import t
 from agent.summary import is_summary
+from ui.approval import plain
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -80,7 +81,8 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
 
 
 def _label(kind: str, name: str, lang: str) -> str:
-    return t(f"ctx_{kind}", lang, name=name)  # ctx_fixed, ctx_summary, ... ctx_free
+    # ctx_fixed, ctx_summary, ... ctx_free; a tool name is the model's (a session file keeps it).
+    return t(f"ctx_{kind}", lang, name=plain(name))
 
 
 def render(state: AppState) -> list[Text | Table]:

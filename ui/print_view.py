@@ -15,10 +15,12 @@ from ui.render import compaction_done, retry_text
 class PrintRenderer(Dispatcher):
     def __init__(self, lang: str) -> None:
         self.lang = lang
+        # On a terminal the answer's escapes are shown, never obeyed; into a pipe it goes as sent.
+        self.escape = sys.stdout.isatty()
         self.errors: list[str] = []  # error notices: the exit status says the turn failed
 
     def on_text(self, event: TextDelta) -> None:
-        sys.stdout.write(event.text)
+        sys.stdout.write(plain(event.text) if self.escape else event.text)
         sys.stdout.flush()
 
     def on_notice(self, event: Notice) -> None:
@@ -28,10 +30,10 @@ class PrintRenderer(Dispatcher):
             self.errors.append(event.text)
 
     def on_compaction_failed(self, event: CompactionFailed) -> None:
-        print(t("auto_compact_failed", self.lang, reason=event.reason), file=sys.stderr)
+        print(t("auto_compact_failed", self.lang, reason=plain(event.reason)), file=sys.stderr)
 
     def on_compaction_finished(self, event: CompactionFinished) -> None:
-        print(compaction_done(event, self.lang), file=sys.stderr)
+        print(plain(compaction_done(event, self.lang)), file=sys.stderr)
 
     def on_retrying(self, event: Retrying) -> None:
         print(retry_text(event, self.lang), file=sys.stderr)

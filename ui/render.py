@@ -148,7 +148,7 @@ class Renderer(Dispatcher):
 
     def on_compaction_finished(self, event: CompactionFinished) -> None:
         self.stop_spinner()
-        self.console.print(Text(compaction_done(event, self.lang), style="green"))
+        self.console.print(Text(plain(compaction_done(event, self.lang)), style="green"))
         if event.summary:
             self._preview(t("preview_summary", self.lang), event.summary, 120)
         if event.left_out_messages:
@@ -156,7 +156,8 @@ class Renderer(Dispatcher):
 
     def on_compaction_failed(self, event: CompactionFailed) -> None:
         self.stop_spinner()
-        self.console.print(Text(t("auto_compact_failed", self.lang, reason=event.reason), style="yellow"))
+        # The reason quotes the endpoint's error body.
+        self.console.print(Text(t("auto_compact_failed", self.lang, reason=plain(event.reason)), style="yellow"))
 
     def on_notice(self, event: Notice) -> None:
         self.end_answer()
@@ -267,12 +268,12 @@ class Renderer(Dispatcher):
             return t("exit_code", self.lang, code=code.group(1))
         if killed := re.fullmatch(r"\[killed: timed out after (\S+) seconds\]", line.strip()):
             return t("timed_out", self.lang, seconds=killed.group(1))
-        return _printable(line)
+        return plain(_printable(line))
 
     def _command_output(self, content: str) -> None:
         """A command's last lines, dimmed, and how it ended (the whole output went to the model)."""
         *output, ending = content.rstrip("\n").split("\n") or [""]
-        lines = [_printable(line)[:COMMAND_LINE_MAX] for line in output]
+        lines = [plain(_printable(line))[:COMMAND_LINE_MAX] for line in output]
         shown = lines[-COMMAND_TAIL_LINES:]
         if len(lines) > len(shown):
             shown.insert(0, t("lines_above", self.lang, n=len(lines) - len(shown)))

@@ -22,7 +22,8 @@ def markdown(text: str):
     # markdown-it is slow to import: not on the start-up path.
     from rich.markdown import Markdown
 
-    return Markdown(text)
+    # No OSC 8 links: a link's target may differ from its text; "text (target)" shows both.
+    return Markdown(text, hyperlinks=False)
 
 
 def _blank(line: list[Segment]) -> bool:
