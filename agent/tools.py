@@ -141,17 +141,21 @@ def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int 
 # --- write_file / edit_file ----------------------------------------------------------------
 
 
-async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
+def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
     try:
         target = resolve_path(path, ctx.deps.workspace, write=True)
     except PathError as exc:
         raise ToolError(str(exc)) from exc
     if refused := write_guard.refusal(target):
         raise ToolError(refused)
-    risk = write_guard.approval_reason(path, target, ctx.deps.workspace)
+    return target
+
+
+async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new: bytes) -> None:
+    """Raise ToolError if this write needs the user's approval (write_guard) and did not get it."""
+    risk = write_guard.approval_reason(path, target, ctx.deps.workspace, new)
     if risk and not await write_guard.approved(ctx.deps, _display(target, ctx.deps.workspace), risk):
         raise ToolError(f"the user declined this write to {path}: it is {risk.text('en')}")
-    return target
 
 
 async def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
@@ -179,12 +183,13 @@ async def write_file(ctx: RunContext[AppState], path: str, content: str) -> Tool
         content: The complete new content of the file.
     """
     try:
-        target = await _target_for_write(ctx, path)
+        target = _target_for_write(ctx, path)
+        new = content.encode("utf-8", errors="replace")  # a lone surrogate from the model becomes "?"
+        await _ask_for_write(ctx, path, target, new)
         existed = target.exists()
         if existed and (stale := ctx.deps.read_file_state.check_fresh(target)):
             raise ToolError(stale)
         old = target.read_bytes() if existed else b""
-        new = content.encode("utf-8")
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         verb = "Wrote" if existed else "Created"
         return await _commit(ctx, target, old, new, f"{verb} {path} ({lines} line{_s(lines)})")
@@ -245,7 +250,7 @@ async def edit_file(
             raise ToolError("old_string is empty; use write_file to create or overwrite a file")
         if old_string == new_string:
             raise ToolError("old_string and new_string are identical; nothing to change")
-        target = await _target_for_write(ctx, path)
+        target = _target_for_write(ctx, path)
         if not target.exists():
             raise ToolError(f"no such file: {path}; use write_file to create it")
         if stale := ctx.deps.read_file_state.check_fresh(target):
@@ -255,6 +260,7 @@ async def edit_file(
         text = old.decode("utf-8", errors="surrogateescape")
         new_text, count = _replace(text, old_string, new_string, replace_all, path)
         new = new_text.encode("utf-8", errors="surrogateescape")
+        await _ask_for_write(ctx, path, target, new)
         return await _commit(ctx, target, old, new, f"Edited {path}: replaced {count} occurrence{_s(count)}")
     except ToolError as exc:
         return f"Error: {exc}"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.events import ApprovalRequest, ask
+from agent.git_shape import makes_git_dir
 from agent.i18n import t
 from agent.state import AppState
 
@@ -74,13 +75,15 @@ class Risk:
         return t(f"write_reason_{self.key}", lang, **self.values)
 
 
-def approval_reason(given: str, target: Path, workspace: Path) -> Risk | None:
-    """Why writing `target` needs the user's approval, or None. `given` is the path as the model
-    wrote it: `.git` may be a symlink, so the name is checked as well as the resolved path."""
+def approval_reason(given: str, target: Path, workspace: Path, content: bytes) -> Risk | None:
+    """Why writing `content` to `target` needs the user's approval, or None. `given` is the path as
+    the model wrote it: `.git` may be a symlink, so the name is checked as well as the resolved path."""
     root = workspace.resolve()
     asked = Path(given) if Path(given).is_absolute() else root / given
     if _under_git(target, root) or _under_git(Path(os.path.normpath(asked)), root):
         return Risk("git")
+    if makes_git_dir(target, root, content):
+        return Risk("git_shape")
     if _instructions(target, asked, root):
         return Risk("instructions")
     try:

@@ -199,3 +199,48 @@ def file_name_that_is_not_utf8(base: Path) -> list[str]:
                Text("searched")]
     errors, problems = _turns(base, replies, ["list", "search", "again"], bad_name)
     return [f"error: {e}" for e in errors] + problems
+
+
+# --- 9. a git repository without .git ---------------------------------------------------------
+
+
+@scenario_19
+def git_repository_without_dot_git(base: Path) -> list[str]:
+    """The model builds vendor/ as a bare repository (HEAD, config, objects/, refs/, in any order)
+    whose config runs a program, then the user runs `git status` in it: a write is asked first."""
+    import itertools
+    import subprocess
+
+    from tests.robustness.attack_kit import GIT_ENV
+    from tests.robustness.attacks_git import _sentinel_config
+
+    problems: list[str] = []
+    for order in itertools.islice(itertools.permutations(["HEAD", "config", "objects/info/x", "refs/heads/x"]), 0,
+                                  24, 5):
+        home, ws = _dirs(base)
+        sentinel = ws.parent / "ran"
+        content = {"HEAD": "ref: refs/heads/main\n", "config": _sentinel_config(sentinel), "objects/info/x": "",
+                   "refs/heads/x": ""}
+        with harness.data_home(home):
+            from agent.tools import write_file
+
+            ctx, approver = _ctx(ws, "n")
+            for name in order:
+                _run(write_file(ctx, f"vendor/{name}", content[name]))
+        subprocess.run(["git", "status"], cwd=ws / "vendor", env=GIT_ENV, capture_output=True)
+        if sentinel.exists():
+            problems.append(f"git in vendor/ ran the model's program (writes in the order {order})")
+        if not approver.asked:
+            problems.append(f"nothing was asked (order {order})")
+    home, ws = _dirs(base)
+    with harness.data_home(home):
+        from agent.tools import write_file
+
+        ctx, approver = _ctx(ws, "n")
+        if "declined" not in _text(_run(write_file(ctx, "sub/pointer", "gitdir: ../vendor\n"))):
+            problems.append("a gitdir: file was written without asking")
+        for name, text in {"config": "name = app\nport = 8080\n", "docs/HEAD.md": "# HEAD\n", "refs/x.txt": "x\n",
+                           "objects/a.json": "{}\n"}.items():
+            if "declined" in _text(_run(write_file(ctx, name, text))):
+                problems.append(f"an ordinary file was asked about: {name}")
+    return problems
