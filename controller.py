@@ -79,9 +79,7 @@ def pick_session(config: Config) -> str | None:
     if not sessions:
         print(t("no_sessions_yet", config.lang), file=sys.stderr)
         return None
-    from ui.approval import plain
-
-    print(plain("\n".join(session.pick_lines(sessions))))  # previews quote session files
+    print("\n".join(session.pick_lines(sessions)))
     try:
         return session.picked(sessions, input(t("pick_number", config.lang)))
     except EOFError:

@@ -125,12 +125,13 @@ class ReportRequested:
 @dataclass(frozen=True)
 class ApprovalRequest:
     """Asked before a shell command runs (`kind` "command", `subject` the whole command) or before a
-    write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason).
-    Answered "y", "n" or "always"; anything else, or no one to ask, is "n"."""
+    write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason,
+    `detail` the change as a unified diff). Answered "y", "n" or "always"; anything else, or no one to ask, is "n"."""
 
     kind: str  # "command" | "write"
     subject: str
     why: str = ""
+    detail: str = ""
 
 
 @dataclass(frozen=True)

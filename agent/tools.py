@@ -154,7 +154,12 @@ def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
 async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new: bytes) -> None:
     """Raise ToolError if this write needs the user's approval (write_guard) and did not get it."""
     risk = write_guard.approval_reason(path, target, ctx.deps.workspace, new)
-    if risk and not await write_guard.approved(ctx.deps, _display(target, ctx.deps.workspace), risk):
+    if risk is None:
+        return
+    shown = _display(target, ctx.deps.workspace)
+    old = target.read_bytes() if target.exists() else b""  # a regular file: write_guard.refusal saw to it
+    change = cap_text(await file_diff(old, new, shown, ctx.deps.lang), DIFF_CAP)
+    if not await write_guard.approved(ctx.deps, shown, risk, change):
         raise ToolError(f"the user declined this write to {path}: it is {risk.text('en')}")
 
 

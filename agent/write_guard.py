@@ -93,11 +93,12 @@ def approval_reason(given: str, target: Path, workspace: Path, content: bytes) -
     return Risk("links", {"n": links}) if links > 1 else None
 
 
-async def approved(deps: AppState, display: str, risk: Risk) -> bool:
-    """Ask the user (an ApprovalRequest on the channel, as for a command); --yes and "always" count as here."""
+async def approved(deps: AppState, display: str, risk: Risk, change: str) -> bool:
+    """Ask the user (an ApprovalRequest on the channel, as for a command, showing `change`, the
+    diff); --yes and "always" count as here."""
     if deps.config.yes or display in deps.always_allowed_writes:
         return True
-    answer = await ask(deps.emit, ApprovalRequest("write", display, why=risk.text(deps.lang)))
+    answer = await ask(deps.emit, ApprovalRequest("write", display, why=risk.text(deps.lang), detail=change))
     if answer == "always":
         deps.always_allowed_writes.add(display)
     return answer in ("y", "always")

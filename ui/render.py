@@ -198,6 +198,10 @@ class Renderer(Dispatcher):
             header = t("approve_run", self.lang)
         view, lines = command_view(event.subject, self.lang, header)
         self.console.print(view)
+        if event.detail:  # what a write would change, escaped like a command
+            change, more = command_view(event.detail.rstrip("\n"), self.lang, t("approve_change", self.lang))
+            self.console.print(change)
+            lines += more
         answer = await read_answer(t("approve_question", self.lang, n=lines), True)
         self.wait()
         return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
