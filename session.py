@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from agent import long_lines
 from agent.atomic import replace_file, write_via_temp
+from agent.config import data_home
 from agent.faults import fault
+from agent.file_state import open_regular
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
 from agent.project_dirs import ARCHIVE_DIR_NAME, _private_dir, archive_dir, folder_name, project_dir  # noqa: F401
@@ -206,29 +208,46 @@ def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
         return sessions[int(answer) - 1].session_id
     return None
 
-def _preview(path: Path, depth: int = 0) -> str:
-    """The user's first words, cheaply (no full parse). A compacted session starts with the summary:
-    then the oldest archive's first words, else the first user prompt after the summary."""
+PREVIEW_BYTES = 1 << 22  # of a session file read for its preview: a 4 MB summary line still fits
+
+
+def _archive_path(value: object) -> Path | None:
+    """A summary's archive path, if it is one: a file under the agent's data folder. The session
+    file may be crafted (a FIFO would hang the picker, /dev/zero fill the memory)."""
+    if not isinstance(value, str) or "\0" in value:
+        return None
     try:
-        with path.open("rb") as f:
-            for raw in f:
-                if b'"user-prompt"' not in raw:
-                    continue
-                try:
-                    message = json.loads(raw)
-                    if (message.get("metadata") or {}).get("compact_summary") is not None:
-                        archives = message["metadata"].get("archives") or [None]
-                        if depth < 3 and isinstance(archives[0], str):
-                            if words := _preview(Path(archives[0]), depth + 1):
-                                return words
-                        continue
-                    for part in message.get("parts", []):
-                        if part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str):
-                            return part["content"].strip().splitlines()[0][:60] if part["content"].strip() else ""
-                except (ValueError, AttributeError, TypeError):
-                    continue
+        path = Path(value).resolve()
+        return path if path.is_relative_to(data_home().resolve()) else None
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _preview(path: Path, depth: int = 0) -> str:
+    """The user's first words, cheaply (no full parse, at most PREVIEW_BYTES read). A compacted
+    session starts with the summary: then the oldest archive's first words, else the first user
+    prompt after the summary."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(PREVIEW_BYTES)
     except OSError:
-        pass
+        return ""
+    for raw in head.split(b"\n"):
+        if b'"user-prompt"' not in raw:
+            continue
+        try:
+            message = json.loads(raw)
+            if (message.get("metadata") or {}).get("compact_summary") is not None:
+                archives = message["metadata"].get("archives") or [None]
+                archive = _archive_path(archives[0])
+                if depth < 3 and archive is not None and (words := _preview(archive, depth + 1)):
+                    return words
+                continue
+            for part in message.get("parts", []):
+                if part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), str):
+                    return part["content"].strip().splitlines()[0][:60] if part["content"].strip() else ""
+        except (ValueError, AttributeError, TypeError, IndexError):
+            continue
     return ""
 
 

@@ -244,3 +244,42 @@ def git_repository_without_dot_git(base: Path) -> list[str]:
             if "declined" in _text(_run(write_file(ctx, name, text))):
                 problems.append(f"an ordinary file was asked about: {name}")
     return problems
+
+
+# --- 11. a crafted session file hangs the picker ----------------------------------------------
+
+
+@scenario_19
+def session_archive_path_crafted(base: Path) -> list[str]:
+    """A session whose summary names a FIFO, /dev/zero or a file outside the data folder as its
+    archive: listing the sessions (--continue, --resume, /resume) neither hangs nor reads them."""
+    import threading
+
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    import session
+
+    home, ws = _dirs(base)
+    fifo = base / "archive.fifo"
+    os.mkfifo(fifo)
+    outside = base / "outside.jsonl"
+    outside.write_text('{"parts": [{"part_kind": "user-prompt", "content": "OUTSIDE SECRET"}]}\n')
+    for archive in (str(fifo), "/dev/zero", str(outside)):
+        summary = UserPromptPart("summary")
+        summary_message = ModelRequest([summary], metadata={"compact_summary": "s", "archives": [archive]})
+        harness.prepare_session(home, ws, [summary_message, ModelRequest.user_text_prompt("later words")])
+    found: list[list[str]] = []
+
+    def listing() -> None:
+        with harness.data_home(home):
+            found.append([info.preview for info in session.list_sessions(ws)])
+
+    worker = threading.Thread(target=listing, daemon=True)
+    worker.start()
+    worker.join(20)
+    if not found:
+        with open(fifo, "wb"):  # let the hung reader go
+            pass
+        return ["listing the sessions hung on the archive path"]
+    problems = [f"a preview read the outside file: {p}" for p in found[0] if "OUTSIDE" in p]
+    return problems + ([] if found[0] == ["later words"] * 3 else [f"previews: {found[0]}"])
