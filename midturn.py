@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import compact
-from agent import background, overflow
+from agent import background, margin, overflow
 from agent.budgets import for_state as budgets_for
 from agent.context import history_tokens, threshold
 from agent.events import Notice
@@ -30,7 +30,7 @@ async def before_request(state: AppState, messages: list[ModelMessage]) -> Refit
     used = history_tokens(state, messages)  # once a request: both checks below read it
     if await _compacted(state, messages, used):
         return Refit()
-    if state.compaction.running or used <= overflow.ceiling(state):
+    if state.compaction.running or margin.fits(state, used, overflow.ceiling(state)):
         return None
     # Whatever switched automatic compaction off, a request over the window is made to fit.
     keep = kept_for_fit(messages, budgets_for(state).tail)

@@ -24,8 +24,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "接口不认识模型 '{model}'，请用 --model 换一个。",
     ),
     "err_context": (
-        "The request was longer than the model's context window; run /compact and try again.",
-        "请求超出了模型的上下文窗口；请先 /compact 再重试。",
+        "The request was longer than the model's context window, even made smaller; nothing was lost, "
+        "and the next message is fitted to the window first (a shorter one helps).",
+        "请求超出了模型的上下文窗口，缩小后仍然放不下；没有丢失任何内容，下一条消息会先适配窗口（短一些更好）。",
     ),
     "err_http": ("The endpoint answered HTTP {status}: {detail}", "接口返回 HTTP {status}：{detail}"),
     "err_api": ("Could not reach the model at {url}: {detail}", "无法连接模型接口 {url}：{detail}"),

@@ -333,9 +333,12 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.usage_missing = not usage.input_tokens
     sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
-        from agent.context import calibrate_prefix
+        from agent import margin
+        from agent.context import calibrate_prefix, history_tokens
 
         calibrate_prefix(state, sent.history, usage.input_tokens)
+        # After the calibration: the margin is what is left of the error once the prefix is the server's.
+        margin.observe(state, history_tokens(state, sent.history), usage.input_tokens)
     stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))

@@ -58,6 +58,10 @@ class Stats:
     tier_clear_cost: float | None = None
     tier_summary_cost: float | None = None
     tier_currency: str = ""
+    # How far the server has counted above our estimate (agent.margin), and requests it refused as
+    # too long: the safety margin of every size check, kept across a resume.
+    count_ratio: float = 1.0
+    refused_requests: int = 0
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -136,6 +140,10 @@ class Scratch:
     ready: asyncio.Future[None] | None = None
     # The session's totals as its stats file holds them: an input that changed none writes nothing.
     stats_on_disk: dict[str, object] = field(default_factory=dict)
+    # A turn request refused as too long: refitted before its next attempt (agent.guard), at most
+    # guard.MAX_REFITS times a request.
+    refit_pending: bool = False
+    refits: int = 0
 
 
 @dataclass
