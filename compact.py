@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import background as bg
-from agent import debuglog, policy, tokens, undo
+from agent import debuglog, margin, overflow, policy, tokens, undo
 from agent.budgets import for_state as budgets_for
 from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -206,8 +206,10 @@ def _commit(
     interleave. A result that is not smaller is refused with history and file as they were."""
     new_read_state = state.read_file_state if summary is None else ReadFileState()
     measured: list[int] = []
+    fit_limit = overflow.ceiling(state)
 
     def build(archive: Path) -> list[ModelMessage]:
+        nonlocal new_read_state
         history = rebuilt
         if summary is not None:
             summary.archives.append(str(archive))
@@ -215,11 +217,17 @@ def _commit(
             room = restore_room(budgets_for(state), fixed_prefix_tokens(state), tokens.count_messages([head, *tail]))
             restored = restore_file_messages(state.read_file_state, new_read_state, state, room)
             history = compacted_history(head, restored, tail)
+            if restored and history_tokens(state, history) > threshold(state):
+                # Over the target: the restored files go first (they can be read again), never the
+                # user's messages the summary carries.
+                new_read_state = ReadFileState()
+                history = compacted_history(head, [], tail)
         assert history is not None
         after = history_tokens(state, history)
-        refusal = refuse_result(before, after, threshold(state))
+        refusal = refuse_result(before, after, threshold(state), margin.room(state, fit_limit))
         if refusal is not None:
-            raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state)))
+            raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state),
+                                 window=fit_limit))
         measured.append(after)
         return history
 
@@ -242,6 +250,9 @@ def _commit(
     text = summary.summary if summary else ""
     state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out,
                                   summary=text))
+    if after > threshold(state):
+        # The threshold is a target: a summary that fits the window is kept, and the user told.
+        state.emit(Notice(t("compact_over_target", state.lang, after=after, threshold=threshold(state)), level="warn"))
     return CompactResult(before, after, str(archive), tier, left_out)
 
 

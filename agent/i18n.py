@@ -5,6 +5,7 @@ from __future__ import annotations
 import locale
 import os
 
+from agent.i18n_guard import GUARD_TEXTS
 from agent.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -360,6 +361,7 @@ TEXTS: dict[str, tuple[str, str]] = {
 }
 # The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
 TEXTS.update(UI_TEXTS)
+TEXTS.update(GUARD_TEXTS)
 
 
 def t(key: str, lang: str, **values: object) -> str:
