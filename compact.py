@@ -166,14 +166,16 @@ def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | N
 
 
 def take_mid_turn(
-    state: AppState, tail_budget: int, prompt: ModelMessage
+    state: AppState, tail_budget: int, prompt: ModelMessage, keep: Sequence[ModelMessage] = ()
 ) -> Coroutine[None, None, CompactResult] | None:
-    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used)."""
+    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used);
+    should the background summary have failed, the usual mid-turn compaction keeping `keep`."""
     taken = bg.take_mid_turn(state, tail_budget, prompt)
-    return None if taken is None else _swap(state, *taken)
+    return None if taken is None else _swap(state, *taken, trigger="mid-turn", keep=keep)
 
 
-async def _swap(state: AppState, background: bg.Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
+async def _swap(state: AppState, background: bg.Background, lead: Sequence[ModelMessage] = (), *,
+                trigger: str = "auto", keep: Sequence[ModelMessage] = ()) -> CompactResult:
     try:
         # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
         reply = await background.task
@@ -182,7 +184,8 @@ async def _swap(state: AppState, background: bg.Background, lead: Sequence[Model
     except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
         bg.discarded(state, "failed")
         debuglog.log("background_failed", error=repr(exc)[:300])
-        return await run_compact(state, trigger="auto")
+        # Mid-turn, the user's current request and the newest exchanges stay verbatim (`keep`).
+        return await run_compact(state, trigger=trigger, keep=keep)
     try:
         result = finish_background(state, background.snapshot, reply, lead)
     except Exception:

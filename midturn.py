@@ -59,5 +59,6 @@ async def _compacted(state: AppState, messages: list[ModelMessage], used: int) -
     # A background summary of the turn's start is used when the turn since fits in the room of the
     # kept tail and the restored files (fewer files are restored then: compact.restore_room).
     budget = plan.tail + plan.restore
-    return await compact.attempt(state, "mid-turn", lambda: compact.take_mid_turn(state, budget, messages[prompt_at])
+    prompt = messages[prompt_at]
+    return await compact.attempt(state, "mid-turn", lambda: compact.take_mid_turn(state, budget, prompt, keep)
                                  or compact.run_compact(state, trigger="mid-turn", keep=keep))
