@@ -36,3 +36,23 @@ async def test_a_failed_background_summary_mid_turn_keeps_the_request(make_state
     finished = state.emit.of(CompactionFinished)
     assert finished and finished[0].trigger == "mid-turn"
     assert request in _prompts(state)  # verbatim, not only inside the summary
+
+
+async def test_no_background_summary_mid_turn_that_the_turn_would_outgrow(make_state, workspace, server):
+    # Each read is larger than what a mid-turn swap keeps after the summary (at 16k): the step that
+    # crosses the threshold outgrows it, and every summary started mid-turn was given up (3 of 3).
+    state = make_state(context_window=16_000, cheap_tier="off")
+    big_files(workspace, 16, lines=180)
+    calls = [ToolCalls([("read_file", {"path": f"big{i}.txt"})]) for i in range(16)]
+
+    def reply(body):
+        if is_compaction(body):
+            return Text(SUMMARY)
+        return calls.pop(0) if calls else Text("Read them all.")
+
+    server.script(*([reply] * 200))
+    await on_submit(state, "read the sixteen files")
+    assert state.emit.of(CompactionFinished)
+    assert state.stats.background_discarded.get("mid-turn, turn too long", 0) == 0
+    stats = state.stats
+    assert stats.background_started == stats.background_used + sum(stats.background_discarded.values())
