@@ -52,6 +52,9 @@ MAX_COMPACT_FAILURES = 3
 # Two automatic compactions within this many turns count as thrashing.
 THRASH_TURNS = 2
 THRASH_STREAK = 2
+# Thrashing backs off for this many turns (first the target is raised, then automatic compaction
+# pauses), then the guard re-arms: a session that thrashed once is not left without compaction.
+REARM_TURNS = 5
 
 
 @dataclass
@@ -273,7 +276,25 @@ def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str,
 
 
 def auto_allowed(state: AppState) -> bool:
-    return state.config.auto_compact and state.compaction.off_reason is None
+    _rearm(state)
+    return state.config.auto_compact and state.compaction.off_reason is None and state.compaction.backoff < 2
+
+
+def auto_limit(state: AppState) -> int:
+    """Where automatic compaction fires: the threshold, or while the thrash guard backs off, halfway
+    from it to the largest request (more work between compactions, each one still cached)."""
+    limit = threshold(state)
+    if state.compaction.backoff:
+        limit += max(0, overflow.ceiling(state) - limit) // 2
+    return limit
+
+
+def _rearm(state: AppState) -> None:
+    comp = state.compaction
+    if comp.rearm_at is not None and state.turns >= comp.rearm_at:
+        comp.backoff, comp.rearm_at, comp.thrash_streak = 0, None, 0
+        debuglog.log("thrash_rearmed", turn=state.turns)
+        state.emit(Notice(t("thrash_rearmed", state.lang)))
 
 
 async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage] = ()) -> None:
@@ -281,7 +302,7 @@ async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage
     if not auto_allowed(state):
         return
     used = context_tokens(state, pending)
-    limit = threshold(state)
+    limit = auto_limit(state)
     if used < limit:
         bg.maybe_start_background(state, used)
         return
@@ -317,13 +338,26 @@ def _failed(state: AppState, trigger: str, reason: str) -> None:
 
 
 def _check_thrashing(state: AppState) -> None:
-    turns = state.compaction.auto_turns
+    comp = state.compaction
+    turns = comp.auto_turns
     if turns and state.turns - turns[-1] <= THRASH_TURNS:
-        state.compaction.thrash_streak += 1
+        comp.thrash_streak += 1
     else:
-        state.compaction.thrash_streak = 0
+        comp.thrash_streak = 0
     turns.append(state.turns)
-    if state.compaction.thrash_streak >= THRASH_STREAK:
-        state.compaction.off_reason = "thrashing"
-        debuglog.log("thrashing", turns=turns[-3:])
-        state.emit(Notice(t("thrashing", state.lang), level="warn"))
+    if comp.thrash_streak >= THRASH_STREAK:
+        # Back off, never off for good: first a higher target, then a pause; re-armed either way.
+        comp.backoff, comp.rearm_at, comp.thrash_streak = min(2, comp.backoff + 1), state.turns + REARM_TURNS, 0
+        debuglog.log("thrashing", turns=turns[-3:], backoff=comp.backoff, rearm_at=comp.rearm_at)
+        key = "thrash_raised" if comp.backoff == 1 else "thrash_paused"
+        state.emit(Notice(t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at, n=REARM_TURNS),
+                          level="warn"))
+
+
+def backoff_text(state: AppState) -> str:
+    """What the thrash guard is doing now, for /status ("" when nothing)."""
+    comp = state.compaction
+    if not comp.backoff or comp.rearm_at is None:
+        return ""
+    key = "status_thrash_raised" if comp.backoff == 1 else "status_thrash_paused"
+    return t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import compact
 from agent import background, margin, overflow
 from agent.budgets import for_state as budgets_for
-from agent.context import history_tokens, threshold
+from agent.context import history_tokens
 from agent.events import Notice
 from agent.guard import Refit
 from agent.i18n import t
@@ -45,7 +45,7 @@ async def _compacted(state: AppState, messages: list[ModelMessage], used: int) -
     prompt_at = turn_prompt(messages)
     if prompt_at is None:
         return False
-    limit = threshold(state)
+    limit = compact.auto_limit(state)
     if used < limit:
         # A long turn past the lower mark: its summary is written while the turn goes on.
         background.maybe_start_background(state, used, messages)

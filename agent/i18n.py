@@ -65,12 +65,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Automatic compaction failed {n} times in a row and is now off; use /compact to try by hand.",
         "自动压缩连续失败 {n} 次，已停止自动压缩；可以用 /compact 手动压缩。",
     ),
-    "thrashing": (
-        "The context refills within two turns of every compaction, so automatic compaction is now off. "
-        "Try /compact with instructions on what to keep, a larger --context-window, or --compact-at.",
-        "每次压缩后不到两轮上下文又满了，已停止自动压缩。"
-        "可以试试带说明的 /compact、更大的 --context-window 或 --compact-at。",
-    ),
     "nothing_to_compact": ("Nothing to compact.", "没有可压缩的内容。"),
     "compact_empty": ("the model returned an empty summary", "模型返回了空摘要"),
     "compact_tool_call": (
