@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import background as bg
-from agent import debuglog, policy, tokens, undo
+from agent import debuglog, margin, overflow, policy, tokens, undo
 from agent.budgets import for_state as budgets_for
 from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -52,6 +52,9 @@ MAX_COMPACT_FAILURES = 3
 # Two automatic compactions within this many turns count as thrashing.
 THRASH_TURNS = 2
 THRASH_STREAK = 2
+# Thrashing backs off for this many turns (first the target is raised, then automatic compaction
+# pauses), then the guard re-arms: a session that thrashed once is not left without compaction.
+REARM_TURNS = 5
 
 
 @dataclass
@@ -166,14 +169,16 @@ def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | N
 
 
 def take_mid_turn(
-    state: AppState, tail_budget: int, prompt: ModelMessage
+    state: AppState, tail_budget: int, prompt: ModelMessage, keep: Sequence[ModelMessage] = ()
 ) -> Coroutine[None, None, CompactResult] | None:
-    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used)."""
+    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used);
+    should the background summary have failed, the usual mid-turn compaction keeping `keep`."""
     taken = bg.take_mid_turn(state, tail_budget, prompt)
-    return None if taken is None else _swap(state, *taken)
+    return None if taken is None else _swap(state, *taken, trigger="mid-turn", keep=keep)
 
 
-async def _swap(state: AppState, background: bg.Background, lead: Sequence[ModelMessage] = ()) -> CompactResult:
+async def _swap(state: AppState, background: bg.Background, lead: Sequence[ModelMessage] = (), *,
+                trigger: str = "auto", keep: Sequence[ModelMessage] = ()) -> CompactResult:
     try:
         # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
         reply = await background.task
@@ -182,7 +187,8 @@ async def _swap(state: AppState, background: bg.Background, lead: Sequence[Model
     except Exception as exc:  # noqa: BLE001 - a failed background summary falls back to the usual path
         bg.discarded(state, "failed")
         debuglog.log("background_failed", error=repr(exc)[:300])
-        return await run_compact(state, trigger="auto")
+        # Mid-turn, the user's current request and the newest exchanges stay verbatim (`keep`).
+        return await run_compact(state, trigger=trigger, keep=keep)
     try:
         result = finish_background(state, background.snapshot, reply, lead)
     except Exception:
@@ -206,8 +212,10 @@ def _commit(
     interleave. A result that is not smaller is refused with history and file as they were."""
     new_read_state = state.read_file_state if summary is None else ReadFileState()
     measured: list[int] = []
+    fit_limit = overflow.ceiling(state)
 
     def build(archive: Path) -> list[ModelMessage]:
+        nonlocal new_read_state
         history = rebuilt
         if summary is not None:
             summary.archives.append(str(archive))
@@ -215,11 +223,17 @@ def _commit(
             room = restore_room(budgets_for(state), fixed_prefix_tokens(state), tokens.count_messages([head, *tail]))
             restored = restore_file_messages(state.read_file_state, new_read_state, state, room)
             history = compacted_history(head, restored, tail)
+            if restored and history_tokens(state, history) > threshold(state):
+                # Over the target: the restored files go first (they can be read again), never the
+                # user's messages the summary carries.
+                new_read_state = ReadFileState()
+                history = compacted_history(head, [], tail)
         assert history is not None
         after = history_tokens(state, history)
-        refusal = refuse_result(before, after, threshold(state))
+        refusal = refuse_result(before, after, threshold(state), margin.room(state, fit_limit))
         if refusal is not None:
-            raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state)))
+            raise CompactError(t(refusal, state.lang, before=before, after=after, threshold=threshold(state),
+                                 window=fit_limit))
         measured.append(after)
         return history
 
@@ -242,6 +256,9 @@ def _commit(
     text = summary.summary if summary else ""
     state.emit(CompactionFinished(trigger, before, after, str(archive), tier=tier, left_out_messages=left_out,
                                   summary=text))
+    if after > threshold(state):
+        # The threshold is a target: a summary that fits the window is kept, and the user told.
+        state.emit(Notice(t("compact_over_target", state.lang, after=after, threshold=threshold(state)), level="warn"))
     return CompactResult(before, after, str(archive), tier, left_out)
 
 
@@ -259,7 +276,25 @@ def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str,
 
 
 def auto_allowed(state: AppState) -> bool:
-    return state.config.auto_compact and state.compaction.off_reason is None
+    _rearm(state)
+    return state.config.auto_compact and state.compaction.off_reason is None and state.compaction.backoff < 2
+
+
+def auto_limit(state: AppState) -> int:
+    """Where automatic compaction fires: the threshold, or while the thrash guard backs off, halfway
+    from it to the largest request (more work between compactions, each one still cached)."""
+    limit = threshold(state)
+    if state.compaction.backoff:
+        limit += max(0, overflow.ceiling(state) - limit) // 2
+    return limit
+
+
+def _rearm(state: AppState) -> None:
+    comp = state.compaction
+    if comp.rearm_at is not None and state.turns >= comp.rearm_at:
+        comp.backoff, comp.rearm_at, comp.thrash_streak = 0, None, 0
+        debuglog.log("thrash_rearmed", turn=state.turns)
+        state.emit(Notice(t("thrash_rearmed", state.lang)))
 
 
 async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage] = ()) -> None:
@@ -267,7 +302,7 @@ async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage
     if not auto_allowed(state):
         return
     used = context_tokens(state, pending)
-    limit = threshold(state)
+    limit = auto_limit(state)
     if used < limit:
         bg.maybe_start_background(state, used)
         return
@@ -303,13 +338,26 @@ def _failed(state: AppState, trigger: str, reason: str) -> None:
 
 
 def _check_thrashing(state: AppState) -> None:
-    turns = state.compaction.auto_turns
+    comp = state.compaction
+    turns = comp.auto_turns
     if turns and state.turns - turns[-1] <= THRASH_TURNS:
-        state.compaction.thrash_streak += 1
+        comp.thrash_streak += 1
     else:
-        state.compaction.thrash_streak = 0
+        comp.thrash_streak = 0
     turns.append(state.turns)
-    if state.compaction.thrash_streak >= THRASH_STREAK:
-        state.compaction.off_reason = "thrashing"
-        debuglog.log("thrashing", turns=turns[-3:])
-        state.emit(Notice(t("thrashing", state.lang), level="warn"))
+    if comp.thrash_streak >= THRASH_STREAK:
+        # Back off, never off for good: first a higher target, then a pause; re-armed either way.
+        comp.backoff, comp.rearm_at, comp.thrash_streak = min(2, comp.backoff + 1), state.turns + REARM_TURNS, 0
+        debuglog.log("thrashing", turns=turns[-3:], backoff=comp.backoff, rearm_at=comp.rearm_at)
+        key = "thrash_raised" if comp.backoff == 1 else "thrash_paused"
+        state.emit(Notice(t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at, n=REARM_TURNS),
+                          level="warn"))
+
+
+def backoff_text(state: AppState) -> str:
+    """What the thrash guard is doing now, for /status ("" when nothing)."""
+    comp = state.compaction
+    if not comp.backoff or comp.rearm_at is None:
+        return ""
+    key = "status_thrash_raised" if comp.backoff == 1 else "status_thrash_paused"
+    return t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import compact
-from agent import background, overflow
+from agent import background, margin, overflow
 from agent.budgets import for_state as budgets_for
-from agent.context import history_tokens, threshold
+from agent.context import history_tokens
 from agent.events import Notice
 from agent.guard import Refit
 from agent.i18n import t
@@ -30,7 +30,7 @@ async def before_request(state: AppState, messages: list[ModelMessage]) -> Refit
     used = history_tokens(state, messages)  # once a request: both checks below read it
     if await _compacted(state, messages, used):
         return Refit()
-    if state.compaction.running or used <= overflow.ceiling(state):
+    if state.compaction.running or margin.fits(state, used, overflow.ceiling(state)):
         return None
     # Whatever switched automatic compaction off, a request over the window is made to fit.
     keep = kept_for_fit(messages, budgets_for(state).tail)
@@ -45,7 +45,7 @@ async def _compacted(state: AppState, messages: list[ModelMessage], used: int) -
     prompt_at = turn_prompt(messages)
     if prompt_at is None:
         return False
-    limit = threshold(state)
+    limit = compact.auto_limit(state)
     if used < limit:
         # A long turn past the lower mark: its summary is written while the turn goes on.
         background.maybe_start_background(state, used, messages)
@@ -59,5 +59,6 @@ async def _compacted(state: AppState, messages: list[ModelMessage], used: int) -
     # A background summary of the turn's start is used when the turn since fits in the room of the
     # kept tail and the restored files (fewer files are restored then: compact.restore_room).
     budget = plan.tail + plan.restore
-    return await compact.attempt(state, "mid-turn", lambda: compact.take_mid_turn(state, budget, messages[prompt_at])
+    prompt = messages[prompt_at]
+    return await compact.attempt(state, "mid-turn", lambda: compact.take_mid_turn(state, budget, prompt, keep)
                                  or compact.run_compact(state, trigger="mid-turn", keep=keep))

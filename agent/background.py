@@ -35,6 +35,9 @@ def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMe
     if state.config.cheap_tier == "auto" and not summary_expected(state, used, snapshot):
         debuglog.log("background_skipped", reason="the cost model expects clearing")
         return
+    if history is not None and _discarded_at_threshold(state, used, snapshot):
+        debuglog.log("background_skipped", reason="the turn will outgrow the kept tail first")
+        return
     from agent.summarizer import request_summary
 
     task = asyncio.get_running_loop().create_task(request_summary(state, snapshot))
@@ -44,6 +47,22 @@ def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMe
     state.stats.background_started += 1
     debuglog.log("background_started", used=used, messages=len(snapshot))
     state.emit(Notice(t("background_started", state.lang)))
+
+
+def _discarded_at_threshold(state: AppState, used: int, snapshot: Sequence[ModelMessage]) -> bool:
+    """Mid-turn, what the turn adds after the snapshot is kept verbatim after the summary, within
+    the tail and restore budgets (take_mid_turn), or the summary is thrown away. By the threshold
+    the turn has added at least the room left to it, and the step that crosses it is most likely
+    as large as the turn's newest one (the results after its newest response): when either is over
+    the budgets, the summary would be paid for and not used."""
+    from agent import tokens
+    from agent.budgets import for_state as budgets_for
+    from agent.context import threshold
+    from agent.tiers import last_response
+
+    plan = budgets_for(state)
+    step = tokens.count_messages(snapshot[last_response(snapshot) + 1 :])
+    return max(threshold(state) - used, step) > plan.tail + plan.restore
 
 
 def cancel_background(state: AppState) -> None:

@@ -40,6 +40,9 @@ class BeforeRequest(Protocol):
     async def __call__(self, state: AppState, messages: list[ModelMessage]) -> Refit | None: ...
 
 
+# Attempts of one request refitted after a refusal for length, before the error is the turn's.
+MAX_REFITS = 2
+
 # The hook of the turn in progress (`hooked`); None outside a turn and for a run given none.
 _HOOK: ContextVar[BeforeRequest | None] = ContextVar("before_request", default=None)
 
@@ -62,6 +65,35 @@ class _Guard:
         state: AppState = ctx.deps
         if state is None or priming() or summarizing():
             return request_context  # not a turn's request: a priming run or a summary request
+        state.scratch.refits, state.scratch.refit_pending = 0, False
+        return await self._fit(ctx, state, request_context)
+
+    async def prepare_model_request(self, ctx: Any, request_context: Any) -> Any:
+        """The attempt after a refusal for length (`on_model_request_error`) is fitted again, with
+        the margin the refusal taught: never the same request twice."""
+        state: AppState | None = ctx.deps
+        if state is None or not state.scratch.refit_pending:
+            return request_context
+        state.scratch.refit_pending = False
+        return await self._fit(ctx, state, request_context)
+
+    async def on_model_request_error(self, ctx: Any, *, request_context: Any, error: Exception) -> Any:
+        from pydantic_ai.exceptions import RetryModelRequest
+
+        from agent import margin
+        from agent.context import history_tokens
+
+        state: AppState | None = ctx.deps
+        if state is None or priming() or summarizing() or not margin.too_long(error) \
+                or state.scratch.refits >= MAX_REFITS:
+            raise error
+        messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
+        margin.refused(state, history_tokens(state, messages), error)
+        state.scratch.refits += 1
+        state.scratch.refit_pending = True
+        raise RetryModelRequest()
+
+    async def _fit(self, ctx: Any, state: AppState, request_context: Any) -> Any:
         # Our own (unmerged) copy of the history, with what the run added since (see agent.loop).
         messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
         clean_messages(messages)  # what the model and the tools sent may hold lone surrogates

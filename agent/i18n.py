@@ -6,6 +6,7 @@ import locale
 import os
 
 from agent.i18n_security import SECURITY_TEXTS
+from agent.i18n_guard import GUARD_TEXTS
 from agent.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -25,8 +26,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "接口不认识模型 '{model}'，请用 --model 换一个。",
     ),
     "err_context": (
-        "The request was longer than the model's context window; run /compact and try again.",
-        "请求超出了模型的上下文窗口；请先 /compact 再重试。",
+        "The request was longer than the model's context window, even made smaller; nothing was lost, "
+        "and the next message is fitted to the window first (a shorter one helps).",
+        "请求超出了模型的上下文窗口，缩小后仍然放不下；没有丢失任何内容，下一条消息会先适配窗口（短一些更好）。",
     ),
     "err_http": ("The endpoint answered HTTP {status}: {detail}", "接口返回 HTTP {status}：{detail}"),
     "err_api": ("Could not reach the model at {url}: {detail}", "无法连接模型接口 {url}：{detail}"),
@@ -63,12 +65,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "auto_compact_off": (
         "Automatic compaction failed {n} times in a row and is now off; use /compact to try by hand.",
         "自动压缩连续失败 {n} 次，已停止自动压缩；可以用 /compact 手动压缩。",
-    ),
-    "thrashing": (
-        "The context refills within two turns of every compaction, so automatic compaction is now off. "
-        "Try /compact with instructions on what to keep, a larger --context-window, or --compact-at.",
-        "每次压缩后不到两轮上下文又满了，已停止自动压缩。"
-        "可以试试带说明的 /compact、更大的 --context-window 或 --compact-at。",
     ),
     "nothing_to_compact": ("Nothing to compact.", "没有可压缩的内容。"),
     "compact_empty": ("the model returned an empty summary", "模型返回了空摘要"),
@@ -361,6 +357,7 @@ TEXTS: dict[str, tuple[str, str]] = {
 # The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
 TEXTS.update(UI_TEXTS)
 TEXTS.update(SECURITY_TEXTS)
+TEXTS.update(GUARD_TEXTS)
 
 
 def t(key: str, lang: str, **values: object) -> str:

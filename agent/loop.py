@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from agent.guard import BeforeRequest
 
 INTERRUPTED = "Interrupted by the user before this tool finished."
+# The answer the user stopped with Ctrl-C, as the model sees it next time: it was asked, and cut off.
+ANSWER_INTERRUPTED = "[Interrupted by the user: this answer was cut off here.]"
 ENDED = "No result: the turn ended with an error before this tool finished."
 LOST = "No result: the agent stopped before this tool finished (a crash, or a lost line of the session file)."
 
@@ -125,6 +127,8 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
     got_response = False
     run = None
     save_errors: list[str] = []
+    # The text of the answer streaming now, kept should Ctrl-C cut it off.
+    partial: list[str] = []
 
     def save(messages: list[ModelMessage]) -> None:
         # One notice per turn, not one per message, while the disk stays full.
@@ -148,10 +152,13 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
                     state.scratch.turn_offset = len(run.all_messages())
                 if agent.is_model_request_node(node):
                     state.emit(WaitingForModel())
+                    partial.clear()
                     async with node.stream(run.ctx) as stream:
                         async for event in stream:
-                            _emit_stream_event(state, event)
+                            if (text := _emit_stream_event(state, event)) is not None:
+                                partial.append(text)
                         _record_usage(state, stream.response)
+                    partial.clear()
                     got_response = True
                 elif agent.is_call_tools_node(node):
                     async with node.stream(run.ctx) as stream:
@@ -160,7 +167,10 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
                 save(_ours(state, run))
         return TurnOutcome(ok=True)
     except asyncio.CancelledError:
-        _settle(state, run, start, tool_results, got_response, save, INTERRUPTED)
+        from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+        asked = start + (prelude or []) + [ModelRequest(parts=[UserPromptPart(user_input)])]
+        _interrupted(state, run, asked, tool_results, "".join(partial), got_response, save)
         raise
     except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
         from agent.error_text import describe_error
@@ -172,6 +182,23 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
         return TurnOutcome(ok=False, error=message)
     finally:
         prefix.end_reuse(reuse)
+
+
+def _interrupted(
+    state: AppState, run: Any, asked: list[ModelMessage], results: dict[str, Any], partial: str, got: bool,
+    save: Callable[[list[ModelMessage]], None],
+) -> None:
+    """After Ctrl-C: the user's message stays (the model learns it was asked), with what completed,
+    every dangling tool call closed, and an answer cut off (or none yet) marked as interrupted."""
+    from pydantic_ai.messages import ModelResponse, TextPart
+
+    # Until the run's first request the user's message is only in `asked` (agent.loop._ours).
+    messages = _ours(state, run) if run is not None and state.scratch.turn_offset >= 0 else asked
+    messages = repair(messages, results, INTERRUPTED)
+    if partial.strip() or not got:
+        text = f"{partial}\n\n{ANSWER_INTERRUPTED}" if partial.strip() else ANSWER_INTERRUPTED
+        messages = messages + [ModelResponse(parts=[TextPart(text)])]
+    save(messages)
 
 
 def _settle(
@@ -281,7 +308,8 @@ def repair_history(messages: list[ModelMessage]) -> tuple[list[ModelMessage], in
     return out, fixes
 
 
-def _emit_stream_event(state: AppState, event: Any) -> None:
+def _emit_stream_event(state: AppState, event: Any) -> str | None:
+    """Emit a streamed delta; returns the answer's text in it, if any."""
     from pydantic_ai.messages import (
         PartDeltaEvent,
         PartStartEvent,
@@ -294,13 +322,16 @@ def _emit_stream_event(state: AppState, event: Any) -> None:
     if isinstance(event, PartStartEvent):
         if isinstance(event.part, TextPart) and event.part.content:
             state.emit(TextDelta(event.part.content))
-        elif isinstance(event.part, ThinkingPart) and event.part.content:
+            return event.part.content
+        if isinstance(event.part, ThinkingPart) and event.part.content:
             state.emit(ThinkingDelta(event.part.content))
     elif isinstance(event, PartDeltaEvent):
         if isinstance(event.delta, TextPartDelta) and event.delta.content_delta:
             state.emit(TextDelta(event.delta.content_delta))
-        elif isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
+            return event.delta.content_delta
+        if isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
             state.emit(ThinkingDelta(event.delta.content_delta))
+    return None
 
 
 def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> None:
@@ -335,9 +366,12 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.usage_missing = not usage.input_tokens
     sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
-        from agent.context import calibrate_prefix
+        from agent import margin
+        from agent.context import calibrate_prefix, history_tokens
 
         calibrate_prefix(state, sent.history, usage.input_tokens)
+        # After the calibration: the margin is what is left of the error once the prefix is the server's.
+        margin.observe(state, history_tokens(state, sent.history), usage.input_tokens)
     stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))

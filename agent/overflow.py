@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent import debuglog, tokens
+from agent import debuglog, margin, tokens
 from agent.context import fixed_prefix_tokens, history_tokens
 from agent.errors import WindowOverflow
 from agent.events import Notice
@@ -51,7 +51,7 @@ async def make_fit(
     limit = ceiling(state)
     used = history_tokens(state, messages)
     needed = fixed_prefix_tokens(state) + tokens.count_messages(keep)
-    if needed > limit:
+    if not margin.fits(state, needed, limit):
         raise WindowOverflow(t("overflow_nothing_fits", state.lang, needed=needed, limit=limit))
     state.emit(Notice(t("overflow_fitting", state.lang, used=used, limit=limit), level="warn"))
     state.transcript.update(messages)
@@ -62,14 +62,14 @@ async def make_fit(
             await summarize()
         except Exception as exc:  # noqa: BLE001 - leaving out the oldest still works
             debuglog.log("overflow_summary_failed", error=repr(exc)[:300])
-    if history_tokens(state, state.history) > limit:
+    if not margin.fits(state, history_tokens(state, state.history), limit):
         try:
-            leave_out_oldest(state, limit)
+            leave_out_oldest(state, margin.room(state, limit))
         except OSError as exc:
             debuglog.log("overflow_unsaved", error=str(exc))
             from agent.tiers import fit_messages
 
-            return fit_messages(messages, limit, fixed_prefix_tokens(state))[0]
+            return fit_messages(messages, margin.room(state, limit), fixed_prefix_tokens(state))[0]
     return None
 
 

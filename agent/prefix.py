@@ -113,20 +113,31 @@ def summarizing() -> bool:
 _LENIENT: ContextVar[bool] = ContextVar("lenient_join", default=False)
 # Set for one request of a joining turn that must go out as given (a history fitted to the window
 # for this request only, agent.guard): the recorded messages must not be put in front of it.
-_WHOLE: ContextVar[bool] = ContextVar("request_given_whole", default=False)
+# A box, set before the run, that the guard's hook changes in place: pydantic-ai may open a request
+# in a copy of the context taken before the hook ran (when a capability handles request errors).
+_WHOLE: ContextVar[list[bool] | None] = ContextVar("request_given_whole", default=None)
 
 
 def send_whole(whole: bool) -> None:
     """Whether the next request of this run goes out as pydantic-ai built it (see `join`). Set before
-    every turn request: pydantic-ai carries a hook's context changes on to the rest of the run."""
-    _WHOLE.set(whole)
+    every turn request."""
+    box = _WHOLE.get()
+    if box is None:
+        _WHOLE.set([whole])
+    else:
+        box[0] = whole
+
+
+def _whole() -> bool:
+    box = _WHOLE.get()
+    return bool(box and box[0])
 
 
 @contextmanager
 def joined_onto(sent: SentRequest | None) -> Iterator[None]:
     """Requests made inside start with `sent`'s messages (see `join`); with None, pydantic-ai's
     messages go as they are, even inside a turn that joins onto an earlier request (`reuse`)."""
-    token, lenient, whole = _JOIN.set(sent), _LENIENT.set(False), _WHOLE.set(False)
+    token, lenient, whole = _JOIN.set(sent), _LENIENT.set(False), _WHOLE.set([False])
     try:
         yield
     finally:
@@ -142,7 +153,7 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     message(s) and then those: the system messages must equal the recorded ones, and so must the
     tools, or the result would not be the request pydantic-ai would have built."""
     sent = _JOIN.get()
-    if sent is None or sent.stale or _WHOLE.get():
+    if sent is None or sent.stale or _whole():
         return messages
     if tools != sent.tools:
         raise PrefixMismatch("the tools differ from the recorded request")
@@ -190,11 +201,11 @@ def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], tup
     When `history` starts with the last request's messages, pydantic-ai gets only what follows them
     and every request of the run starts with that request's bytes (see `join`): at 10,000 messages
     it would otherwise prepare and map the whole history again for each request."""
+    _WHOLE.set([False])  # this turn's box (see _WHOLE); what an earlier run set is not this turn's
     sent = recorder.covering(history)
     if sent is None or not sent.history or len(history) <= len(sent.history):
         return list(history), None
     recorder.joined = sent
-    _WHOLE.set(False)  # what an earlier run's last request set (agent.guard) is not this turn's
     return list(history[len(sent.history) :]), (_JOIN.set(sent), _LENIENT.set(True))
 
 

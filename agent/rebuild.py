@@ -204,12 +204,14 @@ def left_out_history(kept: Sequence[ModelMessage], note: ModelMessage) -> list[M
     return kept[:head] + [note] + kept[head:]
 
 
-def refuse_result(before: int, after: int, limit: int) -> str | None:
+def refuse_result(before: int, after: int, limit: int, window: int | None = None) -> str | None:
     """Why a compaction's result must be discarded (an i18n key), or None to keep it. Manual or
-    automatic alike: a result not smaller than its input, or still over the threshold, only makes
-    things worse (and an automatic one would fire again at once)."""
+    automatic alike: a result not smaller than its input only makes things worse, and one that does
+    not fit the window (`window`: the largest request, by our count) cannot be sent. The threshold
+    (`limit`) is a target, not a veto: a smaller result over it that fits is kept (the caller says
+    so), since throwing away a good summary for being 0.3% over it costs the user's messages."""
     if after >= before:
         return "compact_not_smaller"
-    if after > limit:
-        return "compact_over_threshold"
+    if after > (limit if window is None else max(limit, window)):
+        return "compact_over_window" if window is not None else "compact_over_threshold"
     return None

@@ -58,6 +58,10 @@ class Stats:
     tier_clear_cost: float | None = None
     tier_summary_cost: float | None = None
     tier_currency: str = ""
+    # How far the server has counted above our estimate (agent.margin), and requests it refused as
+    # too long: the safety margin of every size check, kept across a resume.
+    count_ratio: float = 1.0
+    refused_requests: int = 0
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -101,12 +105,16 @@ class CompactionState:
 
     # Automatic compactions failed in a row (compact.MAX_COMPACT_FAILURES switches them off).
     failures: int = 0
-    # Why automatic compaction is off for the rest of the session ("failures", "thrashing"), or None.
+    # Why automatic compaction is off for the rest of the session ("failures"), or None.
     off_reason: str | None = None
     # Turn numbers (count of user turns) at which automatic compactions fired: thrash detection.
     auto_turns: list[int] = field(default_factory=list)
     # Automatic compactions that came within two turns of the previous one, in a row.
     thrash_streak: int = 0
+    # The thrash guard's back-off (compact.auto_limit): 1 the target raised, 2 automatic compaction
+    # paused (a request is still fitted to the window); until the turn `rearm_at`, then 0 again.
+    backoff: int = 0
+    rearm_at: int | None = None
     # True while a compaction request is in flight: the mid-turn guard must not recurse into it.
     running: bool = False
     # The summary being written in the background, if one is (agent.background).
@@ -136,6 +144,10 @@ class Scratch:
     ready: asyncio.Future[None] | None = None
     # The session's totals as its stats file holds them: an input that changed none writes nothing.
     stats_on_disk: dict[str, object] = field(default_factory=dict)
+    # A turn request refused as too long: refitted before its next attempt (agent.guard), at most
+    # guard.MAX_REFITS times a request.
+    refit_pending: bool = False
+    refits: int = 0
 
 
 @dataclass

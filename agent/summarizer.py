@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent import debuglog, tokens
+from agent import debuglog, margin, tokens, trim
 from agent.context import fixed_prefix_tokens, history_tokens, output_reserve
 from agent.errors import CompactError
 from agent.events import Notice
@@ -49,17 +49,33 @@ async def request_summary(state: AppState, history: Sequence[ModelMessage], extr
             responses = await _summary_call(state, messages, prompt)
             break
         except Exception as exc:
-            if not _too_long(exc) or attempt == MAX_FIT_RETRIES:
+            if not margin.too_long(exc) or attempt == MAX_FIT_RETRIES:
                 raise
-            limit = int(limit * SHRINK)
-            debuglog.log("compact_too_long", attempt=attempt, new_limit=limit)
-            messages, left_out = fit_request(state, history, prompt, limit)
+            # Never the same request again: the margin grows by the server's own figures, and the
+            # request is fitted anew; one that cannot be made smaller is not sent again.
+            margin.refused(state, _estimate(state, messages, prompt), exc)
+            smaller, left_out = fit_request(state, history, prompt, limit)
+            while _same(smaller, messages) and limit > fixed_prefix_tokens(state):
+                limit = int(limit * SHRINK)
+                smaller, left_out = fit_request(state, history, prompt, limit)
+            if _same(smaller, messages):
+                raise
+            debuglog.log("compact_too_long", attempt=attempt, ratio=round(margin.ratio(state), 4))
+            messages = smaller
     reply = _read_reply(state, responses, left_out)
     if not reply.summary:
         raise CompactError(t("compact_empty", state.lang))
     if state.stats.usage_missing and left_out == 0:
         _warn_if_cut_by_the_server(state, history, reply.summary)
     return reply
+
+
+def _estimate(state: AppState, messages: Sequence[ModelMessage], prompt: str) -> int:
+    return history_tokens(state, messages) + tokens.count_text(prompt)
+
+
+def _same(a: Sequence[ModelMessage], b: Sequence[ModelMessage]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = "") -> int | None:
@@ -76,11 +92,11 @@ def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = ""
         return None
     prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
     prompt_tokens, limit = tokens.count_text(prompt), request_limit(state)
-    if history_tokens(state, history) + prompt_tokens <= limit:
+    if margin.fits(state, history_tokens(state, history) + prompt_tokens, limit):
         return None  # the whole history fits: nothing to cut
     n = len(sent.history)
     plan = budgets_for(state)
-    if history_tokens(state, history[:n]) + prompt_tokens > limit:
+    if not margin.fits(state, history_tokens(state, history[:n]) + prompt_tokens, limit):
         return None
     if tokens.count_messages(history[n:]) > plan.tail + plan.restore:
         return None
@@ -102,29 +118,23 @@ def _warn_if_cut_by_the_server(state: AppState, history: Sequence[ModelMessage],
 def fit_request(
     state: AppState, history: Sequence[ModelMessage], prompt: str, limit: int
 ) -> tuple[list[ModelMessage], int]:
-    """The full history when it fits (best for the cache); else the cheap tier, then the oldest
-    messages left out (pairs intact) until it fits."""
+    """The full history when it fits (best for the cache); else the cheap tier, any one text larger
+    than half the room cut, then the oldest messages left out (pairs intact), then the largest texts
+    cut, until it fits `limit` by the server's count (agent.margin)."""
     prompt_tokens = tokens.count_text(prompt)
+    room = margin.room(state, limit)
     # The provider's own count of the last request tells whether the whole history fits, without
     # tokenizing a million tokens again (1.9 s on a resumed 1M-token session).
-    if history_tokens(state, history) + prompt_tokens <= limit:
+    if history_tokens(state, history) + prompt_tokens <= room:
         return list(history), 0
     fixed = fixed_prefix_tokens(state) + prompt_tokens
-    if fixed + tokens.count_messages(history) <= limit:
+    if fixed + tokens.count_messages(history) <= room:
         return list(history), 0
-    cleared, _saved = clear_tool_results(history, keep_tokens=limit // 4)
-    return fit_messages(cleared, limit, fixed)
-
-
-def _too_long(exc: BaseException) -> bool:
-    from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
-
-    if isinstance(exc, ModelContextWindowExceededError):
-        return True
-    if isinstance(exc, ModelHTTPError) and exc.status_code in (400, 413):
-        text = str(exc.body or exc.message).lower()
-        return "context length" in text or "too long" in text or "maximum context" in text
-    return False
+    cleared, _saved = clear_tool_results(history, keep_tokens=room // 4)
+    # One answer or result larger than the window would otherwise be all the request holds.
+    cleared = trim.cut_each(cleared, max(0, room - fixed) // 2)
+    kept, left_out = fit_messages(cleared, room, fixed)
+    return trim.cut_to_fit(kept, room - fixed), left_out
 
 
 def _rejects_tools(exc: BaseException) -> bool:
@@ -163,6 +173,7 @@ async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: s
     with summary_requests():
         try:
             responses = await _responses_reusing(agent, state, messages, prompt, settings)
+            margin.observe(state, request_tokens, responses[0].usage.input_tokens)
             if not _calls_tools(responses[-1]):
                 return responses
             debuglog.log("compact_kept_calling_tools", rounds=len(responses))

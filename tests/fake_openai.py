@@ -56,6 +56,10 @@ KEEP_ALIVE = b": keep-alive\n\n"
 
 
 class FakeOpenAI(fake_rules.ServerKind):
+    # A server that counts more than the agent (another tokenizer or template): prompt_tokens, and
+    # the max_context check, are its own count times this (a test sets it).
+    count_scale = 1.0
+
     def __init__(
         self,
         latency: float = 0.0,
@@ -260,7 +264,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = fake.ollama_view(body)
             record["ran"] = body  # what the model saw after the silent truncation
         ids = fake.prompt_ids(body)
-        record["prompt_tokens"] = prompt = len(ids)
+        record["prompt_tokens"] = prompt = int(len(ids) * fake.count_scale)
         if fake.max_context is not None and prompt > fake.max_context:
             return self._send_error(400, (
                 f"This model's maximum context length is {fake.max_context} tokens. However, you requested "

@@ -113,18 +113,33 @@ async def test_provider_still_too_long_is_retried_smaller(make_state, workspace,
     assert is_summary(state.history[0])
 
 
-async def test_thrashing_stops_automatic_compaction(make_state, workspace, server):
+async def test_thrashing_backs_off_and_rearms(make_state, workspace, server):
+    """Issue 20, case 6: the thrash guard no longer switches automatic compaction off for the rest
+    of the session; it raises the target, then pauses, and re-arms after compact.REARM_TURNS turns."""
     state = make_state(context_window=16_000)
     script_forever(server, responder([]))
     for i in range(8):
         await on_submit(state, note(i, 900))
-        if state.compaction.off_reason:
+        if state.compaction.backoff:
             break
-    assert state.compaction.off_reason == "thrashing"
-    assert any("/compact" in n.text and "--compact-at" in n.text for n in state.emit.of(Notice))
+    assert state.compaction.backoff == 1 and state.compaction.off_reason is None
+    assert compact.auto_limit(state) > compact.threshold(state)
+    rearm = state.compaction.rearm_at
+    assert any(f"until turn {rearm}" in n.text for n in state.emit.of(Notice))
+    from ui.status import status_lines
+
+    assert any(f"until turn {rearm}" in str(line) for line in status_lines(state))
+    # Raised, perhaps paused after: each back-off ends, REARM_TURNS turns after it began.
+    for _ in range(3 * compact.REARM_TURNS):
+        await on_submit(state, note(50 + state.turns, 900))
+        if any("back at its usual threshold" in n.text for n in state.emit.of(Notice)):
+            break
+    assert any("back at its usual threshold" in n.text for n in state.emit.of(Notice))
+    assert state.compaction.off_reason is None
     compactions = state.stats.compactions
-    await on_submit(state, note(99, 900))
-    assert state.stats.compactions == compactions
+    for i in range(3):
+        await on_submit(state, note(200 + i, 900))
+    assert state.stats.compactions > compactions
 
 
 async def test_a_compaction_that_does_not_shrink_is_discarded(make_state, workspace, server):

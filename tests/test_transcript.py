@@ -186,9 +186,9 @@ def test_open_takes_the_session_lock_and_close_lets_go(workspace):
     assert not (session.project_dir(workspace) / "s2.lock").exists()
 
 
-async def test_a_turn_cancelled_before_its_answer_leaves_no_line_in_the_file(make_state, server, workspace):
-    """Ctrl-C while the first answer streams: the turn never happened, and the file must not keep
-    the @-mention's read saved as it began (the next turn's lines would land after it)."""
+async def test_a_turn_cancelled_before_its_answer_keeps_the_message_in_the_file(make_state, server, workspace):
+    """Ctrl-C while the first answer streams: the user's message and its @-mention's read stay, in
+    memory and in the file alike (issue 20, case 8: before, the turn never happened)."""
     import asyncio
 
     from main import on_submit
@@ -203,7 +203,8 @@ async def test_a_turn_cancelled_before_its_answer_leaves_no_line_in_the_file(mak
     with pytest.raises(asyncio.CancelledError):
         await task
     consistent(state)
-    assert "some notes" not in state.transcript.path.read_text()
+    saved = state.transcript.path.read_text()
+    assert "some notes" in saved and "slow answer please" in saved
     await next_turn_is_accepted(state, server)
 
 

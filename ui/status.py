@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+import compact
 import session
 from agent import cost, policy
 from agent.gauge import gauge_text, read_gauge
@@ -45,6 +46,8 @@ def status_lines(state: AppState) -> list[Text | str]:
     off_reason = state.compaction.off_reason
     auto = t("switch_on", lang) if cfg.auto_compact and not off_reason else (
         t("switch_off", lang) + (f" ({off_reason})" if off_reason else ""))
+    if cfg.auto_compact and not off_reason and (backed_off := compact.backoff_text(state)):
+        auto = f"{auto} ({backed_off})"
     line = Text(t("status_context", lang, gauge=gauge_text(gauge)) + t("status_where", lang, limit=limit,
                                                                                 known=known))
     line.append_text(_bar(used, limit, window))

@@ -19,6 +19,7 @@ import compact
 import session
 from agent.context import threshold
 from agent.events import ToolResult
+from agent.loop import ANSWER_INTERRUPTED
 from agent.transcript import Transcript
 from compact import take_background
 from main import on_submit
@@ -65,8 +66,13 @@ async def test_ctrl_c_while_streaming(make_state, server):
     await asyncio.to_thread(wait_for, lambda: "part 3 of 40" in answer(state), 10)
     await _cancel(task)
     consistent(state)
-    assert "part 3 of 40" not in session.session_file(state.session_id, state.workspace).read_text()
+    # Issue 20 (case 8): the user's message stays, with the answer so far marked as interrupted.
+    saved = session.session_file(state.session_id, state.workspace).read_text()
+    assert "slow answer please" in saved and "part 3 of 40" in saved
+    assert ANSWER_INTERRUPTED in state.history[-1].parts[-1].content
     await next_turn_is_accepted(state, server)
+    sent = server.last_request["body"]["messages"]
+    assert any(m["role"] == "user" and m["content"] == "slow answer please" for m in sent)
 
 
 @pytest.mark.parametrize("command", [

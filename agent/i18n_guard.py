@@ -1,0 +1,35 @@
+"""Texts of the compaction guarantees (issue 20): the window margin, kept summaries, user messages
+that are never left out, the thrash guard's back-off, /compact show, in English and Chinese."""
+
+from __future__ import annotations
+
+GUARD_TEXTS: dict[str, tuple[str, str]] = {
+    # key: (en, zh)
+    "thrash_raised": (
+        "The context refills within two turns of every compaction: automatic compaction now waits until "
+        "{limit:,} tokens, for {n} turns (until turn {turn}).",
+        "每次压缩后不到两轮上下文又满了：接下来 {n} 轮（到第 {turn} 轮）自动压缩推迟到 {limit:,} tokens 才进行。",
+    ),
+    "thrash_paused": (
+        "Still refilling at once: automatic compaction pauses for {n} turns (until turn {turn}); requests are "
+        "still fitted to the window. /compact with instructions on what to keep may help.",
+        "上下文仍然立刻就满：自动压缩暂停 {n} 轮（到第 {turn} 轮），请求仍会适配窗口。"
+        "可以试试带说明的 /compact。",
+    ),
+    "thrash_rearmed": ("Automatic compaction is back at its usual threshold.", "自动压缩已恢复到平常的阈值。"),
+    "status_thrash_raised": (
+        "backed off: compacts at {limit:,} tokens until turn {turn}",
+        "已退让：到第 {turn} 轮前在 {limit:,} tokens 时才压缩",
+    ),
+    "status_thrash_paused": ("paused until turn {turn} (thrashing)", "暂停到第 {turn} 轮（频繁压缩）"),
+    "compact_over_target": (
+        "The compacted history is over the compaction threshold ({after:,} of {threshold:,} tokens) but fits "
+        "the window, so it was kept; the next compaction comes sooner.",
+        "压缩后的历史超过了压缩阈值（{after:,} / {threshold:,} tokens），但放得进窗口，所以保留了；"
+        "下次压缩会来得早一些。",
+    ),
+    "compact_over_window": (
+        "the compacted history would not fit the window ({after:,} of {window:,} tokens); kept the history",
+        "压缩后的历史放不进窗口（{after:,} / {window:,} tokens）；保留原历史",
+    ),
+}
