@@ -4,7 +4,8 @@ from the request's body and the emulator's own count only.
   over_window           the emulator's (skewed) count of the prompt is over the window
   tool_pairing          a tool call without its result, or a result without its call
   user_messages         a message the user typed (in a turn that ran to its end) is missing from a
-                        later turn request, neither whole nor cut with an explicit marker
+                        later turn request, neither whole nor cut with an explicit marker (counted
+                        once per message: the first request that lacks it)
   interrupted_messages  the same for a message whose turn was interrupted (Ctrl-C)
   attachments           an @-mentioned file is in none of its turn's requests, and the user was not told
   summary_without_conversation  a summary request holds none of the user's messages
@@ -30,6 +31,7 @@ class Typed:
     text: str  # normalised
     step: int
     interrupted: bool = False
+    lost: bool = False
 
 
 @dataclass
@@ -106,7 +108,8 @@ class Oracle:
                 self.flag("summary_without_conversation", f"{where}: none of {len(self.typed)} user messages")
             return
         for t in self.typed:
-            if presence(t.text, blob) is None:
+            if not t.lost and presence(t.text, blob) is None:
+                t.lost = True  # counted once: a message lost stays lost in every later request
                 kind = "interrupted_messages" if t.interrupted else "user_messages"
                 self.flag(kind, f"{where}: message of step {t.step} missing: {t.text[:50]!r}")
         if self._attached and self.typed and self.typed[-1].step == self.step:

@@ -118,7 +118,7 @@ def generate(seed: int, window: int, turns: int) -> Session:
 def _step(rng: random.Random, kind: str, n: int, window: int, files: dict[str, str], contents: dict[str, str],
           read: list[str]) -> Step:
     zh = rng.random() < 0.4
-    tag = f"（第{n}条）" if zh else f"(#{n})"
+    tag = f"[第{n}条]" if zh else f"[#{n}]"  # first: a message cut to its start is still recognisable
     answer = Text(_prose(rng, zh, rng.randint(15, 120)))
     paths = list(files)
     if kind == "continue":
@@ -129,20 +129,20 @@ def _step(rng: random.Random, kind: str, n: int, window: int, files: dict[str, s
     if kind == "undo":
         return Step(kind, "/compact undo")
     if kind == "chat":
-        return Step(kind, f"{_prose(rng, zh, rng.randint(8, 40))} {tag}", [answer])
+        return Step(kind, f"{tag} {_prose(rng, zh, rng.randint(8, 40))}", [answer])
     if kind == "answer":
         size = _tokens(rng, window, MAX_ANSWER_TOKENS)
         ask = "详细解释一下这个模块的设计" if zh else "Explain the design of this module in detail"
-        return Step(kind, f"{ask} {tag}", [Text(_prose(rng, zh, size))])
+        return Step(kind, f"{tag} {ask}", [Text(_prose(rng, zh, size))])
     if kind == "paste":
         body = _file_text(rng, rng.choice(["code", "en", "zh"]), _tokens(rng, window, 40_000), "paste")
         ask = "这是日志，帮我看看" if zh else "Here is the log, what went wrong?"
-        return Step(kind, f"{ask} {tag}\n{body}", [answer])
+        return Step(kind, f"{tag} {ask}\n{body}", [answer])
     if kind == "mention":
         chosen = rng.sample(paths, rng.choice([1, 1, 2]))
         read.extend(chosen)
         ask = "看一下" if zh else "Have a look at"
-        return Step(kind, f"{ask} " + " ".join(f"@{p}" for p in chosen) + f" {tag}", [answer], mentions=chosen)
+        return Step(kind, f"{tag} {ask} " + " ".join(f"@{p}" for p in chosen), [answer], mentions=chosen)
     path = rng.choice(read) if kind in ("reread", "edit") else rng.choice(paths)
     read.append(path)
     replies: list[Any] = [ToolCalls([("read_file", {"path": path})])]
@@ -161,4 +161,4 @@ def _step(rng: random.Random, kind: str, n: int, window: int, files: dict[str, s
         ask = f"修改 {path} 的第 {j + 1} 行" if zh else f"Change line {j + 1} of {path}"
     else:
         ask = f"读一下 {path}" if zh else f"Read {path} and tell me what it does"
-    return Step(kind, f"{ask} {tag}", replies + [answer])
+    return Step(kind, f"{tag} {ask}", replies + [answer])

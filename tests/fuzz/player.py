@@ -138,9 +138,16 @@ async def _submit(host: Any, text: str, channel: Channel, oracle: Oracle) -> Non
 async def play(s: Session, *, skew: Skew | None = SKEW, cache_tokens: int | None = None) -> Played:
     from pydantic_ai import models
 
+    allowed, models.ALLOW_MODEL_REQUESTS = models.ALLOW_MODEL_REQUESTS, True
+    try:
+        return await _play(s, skew, cache_tokens)
+    finally:
+        models.ALLOW_MODEL_REQUESTS = allowed
+
+
+async def _play(s: Session, skew: Skew | None, cache_tokens: int | None) -> Played:
     from tests.fake_openai import FakeOpenAI
 
-    models.ALLOW_MODEL_REQUESTS = True
     oracle = Oracle(s.window)
     model = ScriptedModel(s.window)
     channel = Channel()

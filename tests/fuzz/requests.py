@@ -14,8 +14,9 @@ from typing import Any
 # the agent's languages ("[... 1,204 characters cut ...]", "[……截去 1204 个字符……]").
 _MARKER = re.compile(r"\s*\[[^\[\]\n]{0,60}?\d[^\[\]\n]{0,60}?\]")
 _MARKER_WORDS = re.compile(r"cut|truncat|omit|left out|截|省略|删")
-# A cut message must keep this much of its start to be recognisable as that message.
-MIN_HEAD = 16
+# A cut message must keep this much of its start to be recognisable as that message (the fuzzer's
+# messages start with their number, "[#17] ...").
+MIN_HEAD = 10
 
 
 def text_of(content: Any) -> str:
