@@ -134,3 +134,11 @@ def test_user_marker_ends_the_system_part():
     prompt = "system words here" + USER + "user words here"
     plain, skewed = counter().ids(prompt), counter().ids(prompt, Skew(system=1.0, cjk=0, code=0))
     assert len(skewed) - len(plain) == len(counter().text_ids("system words here"))
+
+
+@pytest.mark.parametrize("server", [{"skew": Skew(cjk=0.3), "cache_tokens": 64 * 10}], indirect=True)
+def test_the_server_fixture_takes_emulator_options(server):
+    assert server.skew == Skew(cjk=0.3) and server.cache.capacity == 640
+    body = [{"role": "user", "content": CHINESE}]
+    _client(server).chat.completions.create(model=MODEL, messages=body)
+    assert server.last_request["prompt_tokens"] > 1.25 * _counts(None, messages=body)

@@ -29,7 +29,7 @@ def test_presence_whole_cut_and_missing():
     assert presence(message, message[:30] + " [... 40 characters cut ...] more") == "cut"
     assert presence(message, message[:30] + " [……截去 40 个字符……]") == "cut"
     assert presence(message, message[:30] + " and then something else") is None
-    assert presence(message, message[:10] + " [... 60 characters cut ...]") is None  # too little left to tell
+    assert presence(message, message[:6] + " [... 60 characters cut ...]") is None  # too little left to tell
     assert presence(message, message[:30] + " [see 4 files]") is None  # a bracket, but no cut
 
 
@@ -91,3 +91,16 @@ def test_a_seed_makes_the_same_session_and_sizes_follow_the_window():
 def test_growth_floor():
     assert growth_floor([100, 150, 120, 200]) == 100 + 50 + 80
     assert growth_floor([]) == 0
+
+
+def test_the_oracle_does_not_import_the_agent():
+    """It must not agree with the agent by construction: no token counting, no keep-rules of ours."""
+    import ast
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    for name in ("oracle.py", "requests.py"):
+        tree = ast.parse((here / name).read_text(encoding="utf-8"))
+        imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert not {m for m in imported if m.split(".")[0] in ("agent", "compact", "midturn", "main", "session")}
