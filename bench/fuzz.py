@@ -18,7 +18,7 @@ import asyncio
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
@@ -93,9 +93,14 @@ def main() -> int:
     cpu: dict[int, float] = {}
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for window, figures, seconds in pool.map(one, jobs):
+        futures = {pool.submit(one, job): job for job in jobs}
+        for done, future in enumerate(as_completed(futures), 1):
+            window, figures, seconds = future.result()
             totals.setdefault(window, Figures()).merge(figures)
             cpu[window] = cpu.get(window, 0.0) + seconds
+            found = ", ".join(f"{k} {v}" for k, v in figures.violations.items() if v) or "none"
+            print(f"[{done}/{len(jobs)}] {label(window)} seed {futures[future][0]}: violations {found}; "
+                  f"{seconds:.1f} s cpu", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
     windows = sorted(totals)
     rows = []

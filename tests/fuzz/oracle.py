@@ -44,6 +44,8 @@ class Oracle:
     kinds: list[str] = field(default_factory=list)  # "turn" | "summary", per request in order
     # Per file @-mentioned in this input: its first line, and whether a request of the turn held it.
     _attached: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    _turn_requests: int = 0  # of this input
+    declined: int = 0  # messages never sent, the user told why (refused up front)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- what the player tells it --
@@ -56,6 +58,7 @@ class Oracle:
             if text is not None:
                 self.typed.append(Typed(normal(text), step))
             self._attached = {path: (normal(line), False) for path, line in first_lines.items()}
+            self._turn_requests = 0
 
     def interrupted(self) -> None:
         with self._lock:
@@ -71,6 +74,15 @@ class Oracle:
     def end(self, told: str) -> None:
         """Input ends; `told` is what the user was warned of (warnings and errors)."""
         with self._lock:
+            if self._ran_through() and self._turn_requests == 0:
+                # Refused up front (too large, say): not a message of the conversation if the user
+                # was told; a message that silently went nowhere is lost.
+                if told:
+                    self.typed.pop()
+                    self.declined += 1
+                else:
+                    self.typed[-1].lost = True
+                    self.flag("user_messages", f"step {self.step}: never sent, and the user was not told")
             for path, (_, seen) in self._attached.items():
                 if not seen and path not in told and self._ran_through():
                     self.flag("attachments", f"step {self.step}: @{path} in no request of its turn")
@@ -107,6 +119,7 @@ class Oracle:
             if self.typed and not any(presence(t.text, blob) for t in self.typed):
                 self.flag("summary_without_conversation", f"{where}: none of {len(self.typed)} user messages")
             return
+        self._turn_requests += 1
         for t in self.typed:
             if not t.lost and presence(t.text, blob) is None:
                 t.lost = True  # counted once: a message lost stays lost in every later request

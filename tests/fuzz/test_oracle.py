@@ -104,3 +104,13 @@ def test_the_oracle_does_not_import_the_agent():
         imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         assert not {m for m in imported if m.split(".")[0] in ("agent", "compact", "midturn", "main", "session")}
+
+
+def test_a_message_never_sent_is_declined_if_the_user_was_told_and_lost_if_not():
+    for told, lost in (("too large to send", 0), ("", 1)):
+        oracle = Oracle(window=1000)
+        oracle.begin(0, "a message the agent refused (#1)", {})
+        oracle.end(told)
+        oracle.begin(1, "the next one (#2)", {})
+        _seen(oracle, [SYSTEM, _user("the next one (#2)")])
+        assert oracle.violations["user_messages"] == lost and oracle.declined == 1 - lost
