@@ -57,9 +57,11 @@ def ctx(state):
 
 
 @pytest.fixture
-def server(monkeypatch):
+def server(monkeypatch, request):
+    """The strict emulator; `@pytest.mark.parametrize("server", [{"skew": Skew()}], indirect=True)`
+    passes FakeOpenAI options (skewed counting, the cache's bound)."""
     monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)
-    with FakeOpenAI() as fake:
+    with FakeOpenAI(**getattr(request, "param", {})) as fake:
         yield fake
 
 

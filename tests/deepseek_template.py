@@ -22,6 +22,7 @@ import importlib.util
 import json
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,61 @@ def render(body: dict[str, Any]) -> str:
     return "".join(out)
 
 
+# CJK ideographs, kana, hangul, CJK punctuation and full-width forms.
+_CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+# A line that looks like code: indented, ending in a bracket or a semicolon, a keyword first, or a
+# call; read_file's "N<tab>" prefix skipped.
+_CODE_LINE = re.compile(
+    r"^(?:\s*\d+\t)?(?:(?: {4}|\t)\S|.*[;{}()\[\]:]\s*$|\s*(?:def|class|import|from|return|if|for|while)\b)")
+
+
+@dataclass(frozen=True)
+class Skew:
+    """How far the emulator counts from DeepSeek's tokenizer, per kind of text: a share added to the
+    count of the system text and tool schemas, of CJK text, of code (negative: counted lower).
+
+    It stands for a server whose tokenizer or rendering differs from the agent's: the agent cannot
+    be exact by construction and must learn the gap from the counts the server reports. Each text's
+    ids are stretched (a token repeated) or thinned (one dropped) at even steps, so the count moves
+    by the share and the prefix cache still sees the same ids for the same text."""
+
+    system: float = 0.15
+    cjk: float = 0.10
+    code: float = -0.05
+
+    def factor(self, text: str, system: bool) -> float:
+        if system:
+            return 1 + self.system
+        chars = len(text) - text.count(" ") - text.count("\n")
+        if chars <= 0:
+            return 1.0
+        cjk = len(_CJK.findall(text)) / chars
+        code = sum(len(line) for line in text.splitlines() if _CODE_LINE.match(line)) / max(1, len(text))
+        return 1 + self.cjk * cjk + self.code * min(1.0, code)
+
+    def apply(self, text: str, ids: list[int], system: bool) -> list[int]:
+        n = len(ids)
+        change = round(n * (self.factor(text, system) - 1)) if n else 0
+        if change == 0:
+            return ids
+        step = n / abs(change)
+        marks = {int(i * step) for i in range(abs(change))}
+        if change > 0:
+            return [x for i, tok in enumerate(ids) for x in ((tok, tok) if i in marks else (tok,))]
+        return [tok for i, tok in enumerate(ids) if i not in marks]
+
+    @classmethod
+    def parse(cls, text: str) -> Skew:
+        """"system=0.15,cjk=0.1,code=-0.05" (any of them; the others keep their defaults); "" the defaults."""
+        shares = {}
+        for item in filter(None, (s.strip() for s in text.split(","))):
+            name, _, value = item.partition("=")
+            if name not in ("system", "cjk", "code"):
+                raise ValueError(f"unknown kind of text {name!r}: system, cjk or code")
+            shares[name] = float(value)
+        return cls(**shares)
+
+
 class Counter:
     """Token ids of rendered prompts; texts between marker tokens are encoded once and cached."""
 
@@ -157,6 +213,7 @@ class Counter:
         self._tk = Tokenizer.from_file(str(Path(spec.origin).parent / "tokenizer.json"))
         self._special = {s: self._tk.token_to_id(s) for s in _SPECIAL}
         self._cache: dict[str, list[int]] = {}
+        self._skew_cache: dict[tuple[Skew, bool, str], list[int]] = {}
         self._lock = threading.Lock()
 
     def text_ids(self, text: str) -> list[int]:
@@ -171,15 +228,29 @@ class Counter:
                 self._cache[text] = ids
         return ids
 
-    def ids(self, prompt: str) -> list[int]:
+    def ids(self, prompt: str, skew: Skew | None = None) -> list[int]:
+        """The prompt's token ids; with `skew`, each text's ids stretched or thinned by its kind."""
         out: list[int] = []
+        system = True  # the system text and the tools block: everything before the first turn
         for piece in _SPLIT.split(prompt):
             special = self._special.get(piece)
             if special is not None:
                 out.append(special)
+                system = system and piece not in (USER, ASSISTANT)
             elif piece:
-                out.extend(self.text_ids(piece))
+                out.extend(self.text_ids(piece) if skew is None else self._skewed(piece, system, skew))
         return out
+
+    def _skewed(self, text: str, system: bool, skew: Skew) -> list[int]:
+        key = (skew, system, text)
+        ids = self._skew_cache.get(key)
+        if ids is None:
+            ids = skew.apply(text, self.text_ids(text), system)
+            with self._lock:
+                if len(self._skew_cache) > 50_000:
+                    self._skew_cache.clear()
+                self._skew_cache[key] = ids
+        return ids
 
     def count(self, text: str) -> int:
         return len(self.ids(text))

@@ -9,7 +9,10 @@ without reasoning_content all answer 400. In thinking mode every answer streams 
 `: keep-alive` comment lines come before and inside the stream; usage, with
 prompt_cache_hit_tokens / prompt_cache_miss_tokens, comes on the final chunk. prompt_tokens is its
 own count (tests/deepseek_template.py: DeepSeek's chat encoding and tokenizer, not agent.tokens),
-with DeepSeek's prefix cache simulated in 64-token blocks.
+with DeepSeek's prefix cache simulated in 64-token blocks, least recently used evicted
+(tests/prefix_cache.py). `skew=Skew()` (--skew) counts off DeepSeek's tokenizer by kind of text, the
+window check ("maximum context length", 400) included. Every request is recorded in `requests`
+(body, the emulator's count, cache hits, the refusal); `observe(fn)` sees each one as it is settled.
 
 `flavor="ollama"`: no usage, tool_choice ignored, the oldest messages silently dropped past
 `context_size`. `flavor="vllm"`: tool_choice "auto" refused unless `auto_tool_choice=True`.
@@ -18,18 +21,18 @@ Replies come from `server.script(...)` in order, else from `smart_reply`.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests import fake_rules
-from tests.deepseek_template import counter, render
+from tests.deepseek_template import Skew, counter, render
 from tests.fake_replies import (  # noqa: F401 - the reply kinds are re-exported for the tests
     _ERROR_TYPES,
     CutStream,
@@ -47,8 +50,8 @@ from tests.fake_replies import (  # noqa: F401 - the reply kinds are re-exported
 )
 from tests.fake_rules import calls_of as _calls
 from tests.fake_rules import content_of as _content
+from tests.prefix_cache import DEFAULT_CAPACITY, PrefixCache
 
-BLOCK = 64  # DeepSeek's cache unit, in tokens
 KEEP_ALIVE = b": keep-alive\n\n"
 
 
@@ -72,6 +75,8 @@ class FakeOpenAI(fake_rules.ServerKind):
         flavor: str = "deepseek",
         context_size: int | None = None,
         auto_tool_choice: bool = False,
+        skew: Skew | None = None,
+        cache_tokens: int | None = DEFAULT_CAPACITY,
     ) -> None:
         assert flavor in fake_rules.FLAVORS, flavor
         self.flavor = flavor
@@ -83,10 +88,13 @@ class FakeOpenAI(fake_rules.ServerKind):
         self.reject_tool_choice_none = reject_tool_choice_none
         self.api_key = api_key
         self.model = model
+        self.skew = skew
+        self.cache = PrefixCache(cache_tokens)
         self.requests: list[dict[str, Any]] = []
+        self.keep_bodies = True  # False: records keep the counts only (a long fuzzed session's memory)
+        self.observers: list[Callable[[dict[str, Any], dict[str, Any]], None]] = []
         self._queue: deque[ReplyLike] = deque()
         self._lock = threading.Lock()
-        self._blocks: set[int] = set()
         self._counter = itertools.count(1)
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -154,24 +162,26 @@ class FakeOpenAI(fake_rules.ServerKind):
     # -- token accounting --
 
     def prompt_ids(self, body: dict[str, Any]) -> list[int]:
-        """The request's tokens by the server's own rendering (DeepSeek's template and tokenizer)."""
-        return counter().ids(render(body))
+        """The request's tokens by the server's own rendering (DeepSeek's template and tokenizer,
+        skewed if asked)."""
+        return counter().ids(render(body), self.skew)
 
     def _cache_hits(self, ids: list[int]) -> int:
-        """Tokens in whole 64-token blocks shared with an earlier request's prefix.
+        """Tokens in whole 64-token blocks shared with an earlier request's prefix."""
+        return self.cache.hits(ids)
 
-        Each block's hash chains the ones before it, so a set of hashes holds every prefix seen."""
-        chain = 0
-        hashes = []
-        for i in range(0, len(ids) - BLOCK + 1, BLOCK):
-            chain = hash((chain, tuple(ids[i : i + BLOCK])))
-            hashes.append(chain)
-        with self._lock:
-            hit = 0
-            while hit < len(hashes) and hashes[hit] in self._blocks:
-                hit += 1
-            self._blocks.update(hashes)
-        return hit * BLOCK
+    def observe(self, fn: Callable[[dict[str, Any], dict[str, Any]], None]) -> None:
+        """Call `fn(record, body)` on every request once it is counted and refused or accepted,
+        before the answer goes out (on the server's thread)."""
+        self.observers.append(fn)
+
+    def _settled(self, record: dict[str, Any], body: dict[str, Any], status: int = 200, error: str = "") -> None:
+        record.update(status=status, error=error)
+        for fn in self.observers:
+            fn(record, body)
+        if not self.keep_bodies:
+            record.pop("body", None)
+            record.pop("raw", None)
 
 
 class _Server(ThreadingHTTPServer):
@@ -256,21 +266,26 @@ class _Handler(BaseHTTPRequestHandler):
         with fake._lock:
             fake.requests.append(record)
         if not self._authorized():
-            return
+            return fake._settled(record, body, 401, "unauthorized")
         refusal = fake.refusal(body)
         if refusal is not None:
+            if fake.observers:  # the window is checked on refused requests too
+                record["counted"] = len(fake.prompt_ids(body))
+            fake._settled(record, body, *refusal)
             return self._send_error(*refusal)
         if fake.flavor == "ollama":
             body = fake.ollama_view(body)
             record["ran"] = body  # what the model saw after the silent truncation
         ids = fake.prompt_ids(body)
-        record["prompt_tokens"] = prompt = int(len(ids) * fake.count_scale)
+        record["prompt_tokens"] = record["counted"] = prompt = int(len(ids) * fake.count_scale)
         if fake.max_context is not None and prompt > fake.max_context:
-            return self._send_error(400, (
-                f"This model's maximum context length is {fake.max_context} tokens. However, you requested "
-                f"{prompt} tokens ({prompt} in the messages, 0 in the completion). "
-                "Please reduce the length of the messages."), code="invalid_request_error")
+            message = (f"This model's maximum context length is {fake.max_context} tokens. However, you requested "
+                       f"{prompt} tokens ({prompt} in the messages, 0 in the completion). "
+                       "Please reduce the length of the messages.")
+            fake._settled(record, body, 400, message)
+            return self._send_error(400, message, code="invalid_request_error")
         record["cache_hit_tokens"] = hit = fake._cache_hits(ids)
+        fake._settled(record, body)
         reply = fake._next_reply(body)
         if isinstance(reply, Hang):
             fake._stopping.wait(reply.seconds)
@@ -379,25 +394,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._chunk(b"")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="A fake OpenAI-compatible server for trying the agent.")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--latency", type=float, default=0.0)
-    parser.add_argument("--max-context", type=int, default=None)
-    parser.add_argument("--flavor", choices=fake_rules.FLAVORS, default="deepseek")
-    parser.add_argument("--context-size", type=int, default=None, help="ollama: num_ctx")
-    parser.add_argument("--enable-auto-tool-choice", action="store_true", help="vllm: accept tool_choice auto")
-    args = parser.parse_args(argv)
-    server = FakeOpenAI(args.latency, port=args.port, max_context=args.max_context, flavor=args.flavor,
-                        context_size=args.context_size, auto_tool_choice=args.enable_auto_tool_choice).start()
-    print(f"FAKE_OPENAI_URL={server.base_url}", flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-
-
 if __name__ == "__main__":
+    from tests.fake_cli import main
+
     main()
