@@ -58,6 +58,14 @@ class Stats:
     tier_clear_cost: float | None = None
     tier_summary_cost: float | None = None
     tier_currency: str = ""
+    # What the requests cost, each at its own time's prices (agent.billing), and how many were priced.
+    cost_hit: float = 0.0
+    cost_miss: float = 0.0
+    cost_output: float = 0.0
+    cost_currency: str = ""
+    priced_requests: int = 0
+    # The model the API says answered (the response's `model`), when the user may not know it.
+    served_model: str = ""
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

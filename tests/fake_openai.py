@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -64,7 +65,7 @@ class FakeOpenAI(fake_rules.ServerKind):
         max_context: int | None = None,
         reject_tool_choice_none: bool = False,
         api_key: str | None = None,
-        model: str = "deepseek-v4-flash",
+        model: str = "deepseek-flash",
         flavor: str = "deepseek",
         context_size: int | None = None,
         auto_tool_choice: bool = False,
@@ -79,6 +80,8 @@ class FakeOpenAI(fake_rules.ServerKind):
         self.reject_tool_choice_none = reject_tool_choice_none
         self.api_key = api_key
         self.model = model
+        # The server's clock for `created` (a test sets it to bill a request at a chosen hour).
+        self.clock: Callable[[], float] = time.time
         self.requests: list[dict[str, Any]] = []
         self._queue: deque[ReplyLike] = deque()
         self._lock = threading.Lock()
@@ -289,8 +292,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._complete(body, reply, usage, reasoning)
 
     def _base(self, body: dict[str, Any], obj: str) -> dict[str, Any]:
-        return {"id": f"chatcmpl-{next(self.fake._counter)}", "object": obj, "created": int(time.time()),
-                "model": body.get("model") or self.fake.model, "system_fingerprint": "fp_fake"}
+        asked = body.get("model") or self.fake.model
+        served = fake_rules.SERVED_BY.get(asked, asked) if self.fake.flavor == "deepseek" else asked
+        return {"id": f"chatcmpl-{next(self.fake._counter)}", "object": obj, "created": int(self.fake.clock()),
+                "model": served, "system_fingerprint": "fp_fake"}
 
     def _complete(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any] | None, reasoning: str) -> None:
         if isinstance(reply, Malformed):
