@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import session
+from agent import billing
 from agent.config import Config
 from agent.events import Notice
 from agent.file_history import Checkpoint, FileHistory
@@ -43,7 +44,9 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     transcript = Transcript.open(session_id, state.workspace, messages)
     state.transcript.close()
     state.transcript = transcript
-    state.stats = Stats.from_dict(session.load_stats(session_id, state.workspace))
+    saved = session.load_stats(session_id, state.workspace)
+    state.stats = Stats.from_dict(saved)
+    billing.carry_old_totals(state.stats, saved, state.config)
     state.scratch.stats_on_disk = state.stats.to_dict()
     state.read_file_state = ReadFileState()
     state.file_history = FileHistory()
@@ -68,6 +71,8 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
         if session_id in (".", "..") or Path(session_id).name != session_id or \
                 not session.session_file(session_id, config.workspace).exists():
             raise SystemExit(t("no_such_session", config.lang, id=session_id))
+    if legacy := billing.legacy_line(config, config.lang):
+        state.emit(Notice(legacy))
     messages = load_session(state, session_id) if session_id else []
     switch_session(state, session_id or session.new_session_id(), messages)
     return state

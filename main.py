@@ -24,6 +24,7 @@ from agent.config import (
 from agent.events import Notice
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
+from agent.prices import BadPrices, parse_overrides
 from agent.state import AppState, Stats
 from controller import start_state, start_warm_up
 
@@ -70,6 +71,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="stop a turn after N model requests (default 0: no limit)")
     p.add_argument("--cheap-tier", choices=("auto", "on", "off"), default=(_env("cheap_tier") or "auto").lower(),
                    help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
+    p.add_argument("--prices", default=_env("prices"), metavar="JSON|FILE",
+                   help='your own prices per 1M tokens, e.g. \'{"MODEL": {"hit": 0.01, "miss": 0.1, "output": 0.4}}\'')
     p.add_argument("-p", "--print", dest="prompt", default=_env("print"), help="run one turn, print, exit")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
@@ -112,6 +115,7 @@ def build_config(args: argparse.Namespace) -> Config:
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
+        prices=parse_overrides(args.prices),
     )
 
 
@@ -244,7 +248,11 @@ def check_config(config: Config) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    config = build_config(args)
+    try:
+        config = build_config(args)
+    except BadPrices as exc:
+        print(f"{PROG}: {t('bad_prices', args.lang, error=exc.text(args.lang))}", file=sys.stderr)
+        return 2
     from agent.keys import scrub_environment
     from agent.memory_guard import make_undumpable
 

@@ -7,43 +7,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from agent.cost import Prices
+
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 
-@dataclass(frozen=True)
-class ModelInfo:
-    window: int
-    max_output: int
-    # US dollars per million tokens: input served from the prefix cache, input not, output.
-    price_hit: float
-    price_miss: float
-    price_out: float
-
-
-# DeepSeek's models as of mid-2026 (api-docs.deepseek.com, models & pricing).
-MODELS: dict[str, ModelInfo] = {
-    "deepseek-v4-flash": ModelInfo(1_000_000, 393_216, 0.0028, 0.14, 0.28),
-    "deepseek-v4-pro": ModelInfo(1_000_000, 393_216, 0.003625, 0.435, 0.87),
-}
-DEFAULT_MODEL = "deepseek-v4-flash"
+# DeepSeek's "Models & Pricing" page (autumn 2026, checked 2026-12-01). Prices and windows come
+# from genai-prices (agent.prices); the output ceiling (384K) is on the page only.
+DEFAULT_MODEL = "deepseek-flash"  # DeepSeek-V4.1-Flash-1017
+DEEPSEEK_MODELS = ("deepseek-flash", "deepseek-v4-pro")
+DEEPSEEK_MAX_OUTPUT = 393_216
+# Names still accepted, whose models are retired: DeepSeek serves (and bills) them as the model named.
+LEGACY_MODELS = {"deepseek-v4-flash": "deepseek-flash", "deepseek-v4-flash-vision-exp": "deepseek-flash"}
 # Names DeepSeek retired on 2026-07-24: a request naming one gets HTTP 400.
-RETIRED_MODELS = {"deepseek-chat": "deepseek-v4-flash", "deepseek-reasoner": "deepseek-v4-flash"}
+RETIRED_MODELS = {"deepseek-chat": DEFAULT_MODEL, "deepseek-reasoner": DEFAULT_MODEL}
 DEFAULT_WINDOW = 131_072
 THINKING_CHOICES = ("on", "off")
 REASONING_EFFORTS = ("high", "max")
 
 
+def is_deepseek_model(model: str) -> bool:
+    """A name DeepSeek's API serves today: the V4 family thinks by default and writes up to 384K."""
+    return model in DEEPSEEK_MODELS or model in LEGACY_MODELS or model.startswith("deepseek-v4-")
+
+
 def known_context_window(model: str) -> int | None:
-    info = MODELS.get(model)
-    if info is not None:
-        return info.window
-    if model.startswith("deepseek-v4-"):
-        return 1_000_000
-    return None
+    if model in RETIRED_MODELS:
+        return None  # refused before any request
+    from agent.prices import context_window
+
+    return context_window(model, data_home())
 
 
-def model_info(model: str) -> ModelInfo | None:
-    return MODELS.get(model)
+def max_output(model: str) -> int | None:
+    return DEEPSEEK_MAX_OUTPUT if is_deepseek_model(model) else None
 
 
 def is_deepseek_url(url: str | None) -> bool:
@@ -78,6 +75,8 @@ class Config:
     # None: as the API does by default (DeepSeek's V4 models think).
     thinking: bool | None = None
     reasoning_effort: str | None = None
+    # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.prices.parse_overrides).
+    prices: dict[str, Prices] = field(default_factory=dict)
 
     @property
     def endpoint(self) -> str:
@@ -88,4 +87,4 @@ class Config:
         """Whether requests run in thinking mode: DeepSeek's V4 models do unless turned off."""
         if self.thinking is not None:
             return self.thinking
-        return self.model.startswith("deepseek-v4-") or self.model == "deepseek-reasoner"
+        return is_deepseek_model(self.model) or self.model == "deepseek-reasoner"

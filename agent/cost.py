@@ -11,15 +11,14 @@ server caches at all, and on how much each action leaves behind.
 
 Keeping going without compacting is not one of the choices: past the threshold a request carries
 the whole context at least at the hit price, and a summary pays for itself within a few requests
-(at V4 flash, 771k tokens carried cost $0.0022 a request, a summary about $0.007 once); it would only
-win in a session's last few requests, which cannot be known.
+(at Flash's off-peak prices of 2026-12, 771k tokens carried cost $0.0023 a request, a summary about
+$0.009 once); it would only win in a session's last few requests, which cannot be known. Peak hours
+double every price alike, which changes no choice: only the ratios between the prices do.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from agent.config import model_info
 
 MILLION = 1_000_000
 
@@ -35,15 +34,10 @@ class Prices:
     currency: str = "USD"
 
 
-# Prices come from the model table (agent.config.MODELS), the one place they live.
+# Prices come from agent.prices (genai-prices, corrected, or the user's own).
 # For a model whose prices we do not know but whose server reports cache hits: relative units
 # (a miss costs 1), enough to compare two actions, never shown as money.
 RELATIVE = Prices(hit=0.1, miss=1.0, output=2.0, currency="")
-
-
-def prices_for(model: str) -> Prices | None:
-    info = model_info(model)
-    return Prices(info.price_hit, info.price_miss, info.price_out) if info else None
 
 
 def money(hit: int, miss: int, output: int, prices: Prices) -> float:
@@ -117,6 +111,8 @@ def choose(mode: str, clear_enough: bool, o: Outlook | None, prices: Prices | No
         return Choice("summary", "clear_not_enough")
     if mode == "on":
         return Choice("clear", "forced_on")
+    if prices is not None and not (prices.hit or prices.miss or prices.output):
+        prices = None  # free (self-hosted, priced at 0): money cannot tell the actions apart
     if prices is None:
         if not caches:
             return Choice("clear", "no_cache_no_prices", currency="")

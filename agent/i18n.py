@@ -5,8 +5,9 @@ from __future__ import annotations
 import locale
 import os
 
-from agent.i18n_security import SECURITY_TEXTS
 from agent.i18n_guard import GUARD_TEXTS
+from agent.i18n_prices import PRICE_TEXTS
+from agent.i18n_security import SECURITY_TEXTS
 from agent.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -358,6 +359,7 @@ TEXTS: dict[str, tuple[str, str]] = {
 TEXTS.update(UI_TEXTS)
 TEXTS.update(SECURITY_TEXTS)
 TEXTS.update(GUARD_TEXTS)
+TEXTS.update(PRICE_TEXTS)
 
 
 def t(key: str, lang: str, **values: object) -> str:

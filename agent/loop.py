@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent import debuglog
+from agent import billing, debuglog
 from agent.clean_text import clean_messages
 from agent.events import (
     Notice,
@@ -364,6 +364,7 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     stats.output_tokens += usage.output_tokens
     stats.cache_hit_tokens += hits
     stats.usage_missing = not usage.input_tokens
+    billing.bill(stats, state.config, response, hits)
     sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
         from agent import margin

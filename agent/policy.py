@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent import cost, debuglog, tokens
+from agent import prices as price_source
 from agent.context import fixed_prefix_tokens, output_reserve, threshold
 
 if TYPE_CHECKING:
@@ -26,7 +27,8 @@ MIN_GROWTH = 200
 
 
 def prices(state: AppState) -> cost.Prices | None:
-    return cost.prices_for(state.config.model)
+    """The model's prices now (the next requests are made now; peak hours scale them all alike)."""
+    return price_source.lookup(state.config.model, overrides=state.config.prices)
 
 
 def caches(state: AppState) -> bool:

@@ -62,6 +62,14 @@ class Stats:
     # too long: the safety margin of every size check, kept across a resume.
     count_ratio: float = 1.0
     refused_requests: int = 0
+    # What the requests cost, each at its own time's prices (agent.billing), and how many were priced.
+    cost_hit: float = 0.0
+    cost_miss: float = 0.0
+    cost_output: float = 0.0
+    cost_currency: str = ""
+    priced_requests: int = 0
+    # The model the API says answered (the response's `model`), when the user may not know it.
+    served_model: str = ""
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

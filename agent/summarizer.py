@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent import debuglog, margin, tokens, trim
+from agent import billing, debuglog, margin, tokens, trim
 from agent.context import fixed_prefix_tokens, history_tokens, output_reserve
 from agent.errors import CompactError
 from agent.events import Notice
@@ -149,14 +149,14 @@ def summary_max_tokens(state: AppState, request_tokens: int = 0) -> int:
     """The summary's output budget. In thinking mode max_tokens covers the reasoning too: give the
     reasoning as much again, as far as the window has room after the request (never below the
     summary's own reserve, which the request was fitted to leave) and the model's ceiling allows."""
-    from agent.config import model_info
+    from agent.config import max_output
 
     window = state.config.context_window
     reserve = output_reserve(window)
     budget = 2 * reserve if state.config.thinks else reserve
     budget = max(reserve, min(budget, window - request_tokens))
-    info = model_info(state.config.model)
-    return min(budget, info.max_output) if info else budget
+    ceiling = max_output(state.config.model)
+    return min(budget, ceiling) if ceiling else budget
 
 
 async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: str) -> list[ModelResponse]:
@@ -248,6 +248,7 @@ def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) 
         stats.input_tokens += usage.input_tokens
         stats.output_tokens += usage.output_tokens
         stats.cache_hit_tokens += hits
+        billing.bill(stats, state.config, response, hits)
         stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
         total_in, total_out, total_hits = total_in + usage.input_tokens, total_out + usage.output_tokens, \
             total_hits + hits

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from agent import debuglog
+from agent import debuglog, prices
 from agent.context import context_tokens, fixed_prefix_tokens, lower_mark
 from agent.loop import get_agent, new_agent
 from agent.prefix import PRIME_PROMPT, Primed, priming_run
@@ -23,6 +23,7 @@ def warm_up(state: AppState) -> None:
     try:
         get_agent(state)
         fixed_prefix_tokens(state)
+        prices.preload(state.config.model)
     except Exception as exc:  # noqa: BLE001 - the first turn builds it again and reports the error
         debuglog.log("warm_up_failed", error=repr(exc)[:300])
         return

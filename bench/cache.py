@@ -8,9 +8,8 @@ cache in 64-token blocks and reports prompt_cache_hit_tokens:
             compaction prompt appended; in thinking mode (the default) and with --thinking off
   baseline  the design's separate summarizer, Agent(model) without tools or instructions, run over
             the same history with the same compaction prompt
-Both get the same scripted summary (~4k tokens). Cost at DeepSeek V4 flash prices: $0.0028 (cache
-hit) / $0.14 (miss) per million input tokens, $0.28 per million output tokens
-(api-docs.deepseek.com/quick_start/pricing).
+Both get the same scripted summary (~4k tokens). Cost at deepseek-flash's off-peak prices of the day
+the bench runs (agent.prices: genai-prices' data with our corrections).
 """
 
 from __future__ import annotations
@@ -83,12 +82,13 @@ async def run(quick: bool) -> None:
             x = r[name]
             rows.append([f"{n:,}", name, x["prompt"], x["hit"], f"{100 * x['share']:.1f}%", x["out"],
                          f"${x['cost']:.5f}"])
-    report.table(["messages", "method", "input tokens", "cache hit", "hit share", "output", "cost (V4 flash)"], rows)
+    report.table(["messages", "method", "input tokens", "cache hit", "hit share", "output", "cost (flash, off-peak)"],
+                 rows)
     big = common.large(quick)
     r = results[big]
     ours, base = r["ours"], r["baseline"]
     label = f"{r['session_tokens'] / 1000:,.0f}k-token session ({big:,} messages)"
-    report.note(f"\nlarge session: {label}; price hit/miss/out = $0.0028/$0.14/$0.28 per M tokens")
+    report.note(f"\nlarge session: {label}; {common.prices_text()}")
     report.figure("cache_hit_share_ours", round(100 * ours["share"], 2), "%", ">= 90%", ours["share"] >= 0.9)
     report.figure("cache_hit_share_baseline", round(100 * base["share"], 2), "%")
     report.figure("compaction_cost_ours", round(ours["cost"], 5), "USD")

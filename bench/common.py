@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,8 @@ os.environ.setdefault("CODING_AGENT_TIMEOUT", "600")
 for _name in ("API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
     os.environ.pop(_name, None)
 
-MODEL = "deepseek-v4-flash"
+MODEL = "deepseek-flash"
 WINDOW = 1_000_000
-# DeepSeek V4 flash, USD per million tokens (api-docs.deepseek.com/quick_start/pricing; agent.config.MODELS).
-PRICE_HIT, PRICE_MISS, PRICE_OUT = 0.0028, 0.14, 0.28
 ON_EMULATOR = ("(measured on the emulator, tests/fake_openai.py: DeepSeek's template, tokenizer and 64-token "
                "prefix cache, not DeepSeek's API; `python -m pytest -m live -s` measures the real thing)")
 
@@ -256,8 +255,26 @@ def install_session(state: Any, s: Any, *, reload: bool = True, files: int = 5) 
         state.read_file_state.record(state.workspace / path)
 
 
+def prices() -> Any:
+    """Today's off-peak prices of MODEL (agent.prices): a figure must not depend on the hour it was
+    run at; peak hours double every price alike, so they change no comparison."""
+    from agent import prices as source
+
+    found = source.off_peak(MODEL, date.today())
+    assert found is not None, f"no prices for {MODEL}"
+    return found
+
+
 def cost(hit: int, miss: int, out: int) -> float:
-    return (hit * PRICE_HIT + miss * PRICE_MISS + out * PRICE_OUT) / 1e6
+    from agent.cost import money
+
+    return money(hit, miss, out, prices())
+
+
+def prices_text() -> str:
+    p = prices()
+    return (f"{MODEL} off-peak prices of {date.today()} (genai-prices): ${p.hit:g} hit / ${p.miss:g} miss / "
+            f"${p.output:g} output per M tokens")
 
 
 def summary_text(seed: int = 7, sections: int = 8, words: int = 2_400) -> str:

@@ -15,8 +15,9 @@ Strategies:
   summary, no tools  the summary request sent without tool definitions (Codex-style); cheap tier off
   separate, 0% cache a separate summarizer with its own system prompt and no tools (the seed's
                      design), so nothing of it is cached; cheap tier off
-Money at DeepSeek V4 flash prices, $0.0028 hit / $0.14 miss / $0.28 output per M tokens, from
-the usage our own emulator reports: figures are measured on the emulator, not on DeepSeek.
+Money at deepseek-flash's off-peak prices of the day it runs (agent.prices; peak hours double every
+price alike and change no choice), from the usage our own emulator reports: figures are measured on
+the emulator, not on DeepSeek.
 """
 
 from __future__ import annotations
@@ -231,7 +232,7 @@ async def run(quick: bool) -> None:
                       "largest request / window", "over window", "turn errors", "failed compactions",
                       "background used/started",
                       "given up"], rows,
-                     title=f"window {window:,} (emulator, V4 flash prices)")
+                     title=f"window {window:,} (emulator, {common.prices_text()})")
         ours = results["ours"]
         cheapest = min(r["cost"] for r in results.values())
         label = f"{window // 1000}k" if window < 1_000_000 else "1m"

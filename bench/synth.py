@@ -39,7 +39,7 @@ from pydantic_ai.usage import RequestUsage  # noqa: E402
 
 from agent import tokens  # noqa: E402
 
-MODEL = "deepseek-v4-flash"
+MODEL = "deepseek-flash"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 # ---- vocabulary -------------------------------------------------------------------------------

@@ -66,7 +66,8 @@ def thinking_mode(body: dict[str, Any]) -> bool:
     thinking = body.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") == "disabled":
         return False
-    return str(body.get("model") or "").startswith("deepseek-v4") or body.get("model") == "deepseek-reasoner"
+    model = str(body.get("model") or "")
+    return model.startswith("deepseek-v4") or model in ("deepseek-flash", "deepseek-reasoner")
 
 
 def _text(content: Any) -> str:

@@ -71,7 +71,7 @@ class FakeOpenAI(fake_rules.ServerKind):
         max_context: int | None = None,
         reject_tool_choice_none: bool = False,
         api_key: str | None = None,
-        model: str = "deepseek-v4-flash",
+        model: str = "deepseek-flash",
         flavor: str = "deepseek",
         context_size: int | None = None,
         auto_tool_choice: bool = False,
@@ -90,6 +90,8 @@ class FakeOpenAI(fake_rules.ServerKind):
         self.model = model
         self.skew = skew
         self.cache = PrefixCache(cache_tokens)
+        # The server's clock for `created` (a test sets it to bill a request at a chosen hour).
+        self.clock: Callable[[], float] = time.time
         self.requests: list[dict[str, Any]] = []
         self.keep_bodies = True  # False: records keep the counts only (a long fuzzed session's memory)
         self.observers: list[Callable[[dict[str, Any], dict[str, Any]], None]] = []
@@ -308,8 +310,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._complete(body, reply, usage, reasoning)
 
     def _base(self, body: dict[str, Any], obj: str) -> dict[str, Any]:
-        return {"id": f"chatcmpl-{next(self.fake._counter)}", "object": obj, "created": int(time.time()),
-                "model": body.get("model") or self.fake.model, "system_fingerprint": "fp_fake"}
+        asked = body.get("model") or self.fake.model
+        served = fake_rules.SERVED_BY.get(asked, asked) if self.fake.flavor == "deepseek" else asked
+        return {"id": f"chatcmpl-{next(self.fake._counter)}", "object": obj, "created": int(self.fake.clock()),
+                "model": served, "system_fingerprint": "fp_fake"}
 
     def _complete(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any] | None, reasoning: str) -> None:
         if isinstance(reply, Malformed):

@@ -1,6 +1,7 @@
 """What the emulator refuses, per kind of server: DeepSeek's API of today, Ollama, vLLM.
 
-DeepSeek (api-docs.deepseek.com, mid-2026): the retired names answer 400; max_tokens above the
+DeepSeek (api-docs.deepseek.com, autumn 2026): the retired names answer 400; the legacy V4 Flash names
+are answered by the model that serves them (the response's `model`); max_tokens above the
 384K ceiling answers 400; in thinking mode (the V4 default) a tool_choice other than "auto"
 answers 400, and so does a tool-call turn sent back without its reasoning_content.
 Ollama ignores tool_choice, reports no usage and silently drops the oldest messages past its
@@ -17,6 +18,8 @@ from tests.deepseek_template import Counter, counter, render, thinking_mode
 from tests.fake_replies import CutStream, Reply, Slow, Text, ToolCalls
 
 RETIRED = {"deepseek-chat": "2026-07-24", "deepseek-reasoner": "2026-07-24"}
+# Still accepted, served by V4.1 Flash (the page of 2026-12-01).
+SERVED_BY = {"deepseek-v4-flash": "deepseek-flash", "deepseek-v4-flash-vision-exp": "deepseek-flash"}
 MAX_OUTPUT = 393_216
 FLAVORS = ("deepseek", "ollama", "vllm")
 
@@ -29,7 +32,7 @@ def deepseek_refusal(body: dict[str, Any]) -> Refusal | None:
     model = body.get("model")
     if model in RETIRED:
         return 400, (f"Model Not Exist: the model `{model}` was retired on {RETIRED[model]}. "
-                     "Please use `deepseek-v4-flash` or `deepseek-v4-pro`.")
+                     "Please use `deepseek-flash` or `deepseek-v4-pro`.")
     max_tokens = body.get("max_tokens")
     if isinstance(max_tokens, int) and not 1 <= max_tokens <= MAX_OUTPUT:
         return 400, f"Invalid max_tokens value, the valid range of max_tokens is [1, {MAX_OUTPUT}]"

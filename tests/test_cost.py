@@ -8,7 +8,9 @@ import pytest
 
 from agent import cost
 
-FLASH = cost.prices_for("deepseek-v4-flash")
+# deepseek-flash off-peak, DeepSeek's "Models & Pricing" page as read on 2026-12-01 (tests/test_prices.py
+# checks agent.prices against the same figures): cache hit, miss, output per 1M tokens.
+FLASH = cost.Prices(hit=0.003, miss=0.15, output=0.60)
 
 
 def outlook(**changes: object) -> cost.Outlook:
@@ -20,14 +22,10 @@ def outlook(**changes: object) -> cost.Outlook:
 
 
 def test_money_uses_each_price():
-    assert FLASH is not None
-    assert cost.money(1_000_000, 0, 0, FLASH) == pytest.approx(0.0028)
-    assert cost.money(0, 1_000_000, 0, FLASH) == pytest.approx(0.14)
-    assert cost.money(0, 0, 1_000_000, FLASH) == pytest.approx(0.28)
-    pro = cost.prices_for("deepseek-v4-pro")
-    assert pro is not None and cost.money(2_000_000, 1_000_000, 1_000_000, pro) == pytest.approx(
-        2 * 0.003625 + 0.435 + 0.87)
-    assert cost.prices_for("llama3") is None
+    assert cost.money(1_000_000, 0, 0, FLASH) == pytest.approx(0.003)
+    assert cost.money(0, 1_000_000, 0, FLASH) == pytest.approx(0.15)
+    assert cost.money(0, 0, 1_000_000, FLASH) == pytest.approx(0.60)
+    assert cost.money(2_000_000, 1_000_000, 1_000_000, FLASH) == pytest.approx(2 * 0.003 + 0.15 + 0.60)
 
 
 def test_with_a_prefix_cache_the_summary_wins_when_clearing_rewrites_much():
@@ -62,6 +60,15 @@ def test_modes_and_fallbacks():
     # No prices but the server caches: relative units decide, as for known prices.
     relative = cost.choose("auto", True, outlook(), None, caches=True)
     assert relative.reason == "cheaper" and relative.currency == ""
+    # Priced at nothing (self-hosted, --prices at 0): as without prices.
+    free = cost.Prices(0, 0, 0)
+    assert cost.choose("auto", True, outlook(), free, caches=False).reason == "no_cache_no_prices"
+
+
+def test_peak_hours_change_no_choice():
+    peak = cost.Prices(hit=2 * FLASH.hit, miss=2 * FLASH.miss, output=2 * FLASH.output)
+    for o in (outlook(), outlook(clear_after=12_000, clear_unchanged=11_000)):
+        assert cost.choose("auto", True, o, peak, True).action == cost.choose("auto", True, o, FLASH, True).action
 
 
 def test_format_money():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import compact
 from agent.events import CompactionFinished
 from main import build_config, parse_args
@@ -9,10 +11,10 @@ from tests.builders import big_files, chat, is_compaction, note, responder, scri
 from ui.status import status_lines
 
 
-async def _reads_then_chatter(state, workspace) -> None:
+async def _reads_then_chatter(state, workspace, size: int = 120) -> None:
     """Old file reads (clearable) under a lot of conversation (not clearable) written after them."""
-    big_files(workspace, 8, lines=120)
-    await chat(state, [f"read big{i}.txt" for i in range(8)] + [note(i, 120) for i in range(10)])
+    big_files(workspace, 8, lines=size)
+    await chat(state, [f"read big{i}.txt" for i in range(8)] + [note(i, size) for i in range(10)])
     assert compact.context_tokens(state) >= compact.threshold(state)
 
 
@@ -21,8 +23,10 @@ def _status(state) -> str:
 
 
 async def test_auto_summarizes_where_clearing_would_rebill_the_history(make_state, workspace, server):
-    state = make_state(context_window=32_000, model="deepseek-v4-flash")
-    await _reads_then_chatter(state, workspace)
+    # Twice the session of the test below: since output costs 4× a miss (Flash, 2026-09), the summary's
+    # output weighs more, and at 32k clearing this session is about as cheap as a summary.
+    state = make_state(context_window=64_000, model="deepseek-flash")
+    await _reads_then_chatter(state, workspace, size=240)
     script_forever(server, responder([]))
     await compact.auto_compact_if_needed(state)
     assert [f.tier for f in state.emit.of(CompactionFinished)] == ["summary"]
@@ -33,7 +37,7 @@ async def test_auto_summarizes_where_clearing_would_rebill_the_history(make_stat
 
 
 async def test_on_clears_the_same_session(make_state, workspace, server):
-    state = make_state(context_window=32_000, model="deepseek-v4-flash", cheap_tier="on")
+    state = make_state(context_window=32_000, model="deepseek-flash", cheap_tier="on")
     await _reads_then_chatter(state, workspace)
     requests = len(server.requests)
     await compact.auto_compact_if_needed(state)
@@ -54,11 +58,14 @@ async def test_off_never_clears(make_state, workspace, server):
 
 
 async def test_status_shows_money_and_the_last_cache_share(make_state, workspace, server):
-    state = make_state(model="deepseek-v4-flash")
+    state = make_state(model="deepseek-flash")
+    # A Sunday at 10:00 Beijing: off-peak (DeepSeek's page: weekends are off-peak all day).
+    server.clock = lambda: datetime(2026, 11, 29, 2, 0, tzinfo=UTC).timestamp()
     await chat(state, ["hello", "and again"])
     stats = state.stats
     miss = stats.input_tokens - stats.cache_hit_tokens
-    total = (stats.cache_hit_tokens * 0.0028 + miss * 0.14 + stats.output_tokens * 0.28) / 1e6
+    # deepseek-flash off-peak on DeepSeek's page of 2026-12-01: $0.003 hit, $0.15 miss, $0.60 output per 1M.
+    total = (stats.cache_hit_tokens * 0.003 + miss * 0.15 + stats.output_tokens * 0.60) / 1e6
     text = _status(state)
     assert f"Cost so far: ${total:.6f}" in text
     share = 100 * server.last_request["cache_hit_tokens"] / server.last_request["prompt_tokens"]

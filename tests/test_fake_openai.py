@@ -157,7 +157,7 @@ def test_api_key_and_tool_choice_none():
             bad.chat.completions.create(model="m", messages=USER)
         good = openai.OpenAI(base_url=srv.base_url, api_key="secret", max_retries=0)
         assert good.chat.completions.create(model="m", messages=USER).choices[0].message.content == "Echo: hello"
-        assert [m.id for m in good.models.list()][0] == "deepseek-v4-flash"
+        assert [m.id for m in good.models.list()][0] == "deepseek-flash"
         with pytest.raises(openai.BadRequestError):
             good.chat.completions.create(model="m", messages=USER, tool_choice="none", tools=[
                 {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}])

@@ -24,7 +24,9 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
     from pydantic_ai import models
 
     import compact
-    from agent.config import Config, model_info
+    from agent import prices
+    from agent.config import Config
+    from agent.cost import money
     from agent.events import EventLog, ToolCallStarted
     from agent.state import AppState
     from agent.transcript import Transcript
@@ -50,9 +52,9 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
     finally:
         if state.scratch.agent is not None:
             await state.scratch.agent.model.client.close()
-    price = model_info(config.model)
+    price = prices.lookup(config.model)
     assert price is not None
-    cost = (hits * price.price_hit + (inp - hits) * price.price_miss + out * price.price_out) / 1e6
+    cost = money(hits, inp - hits, out, price)
     with capsys.disabled():
         print(f"\nlive: compaction request on {config.model} (thinking on): {inp:,} input tokens, "
               f"prompt_cache_hit_tokens {hits:,} ({100 * hits / max(inp, 1):.1f}%), {out:,} output; "

@@ -55,7 +55,8 @@ def test_environment_sets_flags(monkeypatch):
 
 def test_context_window_table():
     assert known_context_window("deepseek-chat") is None  # retired: refused before any request
-    assert known_context_window("deepseek-v4-flash") == 1_000_000
+    assert known_context_window("deepseek-flash") == known_context_window("deepseek-v4-flash") == 1_000_000
+    assert known_context_window("some-local-model") is None
     config = main.build_config(main.parse_args(["--model", "mystery-model", "--base-url", "http://x/v1"]))
     assert config.context_window == 131_072 and not config.window_known
 

@@ -26,5 +26,5 @@ async def test_request_body_is_complete(server, workspace):
     assert body["messages"][2]["tool_calls"][0]["function"] == {"name": "read_file", "arguments": '{"path":"a.py"}'}
     assert body["messages"][3] == {"role": "tool", "tool_call_id": "c1", "content": '{"json": [1, 2]}'}
     assert body["messages"][-1]["content"] == "next"
-    assert body["model"] == "deepseek-v4-flash"
+    assert body["model"] == "deepseek-flash"  # the default
     await model.client.close()

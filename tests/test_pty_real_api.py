@@ -1,4 +1,4 @@
-"""End to end through a real pseudo-terminal on the strict emulator: the defaults (deepseek-v4-flash,
+"""End to end through a real pseudo-terminal on the strict emulator: the defaults (deepseek-flash,
 thinking on), tool calls, an automatic compaction and a resumed session."""
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home,
         child.expect("Done: read_file returned")
         wait_prompt(child)
     type_line(child, "/status")
-    child.expect("Model: deepseek-v4-flash")
+    child.expect("Model: deepseek-flash")
     child.expect("Thinking: on")
+    child.expect("Prices now: ")
     wait_prompt(child)
     for i in range(8):  # text the cheap tier cannot clear: a summary is needed
         type_line(child, f"note {i}: " + "remember this detail please " * 60)
@@ -34,6 +35,7 @@ def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home,
     child.expect(pexpect.EOF)
     assert "compacting automatically" in screen.getvalue()
 
+    assert {r["body"]["model"] for r in live_server.requests} == {"deepseek-flash"}  # the default model
     turns = [r for r in live_server.requests if not is_compaction(r["body"])]
     compaction = next(r for r in live_server.requests if is_compaction(r["body"]))
     body = compaction["body"]

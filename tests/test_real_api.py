@@ -120,9 +120,9 @@ async def test_reasoning_effort_is_sent(make_state, server):
     assert server.last_request["body"]["reasoning_effort"] == "max"
 
 
-def test_default_model_is_v4_flash_and_thinks():
+def test_default_model_is_flash_and_thinks():
     config = main.build_config(main.parse_args([]))
-    assert config.model == "deepseek-v4-flash" and config.thinks
+    assert config.model == "deepseek-flash" and config.thinks
     assert config.context_window == 1_000_000 and config.window_known
     assert not main.build_config(main.parse_args(["--thinking", "off"])).thinks
 
@@ -133,7 +133,7 @@ def test_a_retired_model_is_refused_before_any_request(monkeypatch, capsys, work
     monkeypatch.setattr(main, "start_state", lambda *a: called.append(a))
     assert main.main(["--model", "deepseek-chat", "-p", "hi"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "retired" in err[0] and "--model deepseek-v4-flash" in err[0]
+    assert len(err) == 1 and "retired" in err[0] and "--model deepseek-flash" in err[0]
     assert called == []
 
 
@@ -141,7 +141,7 @@ async def test_a_retired_name_at_the_endpoint_gets_the_same_line(make_state, ser
     state = make_state(model="deepseek-reasoner")
     await chat(state, ["hello"])
     (error,) = [n.text for n in state.emit.of(Notice) if n.level == "error"]
-    assert "retired" in error and "deepseek-v4-flash" in error
+    assert "retired" in error and "deepseek-flash" in error
 
 
 def test_a_deepseek_key_never_goes_to_another_server(monkeypatch):

@@ -6,7 +6,7 @@ from rich.text import Text
 
 import compact
 import session
-from agent import cost, policy
+from agent import billing, cost, policy
 from agent.gauge import gauge_text, read_gauge
 from agent.i18n import t
 from agent.state import AppState
@@ -53,7 +53,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     line.append_text(_bar(used, limit, window))
     session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
-        t("status_model", lang, model=cfg.model, endpoint=cfg.endpoint),
+        t("status_model", lang, model=cfg.model, endpoint=cfg.endpoint) + served_text(state),
         t("status_thinking", lang, mode=thinking_mode(state)),
         t("status_session", lang, id=state.session_id, path=session_path),
         t("status_messages", lang, n=len(state.history)),
@@ -74,21 +74,33 @@ def status_lines(state: AppState) -> list[Text | str]:
     return lines
 
 
+def served_text(state: AppState) -> str:
+    """The model version the API reports having answered with, when it is not the name asked for."""
+    served = state.stats.served_model
+    return t("status_served", state.lang, served=served) if served and served != state.config.model else ""
+
+
 def money_lines(state: AppState) -> list[Text | str]:
-    """What the session cost so far, the last request's cache share, the cheap tier's last choice."""
+    """What the session cost so far (each request at its time's prices), the prices now and whether
+    this is a peak hour, the last request's cache share, the cheap tier's last choice."""
     stats, lang, model = state.stats, state.lang, state.config.model
     hit = stats.cache_hit_tokens
     miss = max(0, stats.input_tokens - hit)
     out = stats.output_tokens
-    prices = policy.prices(state)
-    if prices is None:
+    now = billing.prices_now_line(state.config, lang)
+    if now is None and not stats.priced_requests:
         lines: list[Text | str] = [t("cost_unknown", lang, model=model, hit=hit, miss=miss, out=out)]
     else:
-        def fmt(h: int, m: int, o: int) -> str:
-            return cost.format_money(cost.money(h, m, o, prices), prices.currency)
+        currency = stats.cost_currency or (policy.prices(state) or cost.RELATIVE).currency
 
-        lines = [t("cost_line", lang, total=fmt(hit, miss, out), hit=hit, hit_cost=fmt(hit, 0, 0), miss=miss,
-                   miss_cost=fmt(0, miss, 0), out=out, out_cost=fmt(0, 0, out), model=model)]
+        def fmt(amount: float) -> str:
+            return cost.format_money(amount, currency)
+
+        total = stats.cost_hit + stats.cost_miss + stats.cost_output
+        lines = [t("cost_line", lang, total=fmt(total), hit=hit, hit_cost=fmt(stats.cost_hit), miss=miss,
+                   miss_cost=fmt(stats.cost_miss), out=out, out_cost=fmt(stats.cost_output), model=model)]
+    if now is not None:
+        lines.append(now)
     if stats.last_input_tokens:
         share = 100 * stats.last_cache_hit_tokens / stats.last_input_tokens
         lines.append(t("last_request", lang, tokens=stats.last_input_tokens, share=share))
