@@ -57,6 +57,8 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
     state = AppState(config=config, transcript=Transcript("", config.workspace), emit=EventLog())
+    for warning in getattr(config.settings, "warnings", ()):
+        state.emit(Notice(warning, "warn"))
     session_id = None
     if args.cont:
         session_id = session.latest_session(config.workspace)

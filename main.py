@@ -52,6 +52,10 @@ def _request_limit(value: str) -> int | None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    return _parser().parse_args(argv)
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="A terminal coding agent whose long sessions never hit the context wall. "
@@ -78,7 +82,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {__version__}")
-    return p.parse_args(argv)
+    return p
+
+
+def apply_settings(args: argparse.Namespace, argv: list[str] | None) -> object:
+    """The settings files under what the command line and CODING_AGENT_* set (agent.settings)."""
+    from agent import settings as files
+
+    dests = [dest for dest, _check in files.FLAG_KEYS.values()]
+    parser = _parser()
+    unset = object()  # not a str: argparse would run a string default through the option's type
+    parser.set_defaults(**dict.fromkeys(dests, unset))
+    flags = {dest for dest, value in vars(parser.parse_args(argv)).items() if value is not unset}
+    given = {d: "flag" for d in flags} | {d: "env" for d in files.env_given(dests) if d not in flags}
+    lang = args.lang
+    loaded = files.load(Path.cwd().resolve(), lang)
+    files.apply_to_args(loaded, args, given)
+    if args.lang != lang:  # the files chose the language: their warnings in it
+        loaded = files.load(Path.cwd().resolve(), args.lang)
+    loaded.origins = files.origins(loaded, args, given)
+    files.apply_env(loaded)
+    return loaded
 
 
 def api_key(args: argparse.Namespace) -> str | None:
@@ -112,6 +136,7 @@ def build_config(args: argparse.Namespace) -> Config:
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
+        settings=getattr(args, "settings", None),
     )
 
 
@@ -244,6 +269,7 @@ def check_config(config: Config) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    args.settings = apply_settings(args, argv)
     config = build_config(args)
     from agent.keys import scrub_environment
 

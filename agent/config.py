@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
@@ -78,6 +79,8 @@ class Config:
     # None: as the API does by default (DeepSeek's V4 models think).
     thinking: bool | None = None
     reasoning_effort: str | None = None
+    # The settings files as read (agent.settings.Settings), None when none were looked at (tests).
+    settings: Any = field(default=None, repr=False, compare=False)
 
     @property
     def endpoint(self) -> str:

@@ -1,0 +1,46 @@
+"""Texts of the settings files, permissions, hooks, MCP servers, custom commands and memory files
+(issue 24), in English and Chinese; agent.i18n merges them into its table."""
+
+from __future__ import annotations
+
+SETUP_TEXTS: dict[str, tuple[str, str]] = {
+    # key: (en, zh)
+    # --- settings files ---
+    "settings_unreadable": ("Settings {path}: cannot read it ({error}); it is skipped",
+                            "设置文件 {path}：无法读取（{error}），已跳过"),
+    "settings_bad_json": ("Settings {path}: not valid JSON (line {line}: {error}); it is skipped",
+                          "设置文件 {path}：不是有效的 JSON（第 {line} 行：{error}），已跳过"),
+    "settings_not_object": ("Settings {path}: the file must hold a JSON object; it is skipped",
+                            "设置文件 {path}：内容必须是一个 JSON 对象，已跳过"),
+    "settings_unknown_key": ("Settings {path}: unknown key '{name}' is ignored",
+                             "设置文件 {path}：未知的键 '{name}'，已忽略"),
+    "settings_bad_value": ("Settings {path}: '{name}' takes {takes}; it is ignored",
+                           "设置文件 {path}：'{name}' 应为{takes}，已忽略"),
+    "settings_key_refused": (
+        "Settings {path}: '{name}' is an API key; a project's file may not set one (use the environment)",
+        "设置文件 {path}：'{name}' 是 API Key；项目的设置文件不能设置它（请用环境变量）"),
+    "takes_text": ("a non-empty string", "非空字符串"),
+    "takes_whole": ("a whole number, {low} or more", "不小于 {low} 的整数"),
+    "takes_flag": ("true or false", "`true` 或 `false`"),
+    "takes_choice": ("one of {choices}", "以下之一：{choices}"),
+    "takes_env": ("an object of NAME: value", "形如 `NAME: 值` 的对象"),
+    "takes_prices": ("an object of model: {{price: number}}", "形如 模型: {{价格: 数字}} 的对象"),
+    "takes_object": ("an object", "一个对象"),
+    "takes_rules": ("a list of rules", "规则列表"),
+    "takes_mode": ("one of default / acceptEdits / plan / bypassPermissions",
+                   "以下之一：`default` / `acceptEdits` / `plan` / `bypassPermissions`"),
+    "cmd_config": ("Show the effective settings and where each came from",
+                   "显示生效的设置及每一项的来源"),
+    "config_title": ("Settings (a flag beats the environment, which beats local > project > user files):",
+                     "设置（命令行参数优先于环境变量，其次是本地 > 项目 > 用户设置文件）："),
+    "config_files": ("Files:", "设置文件："),
+    "config_file_found": ("  {layer:<14} {path}", "  {layer:<8} {path}"),
+    "config_file_missing": ("  {layer:<14} {path} (none)", "  {layer:<8} {path}（不存在）"),
+    "config_source_default": ("default", "默认"),
+    "config_source_flag": ("flag", "命令行参数"),
+    "config_source_env": ("environment", "环境变量"),
+    "config_source_user": ("user file", "用户设置"),
+    "config_source_project": ("project file", "项目设置"),
+    "config_source_local": ("local file", "本地设置"),
+    "config_unset": ("(not set)", "（未设置）"),
+}
