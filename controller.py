@@ -57,7 +57,11 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
     state = AppState(config=config, transcript=Transcript("", config.workspace), emit=EventLog())
-    for warning in getattr(config.settings, "warnings", ()):
+    from agent import permissions
+
+    state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
+                                                        config.lang)
+    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings]:
         state.emit(Notice(warning, "warn"))
     session_id = None
     if args.cont:

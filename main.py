@@ -24,6 +24,7 @@ from agent.config import (
 from agent.events import Notice
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
+from agent.permissions import MODES as PERMISSION_MODES
 from agent.state import AppState, Stats
 from controller import start_state, start_warm_up
 
@@ -78,7 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
     p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
-    p.add_argument("--yes", action="store_true", default=_env_flag("yes"), help="run shell commands without asking")
+    p.add_argument("--yes", action="store_true", default=_env_flag("yes"),
+                   help="run shell commands without asking (the same as --permission-mode bypassPermissions)")
+    p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
+                   help="default (ask before edits and commands), acceptEdits (the default: edits in the "
+                   "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {__version__}")
@@ -136,6 +141,7 @@ def build_config(args: argparse.Namespace) -> Config:
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
+        permission_mode=args.permission_mode,
         settings=getattr(args, "settings", None),
     )
 
@@ -230,6 +236,14 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
+async def start_project(state: AppState) -> None:
+    """The project's allow rules (and hooks, MCP servers) count once the user approved them (agent.trust)."""
+    from agent import trust
+
+    if await trust.settle(state):
+        state.permissions.trust_project()
+
+
 async def print_mode(state: AppState, prompt: str) -> int:
     from ui.print_view import PrintRenderer
 
@@ -240,6 +254,7 @@ async def print_mode(state: AppState, prompt: str) -> int:
     if (found := check_message(state, prompt)) is not None:
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
+    await start_project(state)
     try:
         await on_submit(state, prompt)
     finally:
@@ -330,6 +345,7 @@ async def repl(state: AppState) -> int:
     if state.history:
         app.say(t("resumed", state.lang, n=len(state.history)), "dim")
     replay_early(state, early)
+    await start_project(state)
     try:
         await app.run(on_first_paint=lambda: start_warm_up(state))
     finally:

@@ -79,6 +79,8 @@ class Config:
     # None: as the API does by default (DeepSeek's V4 models think).
     thinking: bool | None = None
     reasoning_effort: str | None = None
+    # --permission-mode (agent.permissions.MODES); None: the files' defaultMode, else the start mode.
+    permission_mode: str | None = None
     # The settings files as read (agent.settings.Settings), None when none were looked at (tests).
     settings: Any = field(default=None, repr=False, compare=False)
 

@@ -44,3 +44,32 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
     "config_source_local": ("local file", "本地设置"),
     "config_unset": ("(not set)", "（未设置）"),
 }
+SETUP_TEXTS.update({
+    # --- permissions ---
+    "rule_bad": ("Settings {path}: the permission rule {rule!r} is not one this agent knows; it is ignored",
+                 "设置文件 {path}：无法识别的权限规则 {rule!r}，已忽略"),
+    "rule_bypass_refused": (
+        "Settings {path}: a project's file may not set bypassPermissions; the mode stays as it was",
+        "设置文件 {path}：项目的设置文件不能设置 `bypassPermissions`，模式保持不变"),
+    "rule_saved": ("Saved for this project: {rule} (in {path})", "已为本项目保存：{rule}（在 {path}）"),
+    "write_reason_mode": ("an edit (permission mode 'default' asks before every edit; Shift+Tab changes it)",
+                          "一次编辑（权限模式 `default` 每次编辑前都会询问；Shift+Tab 可切换）"),
+    "approve_tool": ("Call this MCP tool", "调用这个 MCP 工具"),
+    "approve_read": ("Read this (a permission rule asks before it)", "读取它（有权限规则要求先询问）"),
+    "mode_default": ("ask before edits", "编辑前询问"),
+    "mode_acceptEdits": ("accept edits", "自动接受编辑"),
+    "mode_plan": ("plan mode: read only", "计划模式：只读"),
+    "mode_bypassPermissions": ("ask nothing", "不再询问"),
+    "mode_changed": ("Permission mode: {mode} ({what})", "权限模式：{mode}（{what}）"),
+})
+SETUP_TEXTS.update({
+    # --- a project's grants ---
+    "trust_intro": ("This project ({path}) asks for what its files would let run:",
+                    "这个项目（{path}）的文件要求允许运行以下内容："),
+    "trust_question": ("Use them? They can run code on this machine (asked again when they change)",
+                       "是否启用？它们可以在本机运行代码（内容变化后会再次询问）"),
+    "trust_declined": ("The project's allow rules, hooks and MCP servers are not used in this session",
+                       "本次会话不使用该项目的允许规则、钩子和 MCP 服务器"),
+    "trust_not_saved": ("Approved for this session only: the approval could not be saved ({error})",
+                        "仅本次会话有效：无法保存这次批准（{error}）"),
+})

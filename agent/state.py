@@ -12,6 +12,7 @@ from agent.config import Config
 from agent.events import Emit, Event
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
+from agent.permissions import Permissions
 from agent.prefix import RequestRecorder
 from agent.transcript import Transcript
 
@@ -151,6 +152,8 @@ class AppState:
     always_allowed: set[str] = field(default_factory=set)
     # Paths the user allowed every write to ("always" at a write question).
     always_allowed_writes: set[str] = field(default_factory=set)
+    # The permission mode (Shift+Tab) and the saved rules (agent.permissions).
+    permissions: Permissions = field(default_factory=Permissions)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

@@ -16,9 +16,9 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
-from agent import grep_worker, write_guard
+from agent import grep_worker, permissions, write_guard
 from agent.atomic import replace_file
-from agent.events import ApprovalRequest, CommandRunning, ask
+from agent.events import CommandRunning
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.shell import command_env, execute
 from agent.state import AppState
@@ -158,8 +158,10 @@ async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
     if refused := write_guard.refusal(target):
         raise ToolError(refused)
     risk = write_guard.approval_reason(path, target, ctx.deps.workspace)
-    if risk and not await write_guard.approved(ctx.deps, _display(target, ctx.deps.workspace), risk):
-        raise ToolError(f"the user declined this write to {path}: it is {risk.text('en')}")
+    try:
+        await permissions.write(ctx.deps, _display(target, ctx.deps.workspace), target, risk)
+    except permissions.Refused as exc:
+        raise ToolError(str(exc)) from exc
     return target
 
 
@@ -362,12 +364,10 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         timeout: Seconds before the command is killed.
     """
     deps = ctx.deps
-    if not (deps.config.yes or command in deps.always_allowed):
-        answer = await ask(deps.emit, ApprovalRequest("command", command))
-        if answer == "always":
-            deps.always_allowed.add(command)
-        elif answer != "y":
-            return "Error: the user declined to run this command"
+    try:
+        await permissions.command(deps, command)
+    except permissions.Refused as exc:
+        return f"Error: {exc}"
     deps.emit(CommandRunning(command))
     try:
         return await execute(command, deps.workspace, min(max(timeout, 1), MAX_TIMEOUT))

@@ -3,8 +3,8 @@
 Under `.git/` a file is code: git runs what `.git/config` names (core.fsmonitor, hooks, pagers,
 filters) the next time anything, or anyone, runs git here. A file with more than one hard link may
 have its other name outside the workspace, where no check can see it. Both are written only when
-the user approves, like a command. Anything but a regular file (a FIFO, a device, a socket) is not
-written at all: even reading it to show a diff can block forever.
+the user approves, like a command (agent.permissions asks, or a rule naming them allows). Anything
+but a regular file (a FIFO, a device, a socket) is not written at all: even reading it to show a diff can block forever.
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import ApprovalRequest, ask
 from agent.i18n import t
-from agent.state import AppState
 
 
 def _under_git(path: Path, root: Path) -> bool:
@@ -66,13 +64,3 @@ def approval_reason(given: str, target: Path, workspace: Path) -> Risk | None:
     except OSError:
         return None
     return Risk("links", {"n": links}) if links > 1 else None
-
-
-async def approved(deps: AppState, display: str, risk: Risk) -> bool:
-    """Ask the user (an ApprovalRequest on the channel, as for a command); --yes and "always" count as here."""
-    if deps.config.yes or display in deps.always_allowed_writes:
-        return True
-    answer = await ask(deps.emit, ApprovalRequest("write", display, why=risk.text(deps.lang)))
-    if answer == "always":
-        deps.always_allowed_writes.add(display)
-    return answer in ("y", "always")
