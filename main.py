@@ -161,13 +161,20 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
     import compact
     import midturn
+    from agent import hooks
     from agent.loop import run_turn
     from agent.mentions import attached_paths, build_mention_messages, find_mentions
 
+    asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})
+    if asked.blocked is not None or asked.stop is not None:
+        state.emit(Notice(t("hook_blocked_prompt", state.lang, reason=asked.blocked or asked.stop), "warn"))
+        return
+    context = hooks.context_messages([*await hooks.settled(state), *asked.context], state.lang)
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
     reads = ReadFileState()
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads)
+    prelude = context + prelude
     await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
     state.read_file_state.merge(reads)
 
@@ -178,7 +185,27 @@ async def on_submit(state: AppState, user_input: str) -> None:
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    await _stop_hooks(state, outcome.ok)
+
+
+MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the turn going forever
+
+
+async def _stop_hooks(state: AppState, ok: bool) -> None:
+    """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model."""
+    import midturn
+    from agent import hooks
+    from agent.loop import run_turn
+
+    for again in range(MAX_STOP_CONTINUATIONS + 1):
+        if not ok:
+            return
+        said = await hooks.run(state, "Stop", {"stop_hook_active": again > 0})
+        if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
+            return
+        state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
+        ok = (await run_turn(state, said.blocked, before_request=midturn.before_request)).ok
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
@@ -238,10 +265,12 @@ def save_stats(state: AppState) -> None:
 
 async def start_project(state: AppState) -> None:
     """The project's allow rules (and hooks, MCP servers) count once the user approved them (agent.trust)."""
-    from agent import trust
+    from agent import hooks, trust
 
     if await trust.settle(state):
         state.permissions.trust_project()
+        state.hooks.trust_project()
+    hooks.session_start(state, "resume" if state.history else "startup")
 
 
 async def print_mode(state: AppState, prompt: str) -> int:

@@ -73,3 +73,22 @@ SETUP_TEXTS.update({
     "trust_not_saved": ("Approved for this session only: the approval could not be saved ({error})",
                         "仅本次会话有效：无法保存这次批准（{error}）"),
 })
+SETUP_TEXTS.update({
+    # --- hooks ---
+    "hook_unknown_event": ("Settings {path}: hooks for an unknown event '{event}' are ignored",
+                           "设置文件 {path}：未知事件 '{event}' 的钩子已忽略"),
+    "hook_bad": ("Settings {path}: a hook of {event} is not {{\"matcher\", \"hooks\": [{{\"type\": \"command\", "
+                 "\"command\", \"timeout\"}}]}}; it is ignored",
+                 "设置文件 {path}：{event} 的一个钩子格式不对（应为 `{{\"matcher\", \"hooks\": [{{\"type\": "
+                 "\"command\", \"command\", \"timeout\"}}]}}`），已忽略"),
+    "hook_failed": ("Hook {event} failed ({why}): {command}", "{event} 钩子失败（{why}）：{command}"),
+    "hook_timed_out": ("timed out after {seconds} s", "{seconds} 秒后超时"),
+    "hook_exit": ("exit code {code}: {text}", "退出码 {code}：{text}"),
+    "hook_no_reason": ("no reason given", "未给出原因"),
+    "hook_blocked_prompt": ("A UserPromptSubmit hook blocked this message (it was not sent): {reason}",
+                            "`UserPromptSubmit` 钩子拦下了这条消息（未发送）：{reason}"),
+    "hook_blocked_compact": ("a PreCompact hook blocked the compaction: {reason}",
+                             "`PreCompact` 钩子阻止了压缩：{reason}"),
+    "hook_stopped": ("A hook ended the turn: {reason}", "钩子结束了本轮：{reason}"),
+    "hook_stop_continues": ("A Stop hook asks the model to go on: {reason}", "`Stop` 钩子要求模型继续：{reason}"),
+})
