@@ -109,6 +109,7 @@ async def run_compact(
         raise NothingToCompact(t("nothing_to_compact", state.lang))
     before = context_tokens(state)
     _check_archive_writable(state)
+    await pre_compact_hooks(state, trigger, custom_instructions)
     state.emit(CompactionStarted(trigger, before, threshold(state)))
 
     if trigger != "manual":
@@ -177,8 +178,19 @@ def take_mid_turn(
     return None if taken is None else _swap(state, *taken, trigger="mid-turn", keep=keep)
 
 
+async def pre_compact_hooks(state: AppState, trigger: str, custom_instructions: str = "") -> None:
+    """PreCompact (matcher "manual" or "auto"): a hook that exits 2 keeps the history as it is."""
+    from agent import hooks
+
+    kind = "manual" if trigger == "manual" else "auto"
+    said = await hooks.run(state, "PreCompact", {"trigger": kind, "custom_instructions": custom_instructions}, kind)
+    if said.blocked is not None:
+        raise CompactError(t("hook_blocked_compact", state.lang, reason=said.blocked))
+
+
 async def _swap(state: AppState, background: bg.Background, lead: Sequence[ModelMessage] = (), *,
                 trigger: str = "auto", keep: Sequence[ModelMessage] = ()) -> CompactResult:
+    await pre_compact_hooks(state, trigger)
     try:
         # Usually done by now; if not, the rest of the wait is shorter than a fresh request.
         reply = await background.task
@@ -259,6 +271,9 @@ def _commit(
     if after > threshold(state):
         # The threshold is a target: a summary that fits the window is kept, and the user told.
         state.emit(Notice(t("compact_over_target", state.lang, after=after, threshold=threshold(state)), level="warn"))
+    from agent import hooks
+
+    hooks.compacted(state, trigger, before, after, str(archive))  # PostCompact, SessionStart "compact"
     return CompactResult(before, after, str(archive), tier, left_out)
 
 

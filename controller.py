@@ -60,6 +60,13 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
     state = AppState(config=config, transcript=Transcript("", config.workspace), emit=EventLog())
+    from agent import hooks, permissions
+
+    state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
+                                                        config.lang)
+    state.hooks, hook_warnings = hooks.load(config.settings, config.lang)
+    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings]:
+        state.emit(Notice(warning, "warn"))
     session_id = None
     if args.cont:
         session_id = session.latest_session(config.workspace)

@@ -24,6 +24,7 @@ from agent.config import (
 from agent.events import Notice
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
+from agent.permissions import MODES as PERMISSION_MODES
 from agent.prices import BadPrices, parse_overrides
 from agent.state import AppState, Stats
 from controller import start_state, start_warm_up
@@ -53,6 +54,10 @@ def _request_limit(value: str) -> int | None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    return _parser().parse_args(argv)
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="A terminal coding agent whose long sessions never hit the context wall. "
@@ -77,11 +82,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
     p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
-    p.add_argument("--yes", action="store_true", default=_env_flag("yes"), help="run shell commands without asking")
+    p.add_argument("--yes", action="store_true", default=_env_flag("yes"),
+                   help="run shell commands without asking (the same as --permission-mode bypassPermissions)")
+    p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
+                   help="default (ask before edits and commands), acceptEdits (the default: edits in the "
+                   "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {__version__}")
-    return p.parse_args(argv)
+    return p
+
+
+def apply_settings(args: argparse.Namespace, argv: list[str] | None) -> object:
+    """The settings files under what the command line and CODING_AGENT_* set (agent.settings)."""
+    from agent import settings as files
+
+    dests = [dest for dest, _check in files.FLAG_KEYS.values()]
+    parser = _parser()
+    unset = object()  # not a str: argparse would run a string default through the option's type
+    parser.set_defaults(**dict.fromkeys(dests, unset))
+    flags = {dest for dest, value in vars(parser.parse_args(argv)).items() if value is not unset}
+    given = {d: "flag" for d in flags} | {d: "env" for d in files.env_given(dests) if d not in flags}
+    lang = args.lang
+    loaded = files.load(Path.cwd().resolve(), lang)
+    files.apply_to_args(loaded, args, given)
+    if args.lang != lang:  # the files chose the language: their warnings in it
+        loaded = files.load(Path.cwd().resolve(), args.lang)
+    loaded.origins = files.origins(loaded, args, given)
+    files.apply_env(loaded)
+    return loaded
 
 
 def api_key(args: argparse.Namespace) -> str | None:
@@ -116,6 +145,8 @@ def build_config(args: argparse.Namespace) -> Config:
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
         prices=parse_overrides(args.prices),
+        permission_mode=args.permission_mode,
+        settings=getattr(args, "settings", None),
     )
 
 
@@ -134,13 +165,20 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
     import compact
     import midturn
+    from agent import hooks
     from agent.loop import run_turn
     from agent.mentions import attached_paths, build_mention_messages, find_mentions
 
+    asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})
+    if asked.blocked is not None or asked.stop is not None:
+        state.emit(Notice(t("hook_blocked_prompt", state.lang, reason=asked.blocked or asked.stop), "warn"))
+        return
+    context = hooks.context_messages([*await hooks.settled(state), *asked.context], state.lang)
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
     reads = ReadFileState()
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads)
+    prelude = context + prelude
     await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
     state.read_file_state.merge(reads)
 
@@ -151,7 +189,27 @@ async def on_submit(state: AppState, user_input: str) -> None:
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    await _stop_hooks(state, outcome.ok)
+
+
+MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the turn going forever
+
+
+async def _stop_hooks(state: AppState, ok: bool) -> None:
+    """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model."""
+    import midturn
+    from agent import hooks
+    from agent.loop import run_turn
+
+    for again in range(MAX_STOP_CONTINUATIONS + 1):
+        if not ok:
+            return
+        said = await hooks.run(state, "Stop", {"stop_hook_active": again > 0})
+        if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
+            return
+        state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
+        ok = (await run_turn(state, said.blocked, before_request=midturn.before_request)).ok
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
@@ -209,6 +267,16 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
+async def start_project(state: AppState) -> None:
+    """The project's allow rules (and hooks, MCP servers) count once the user approved them (agent.trust)."""
+    from agent import hooks, trust
+
+    if await trust.settle(state):
+        state.permissions.trust_project()
+        state.hooks.trust_project()
+    hooks.session_start(state, "resume" if state.history else "startup")
+
+
 async def print_mode(state: AppState, prompt: str) -> int:
     from ui.print_view import PrintRenderer
 
@@ -219,6 +287,7 @@ async def print_mode(state: AppState, prompt: str) -> int:
     if (found := check_message(state, prompt)) is not None:
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
+    await start_project(state)
     try:
         await on_submit(state, prompt)
     finally:
@@ -248,6 +317,7 @@ def check_config(config: Config) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    args.settings = apply_settings(args, argv)
     try:
         config = build_config(args)
     except BadPrices as exc:
@@ -315,6 +385,7 @@ async def repl(state: AppState) -> int:
     if state.history:
         app.say(t("resumed", state.lang, n=len(state.history)), "dim")
     replay_early(state, early)
+    await start_project(state)
     try:
         await app.run(on_first_paint=lambda: start_warm_up(state))
     finally:

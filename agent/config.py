@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from agent.cost import Prices
@@ -77,6 +78,10 @@ class Config:
     reasoning_effort: str | None = None
     # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.prices.parse_overrides).
     prices: dict[str, Prices] = field(default_factory=dict)
+    # --permission-mode (agent.permissions.MODES); None: the files' defaultMode, else the start mode.
+    permission_mode: str | None = None
+    # The settings files as read (agent.settings.Settings), None when none were looked at (tests).
+    settings: Any = field(default=None, repr=False, compare=False)
 
     @property
     def endpoint(self) -> str:

@@ -126,9 +126,11 @@ class ReportRequested:
 class ApprovalRequest:
     """Asked before a shell command runs (`kind` "command", `subject` the whole command) or before a
     write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason,
-    `detail` the change as a unified diff). Answered "y", "n" or "always"; anything else, or no one to ask, is "n"."""
+    `detail` the change as a unified diff). Answered "y", "n", "always" (for the session) or "project"
+    (always, saved as a rule for the project: agent.permissions); anything else, or no one to ask, is "n".
+    `kind` "tool" is an MCP server's tool (`subject` its name and arguments), "read" a read a rule asks about."""
 
-    kind: str  # "command" | "write"
+    kind: str  # "command" | "write" | "tool" | "read"
     subject: str
     why: str = ""
     detail: str = ""
@@ -175,7 +177,7 @@ async def ask(emit: Emit, request: Request) -> str:
     reply = emit(request)
     answer = "" if reply is None else (await reply).strip()
     if isinstance(request, ApprovalRequest):
-        return answer if answer in ("y", "always") else "n"
+        return answer if answer in ("y", "always", "project") else "n"
     if request.yes_no:
         return "y" if answer == "y" else "n"
     return answer

@@ -8,6 +8,7 @@ import os
 from agent.i18n_guard import GUARD_TEXTS
 from agent.i18n_prices import PRICE_TEXTS
 from agent.i18n_security import SECURITY_TEXTS
+from agent.i18n_setup import SETUP_TEXTS
 from agent.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -227,8 +228,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "approve_lines": ("{n} line(s), shown whole", "共 {n} 行，完整显示"),
     "approve_blank_lines": ("{n} empty lines", "{n} 个空行"),
     "approve_question": (
-        "Allow? (the {n} line(s) above) [y]es / [n]o / [a]lways: ",
-        "允许？（上面 {n} 行）[y]是 / [n]否 / [a]本会话一直允许: ",
+        "Allow? (the {n} line(s) above) [y]es / [n]o / [a]lways this session / always for this [p]roject: ",
+        "允许？（上面 {n} 行）[y]是 / [n]否 / [a]本会话一直允许 / [p]本项目一直允许: ",
     ),
     "write_reason_git": (
         "a file under .git/ (git runs the programs its config and hooks name)",
@@ -360,6 +361,7 @@ TEXTS.update(UI_TEXTS)
 TEXTS.update(SECURITY_TEXTS)
 TEXTS.update(GUARD_TEXTS)
 TEXTS.update(PRICE_TEXTS)
+TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, commands, memory
 
 
 def t(key: str, lang: str, **values: object) -> str:

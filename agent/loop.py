@@ -75,6 +75,7 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
 
     from agent.guard import ContextGuard
     from agent.model import build_model, model_settings
+    from agent.tool_gate import ToolGate
     from agent.tools import TOOLS
 
     return Agent(
@@ -85,7 +86,7 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
         deps_type=AppState,
         tools=TOOLS,
         retries=3,
-        capabilities=[ContextGuard()],
+        capabilities=[ContextGuard(), ToolGate()],
     )
 
 

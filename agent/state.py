@@ -12,6 +12,8 @@ from agent.config import Config
 from agent.events import Emit, Event
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
+from agent.hooks import Hooks
+from agent.permissions import Permissions
 from agent.prefix import RequestRecorder
 from agent.transcript import Transcript
 
@@ -171,6 +173,10 @@ class AppState:
     always_allowed: set[str] = field(default_factory=set)
     # Paths the user allowed every write to ("always" at a write question).
     always_allowed_writes: set[str] = field(default_factory=set)
+    # The permission mode (Shift+Tab) and the saved rules (agent.permissions).
+    permissions: Permissions = field(default_factory=Permissions)
+    # The settings files' hooks (agent.hooks).
+    hooks: Hooks = field(default_factory=Hooks)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

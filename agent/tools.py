@@ -16,9 +16,9 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
-from agent import grep_worker, write_guard
+from agent import grep_worker, permissions, write_guard
 from agent.atomic import replace_file
-from agent.events import ApprovalRequest, CommandRunning, ask
+from agent.events import CommandRunning
 from agent.file_diff import file_diff
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.shell import command_env, execute
@@ -152,15 +152,19 @@ def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
 
 
 async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new: bytes) -> None:
-    """Raise ToolError if this write needs the user's approval (write_guard) and did not get it."""
+    """Raise ToolError unless this write may go ahead: agent.permissions decides (mode, rules, the
+    user), write_guard names the risk; the user is shown the change (the diff) when asked."""
     risk = write_guard.approval_reason(path, target, ctx.deps.workspace, new)
-    if risk is None:
-        return
     shown = _display(target, ctx.deps.workspace)
-    old = target.read_bytes() if target.exists() else b""  # a regular file: write_guard.refusal saw to it
-    change = cap_text(await file_diff(old, new, shown, ctx.deps.lang), DIFF_CAP)
-    if not await write_guard.approved(ctx.deps, shown, risk, change):
-        raise ToolError(f"the user declined this write to {path}: it is {risk.text('en')}")
+
+    async def change() -> str:
+        old = target.read_bytes() if target.exists() else b""  # a regular file: write_guard.refusal saw to it
+        return cap_text(await file_diff(old, new, shown, ctx.deps.lang), DIFF_CAP)
+
+    try:
+        await permissions.write(ctx.deps, shown, target, risk, change)
+    except permissions.Refused as exc:
+        raise ToolError(str(exc)) from exc
 
 
 async def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
@@ -364,12 +368,10 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         timeout: Seconds before the command is killed.
     """
     deps = ctx.deps
-    if not (deps.config.yes or command in deps.always_allowed):
-        answer = await ask(deps.emit, ApprovalRequest("command", command))
-        if answer == "always":
-            deps.always_allowed.add(command)
-        elif answer != "y":
-            return "Error: the user declined to run this command"
+    try:
+        await permissions.command(deps, command)
+    except permissions.Refused as exc:
+        return f"Error: {exc}"
     deps.emit(CommandRunning(command))
     try:
         return await execute(command, deps.workspace, min(max(timeout, 1), MAX_TIMEOUT))

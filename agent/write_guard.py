@@ -3,9 +3,9 @@
 Under `.git/` a file is code: git runs what `.git/config` names (core.fsmonitor, hooks, pagers,
 filters) the next time anything, or anyone, runs git here. A file with more than one hard link may
 have its other name outside the workspace, where no check can see it. An AGENTS.md is read as
-rules by the next session. All are written only when the user approves, like a command. Anything
-but a regular file (a FIFO, a device, a socket) is not written at all: even reading it to show a
-diff can block forever.
+rules by the next session. All are written only when the user approves, like a command
+(agent.permissions asks, or a rule naming them allows). Anything but a regular file (a FIFO, a
+device, a socket) is not written at all: even reading it to show a diff can block forever.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.events import ApprovalRequest, ask
 from agent.git_shape import makes_git_dir
 from agent.i18n import t
-from agent.state import AppState
 
 
 def _under_git(path: Path, root: Path) -> bool:
@@ -91,14 +89,3 @@ def approval_reason(given: str, target: Path, workspace: Path, content: bytes) -
     except OSError:
         return None
     return Risk("links", {"n": links}) if links > 1 else None
-
-
-async def approved(deps: AppState, display: str, risk: Risk, change: str) -> bool:
-    """Ask the user (an ApprovalRequest on the channel, as for a command, showing `change`, the
-    diff); --yes and "always" count as here."""
-    if deps.config.yes or display in deps.always_allowed_writes:
-        return True
-    answer = await ask(deps.emit, ApprovalRequest("write", display, why=risk.text(deps.lang), detail=change))
-    if answer == "always":
-        deps.always_allowed_writes.add(display)
-    return answer in ("y", "always")

@@ -113,7 +113,10 @@ class App(CommandHost):
         # "~": the server reports no usage (Ollama), so the figure is our own estimate.
         approx = "~" if state.stats.usage_missing else ""
         gauge = t("toolbar_context", self.lang, gauge=approx + text)
-        return HTML(escape(f" {state.config.model} · {folder} · {gauge}{assumed} "))
+        from agent.permissions import mode
+
+        shown = t(f"mode_{mode(state)}", self.lang)
+        return HTML(escape(f" {state.config.model} · {folder} · {gauge}{assumed} · {shown} (shift+tab) "))
 
     def _prompt_session(self) -> PromptSession:
         bindings = KeyBindings()
@@ -121,6 +124,11 @@ class App(CommandHost):
         @bindings.add("escape", "enter")
         def _newline(event) -> None:  # Alt+Enter / Esc Enter: a newline instead of submitting
             event.current_buffer.insert_text("\n")
+
+        @bindings.add("s-tab")
+        def _next_mode(event) -> None:  # Shift+Tab: the next permission mode, shown in the toolbar
+            self.state.permissions.next_mode(self.state)
+            event.app.invalidate()
 
         history_file = data_home() / "input_history"
         history: History

@@ -7,6 +7,7 @@ import asyncio
 
 import compact
 import session
+from agent import hooks
 from agent.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.i18n import t
@@ -42,6 +43,7 @@ async def cmd_clear(app: App) -> None:
     cancel_background(app.state)
     switch_session(app.state, session.new_session_id(), [])
     app.say(t("new_session", app.lang, id=app.state.session_id))
+    hooks.session_start(app.state, "clear")
 
 
 @command("resume")
@@ -58,6 +60,7 @@ async def cmd_resume(app: App) -> None:
     messages = load_session(app.state, chosen)
     switch_session(app.state, chosen, messages)
     app.say(t("resumed_session", app.lang, id=chosen))
+    hooks.session_start(app.state, "resume")
     # As at start-up: a session near the threshold gets its request built while the user types.
     start_warm_up(app.state)
 

@@ -28,3 +28,4 @@ async def dispatch(app: CommandHost, user_input: str) -> None:
 
 # Importing the handlers registers them.
 from ui import command_handlers as _handlers  # noqa: E402, F401
+from ui import setup_commands as _setup  # noqa: E402, F401

@@ -195,7 +195,7 @@ class Renderer(Dispatcher):
         if event.kind == "write":
             header = t("approve_write", self.lang, why=event.why)
         else:
-            header = t("approve_run", self.lang)
+            header = t({"tool": "approve_tool", "read": "approve_read"}.get(event.kind, "approve_run"), self.lang)
         view, lines = command_view(event.subject, self.lang, header)
         self.console.print(view)
         if event.detail:  # what a write would change, escaped like a command
@@ -204,7 +204,8 @@ class Renderer(Dispatcher):
             lines += more
         answer = await read_answer(t("approve_question", self.lang, n=lines), True)
         self.wait()
-        return {"y": "y", "yes": "y", "a": "always", "always": "always"}.get(answer, "n")
+        return {"y": "y", "yes": "y", "a": "always", "always": "always", "p": "project", "project": "project"}.get(
+            answer, "n")
 
     async def _question(self, event: Question, read_answer: ReadAnswer) -> str:
         self.stop_spinner()

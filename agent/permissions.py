@@ -1,0 +1,273 @@
+"""Who decides whether a tool call goes ahead: the permission mode, the saved rules and the user.
+
+Modes, as Claude Code's: `default` asks before every edit and command; `acceptEdits` edits files in
+the workspace without asking and asks before commands (the agent's start mode, as it always behaved);
+`plan` runs the read-only tools only; `bypassPermissions` asks nothing (`--yes`). Shift+Tab cycles
+the first three (and bypassPermissions when the session started in it).
+
+Rules (`permissions.allow` / `ask` / `deny` in the settings files, agent.rule_match's syntax) are
+looked at in that order, deny first: a deny always wins. Writes that run code (under `.git/`, a file
+with other hard links: agent.write_guard) stay asked unless a rule names `.git` or the mode is
+bypassPermissions. A project's allow rules count only once the user approved the project (agent.trust).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.events import ApprovalRequest, ask
+from agent.i18n import t
+from agent.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, names_git, parse_rule, path_matches
+
+# `state` below is the AppState (agent.state holds a Permissions: importing it here would be a cycle),
+# `risk` an agent.write_guard.Risk.
+AppState = Any
+Risk = Any
+
+MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+CYCLE = ("default", "acceptEdits", "plan")
+START_MODE = "acceptEdits"
+KINDS = ("deny", "ask", "allow")
+
+# A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.hooks sets it).
+HOOK_DECISION: ContextVar[tuple[str, str] | None] = ContextVar("hook_decision", default=None)
+
+
+@dataclass
+class Permissions:
+    # None until a flag, a file or Shift+Tab sets it: then --yes (Config.yes) means bypassPermissions.
+    mode: str | None = None
+    rules: dict[str, list[Rule]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
+    # A project's allow rules, waiting for the user's approval of the project (agent.trust).
+    pending_allow: list[Rule] = field(default_factory=list)
+    cycle: tuple[str, ...] = CYCLE
+    # The user approved the project's grants (agent.trust.settle): its hooks and servers may run.
+    project_trusted: bool = False
+
+    def next_mode(self, state: AppState) -> str:
+        """Shift+Tab: the mode after this one."""
+        now = mode(state)
+        modes = self.cycle if now in self.cycle else (now, *self.cycle)
+        self.mode = modes[(modes.index(now) + 1) % len(modes)]
+        return self.mode
+
+    def trust_project(self) -> None:
+        self.rules["allow"] += self.pending_allow
+        self.pending_allow = []
+        self.project_trusted = True
+
+
+def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permissions, list[str]]:
+    """The mode (flag, then the files' `permissions.defaultMode`) and the rules of every layer."""
+    perms, warnings = Permissions(), []
+    file_mode = None
+    for layer, section in settings.section("permissions") if settings is not None else ():
+        path = settings.path(layer)
+        for kind in KINDS:
+            for text in _rule_texts(section.get(kind, []), path, kind, lang, warnings):
+                try:
+                    rule = parse_rule(text)
+                except BadRule:
+                    warnings.append(t("rule_bad", lang, path=path, rule=text))
+                    continue
+                trusted = layer == "user" or kind != "allow"
+                (perms.rules[kind] if trusted else perms.pending_allow).append(rule)
+        wanted = section.get("defaultMode")
+        if wanted is not None:
+            if wanted not in MODES:
+                warnings.append(t("settings_bad_value", lang, path=path, name="permissions.defaultMode",
+                                  takes=t("takes_mode", lang)))
+            elif wanted == "bypassPermissions" and layer != "user":
+                warnings.append(t("rule_bypass_refused", lang, path=path))
+            else:
+                file_mode = wanted
+    perms.mode = "bypassPermissions" if yes else (mode or file_mode)
+    if perms.mode == "bypassPermissions":
+        perms.cycle = (*CYCLE, "bypassPermissions")
+    return perms, warnings
+
+
+def _rule_texts(value: Any, path: Path | None, kind: str, lang: str, warnings: list[str]) -> list[str]:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    warnings.append(t("settings_bad_value", lang, path=path, name=f"permissions.{kind}", takes=t("takes_rules", lang)))
+    return []
+
+
+def mode(state: AppState) -> str:
+    perms = state.permissions
+    return perms.mode or ("bypassPermissions" if state.config.yes else START_MODE)
+
+
+# --- deciding ------------------------------------------------------------------------------
+
+
+def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, workspace: Path, loose: bool) -> bool:
+    if not rule.names_tool(tool):
+        return False
+    if rule.specifier is None:
+        return True
+    if command is not None:
+        if command_matches(rule.specifier, command):
+            return True
+        # A deny or ask rule also catches its command inside a list or substitution (`ls; rm -rf x`).
+        return loose and any(command_matches(rule.specifier, part) for part in _parts(command))
+    return path is not None and path_matches(rule.specifier, path, workspace)
+
+
+def _parts(command: str) -> list[str]:
+    """The text of every command inside `command` (lists, pipelines, substitutions)."""
+    try:
+        import bashlex
+    except ImportError:  # pragma: no cover
+        return []
+    found: list[str] = []
+
+    class Visitor(bashlex.ast.nodevisitor):
+        def visitcommand(self, node, parts):  # noqa: N802 - bashlex's name
+            words = [p.word for p in parts if p.kind == "word"]
+            if words:
+                found.append(" ".join(words))
+
+    try:
+        for tree in bashlex.parse(command):
+            Visitor().visit(tree)
+    except Exception:  # noqa: BLE001 - unparsable: the whole is asked, never allowed by a wildcard
+        return []
+    return found
+
+
+def decide(perms: Permissions, tool: str, workspace: Path, *, command: str | None = None,
+           path: Path | None = None) -> tuple[str, Rule | None]:
+    """"deny", "ask" or "allow" and the rule that said so; ("none", None) when no rule speaks."""
+    for kind in KINDS:
+        for rule in perms.rules[kind]:
+            if _matches(rule, tool, command, path, workspace, loose=kind != "allow"):
+                return kind, rule
+    return "none", None
+
+
+# --- asking --------------------------------------------------------------------------------
+
+
+class Refused(Exception):
+    """The call does not go ahead; the text is for the model."""
+
+
+def remember_for_project(state: AppState, rule_text: str) -> None:
+    """The "always for this project" answer: the rule goes to settings.local.json and counts now."""
+    from agent import settings as files
+    from agent import trust
+
+    perms = state.permissions
+    perms.rules["allow"].append(parse_rule(rule_text))
+    trusted_before = trust.is_trusted(state)
+    path = files.add_rule(state.workspace, "allow", rule_text)
+    if trusted_before:
+        trust.remember(state)  # the project's grants, with this rule, stay approved
+    from agent.events import Notice
+
+    state.emit(Notice(t("rule_saved", state.lang, rule=rule_text, path=path), "dim"))
+
+
+def _hook_word() -> tuple[str, str] | None:
+    return HOOK_DECISION.get()
+
+
+def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None) -> None:
+    if hook is not None and hook[0] == "deny":
+        raise Refused(f"a PreToolUse hook refused this call: {hook[1] or 'no reason given'}")
+    if kind == "deny" and rule is not None:
+        raise Refused(f"the permission rule {rule.text!r} (deny) refuses this call")
+
+
+def _plan(state: AppState) -> None:
+    if mode(state) == "plan":
+        raise Refused("plan mode is on: only the read-only tools run (read_file, list_files, grep). "
+                      "Read what you need, then propose a plan; the user leaves plan mode with Shift+Tab")
+
+
+async def command(state: AppState, text: str) -> None:
+    """run_command: raises Refused unless the command may run."""
+    kind, rule = decide(state.permissions, "run_command", state.workspace, command=text)
+    hook = _hook_word()
+    _refuse_by(kind, rule, hook)
+    _plan(state)
+    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow"
+                          or mode(state) == "bypassPermissions" or text in state.always_allowed):
+        return
+    request = ApprovalRequest("command", text)
+    answer = await ask(state.emit, request)
+    if answer == "always":
+        state.always_allowed.add(text)
+    elif answer == "project":
+        remember_for_project(state, f"run_command({text})")
+    elif answer != "y":
+        raise Refused("the user declined to run this command")
+
+
+async def write(state: AppState, display: str, target: Path, risk: Risk | None,
+                change: Callable[[], Awaitable[str]] | None = None) -> None:
+    """write_file / edit_file to `target` (resolved, in the workspace): raises Refused unless allowed.
+    `change` makes the diff the user is shown, only when they are asked (it is bounded, not free)."""
+    kind, rule = decide(state.permissions, EDIT_TOOLS[0], state.workspace, path=target)
+    hook = _hook_word()
+    _refuse_by(kind, rule, hook)
+    _plan(state)
+    now = mode(state)
+    if risk is not None:
+        named = kind == "allow" and rule is not None and (risk.key != "git" or names_git(rule.specifier))
+        if now == "bypassPermissions" or named or display in state.always_allowed_writes:
+            return
+        why = risk.text(state.lang)
+    else:
+        if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or now in ("acceptEdits",
+                                                                                   "bypassPermissions")):
+            return
+        if display in state.always_allowed_writes:
+            return
+        why = t("write_reason_mode", state.lang)
+    detail = await change() if change is not None else ""
+    answer = await ask(state.emit, ApprovalRequest("write", display, why=why, detail=detail))
+    if answer == "always":
+        state.always_allowed_writes.add(display)
+    elif answer == "project":
+        remember_for_project(state, f"Edit({display})")
+    elif answer != "y":
+        reason = risk.text("en") if risk is not None else "an edit, and the permission mode asks before edits"
+        raise Refused(f"the user declined this write to {display}: it is {reason}")
+
+
+async def read(state: AppState, tool: str, target: Path | None) -> None:
+    """A read-only tool: only a deny or ask rule (or a hook) stops it."""
+    kind, rule = decide(state.permissions, tool, state.workspace, path=target)
+    hook = _hook_word()
+    _refuse_by(kind, rule, hook)
+    if kind == "ask" or (hook and hook[0] == "ask"):
+        shown = str(target) if target is not None else tool
+        if await ask(state.emit, ApprovalRequest("read", shown)) not in ("y", "always", "project"):
+            raise Refused(f"the user declined this read of {shown}")
+
+
+async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:
+    """An MCP server's tool: asked like a command unless a rule or the mode says otherwise."""
+    kind, rule = decide(state.permissions, tool, state.workspace)
+    hook = _hook_word()
+    _refuse_by(kind, rule, hook)
+    _plan(state)
+    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow"
+                          or mode(state) == "bypassPermissions" or tool in state.always_allowed):
+        return
+    subject = f"{tool} {json.dumps(args, ensure_ascii=False)}"
+    answer = await ask(state.emit, ApprovalRequest("tool", subject))
+    if answer == "always":
+        state.always_allowed.add(tool)
+    elif answer == "project":
+        remember_for_project(state, tool)
+    elif answer != "y":
+        raise Refused(f"the user declined this call of {tool}")

@@ -1,0 +1,290 @@
+"""Settings files, Claude Code's layout under our folder names: the user's
+`~/.coding-agent/settings.json` (CODING_AGENT_HOME moves it), then the project's committed
+`.coding-agent/settings.json`, then its uncommitted `.coding-agent/settings.local.json`; a later file
+wins. All of them sit below the command line and the environment (main.py applies them only to what
+neither set).
+
+A file never stops the agent: a bad file or value is one line naming the file and the key, and the
+rest is used. A project file is someone else's text (a cloned repository): it may not set API keys
+(`env`), and what it grants (allow rules, hooks, MCP servers) waits for the user's approval
+(agent.trust).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.config import REASONING_EFFORTS, data_home
+from agent.i18n import t
+from agent.keys import is_key_name
+
+PROJECT_DIR = ".coding-agent"
+USER, PROJECT, LOCAL = "user", "project", "local"
+LAYERS = (USER, PROJECT, LOCAL)  # lowest first
+
+
+def settings_paths(workspace: Path) -> dict[str, Path]:
+    return {
+        USER: data_home() / "settings.json",
+        PROJECT: workspace / PROJECT_DIR / "settings.json",
+        LOCAL: workspace / PROJECT_DIR / "settings.local.json",
+    }
+
+
+class BadValue(ValueError):
+    """A value of the wrong kind: `takes` is the i18n key (takes_*) of what the key takes."""
+
+    def __init__(self, takes: str, **values: object) -> None:
+        super().__init__(takes)
+        self.takes, self.values = takes, values
+
+    def text(self, lang: str) -> str:
+        return t(f"takes_{self.takes}", lang, **self.values)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise BadValue("text")
+    return value.strip()
+
+
+def _whole(low: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise BadValue("whole", low=low)
+        return value
+
+    return check
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise BadValue("flag")
+    return value
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if isinstance(value, bool) and set(choices) == {"on", "off"}:
+            return "on" if value else "off"
+        if not isinstance(value, str) or value.lower() not in choices:
+            raise BadValue("choice", choices=" / ".join(choices))
+        return value.lower()
+
+    return check
+
+
+def _language(value: Any) -> str:
+    names = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "中文": "zh"}
+    if not isinstance(value, str) or value.lower() not in names:
+        raise BadValue("choice", choices="en / zh")
+    return names[value.lower()]
+
+
+def _compact_at(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _text(value)
+
+
+# A settings key -> (the argparse dest it stands in for, its check, how the dest takes it).
+FLAG_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "model": ("model", _text),
+    "baseUrl": ("base_url", _text),
+    "contextWindow": ("context_window", _whole(1)),
+    "compactAt": ("compact_at", _compact_at),
+    "autoCompact": ("no_auto_compact", lambda v: not _flag(v)),
+    "maxRequests": ("max_requests", lambda v: _whole(0)(v) or None),
+    "cheapTier": ("cheap_tier", _one_of("auto", "on", "off")),
+    "thinking": ("thinking", _one_of("on", "off")),
+    "reasoningEffort": ("reasoning_effort", _one_of(*REASONING_EFFORTS)),
+    "language": ("lang", _language),
+    "debug": ("debug", _flag),
+}
+# Read by their own modules (agent.permissions, agent.hooks, agent.mcp_servers, the price table).
+SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers")
+# Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
+IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
+                "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
+
+
+@dataclass
+class Layer:
+    name: str
+    path: Path
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Settings:
+    """What the files said, checked: each flag value with the layer it came from, the sections per
+    layer (merged by their readers), and one line per thing that was wrong."""
+
+    layers: list[Layer] = field(default_factory=list)
+    values: dict[str, tuple[Any, str]] = field(default_factory=dict)  # key -> (value, layer)
+    warnings: list[str] = field(default_factory=list)
+    # key -> (effective value, where it came from: "flag", "env", a layer or "default"), for /config.
+    origins: dict[str, tuple[Any, str]] = field(default_factory=dict)
+
+    def section(self, key: str) -> list[tuple[str, Any]]:
+        """(layer, value) of `key` in each file that has it, lowest first."""
+        return [(layer.name, layer.data[key]) for layer in self.layers if key in layer.data]
+
+    def path(self, layer: str) -> Path | None:
+        return next((x.path for x in self.layers if x.name == layer), None)
+
+    @property
+    def env(self) -> dict[str, str]:
+        merged: dict[str, str] = {}
+        for _layer, value in self.section("env"):
+            merged.update(value)
+        return merged
+
+    @property
+    def prices(self) -> dict[str, Any] | None:
+        """The merged `prices` overrides (model -> its prices), or None: the price table's one input
+        from the settings (`agent.settings.price_overrides(config)`)."""
+        merged: dict[str, Any] = {}
+        for _layer, value in self.section("prices"):
+            merged.update(value)
+        return merged or None
+
+
+def _read_json(path: Path, lang: str, warnings: list[str]) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(t("settings_unreadable", lang, path=path, error=getattr(exc, "strerror", None) or exc))
+        return {}
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        warnings.append(t("settings_bad_json", lang, path=path, line=exc.lineno, error=exc.msg))
+        return {}
+    if not isinstance(data, dict):
+        warnings.append(t("settings_not_object", lang, path=path))
+        return {}
+    return data
+
+
+def _check_env(value: Any, layer: str, path: Path, lang: str, warnings: list[str]) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise BadValue("env")
+    env = {}
+    for name, text in value.items():
+        if not isinstance(text, (str, int, float)) or isinstance(text, bool):
+            takes = BadValue("text").text(lang)
+            warnings.append(t("settings_bad_value", lang, path=path, name=f"env.{name}", takes=takes))
+        elif is_key_name(name) and layer != USER:
+            warnings.append(t("settings_key_refused", lang, path=path, name=f"env.{name}"))
+        else:
+            env[str(name)] = str(text)
+    return env
+
+
+def _check_section(key: str, value: Any) -> Any:
+    if key == "prices":
+        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+            raise BadValue("prices")
+        for prices in value.values():
+            if not all(isinstance(n, (int, float)) and not isinstance(n, bool) and n >= 0 for n in prices.values()):
+                raise BadValue("prices")
+        return value
+    if not isinstance(value, dict):
+        raise BadValue("object")
+    return value
+
+
+def _check_layer(layer: Layer, raw: dict[str, Any], lang: str, settings: Settings) -> None:
+    for key, value in raw.items():
+        try:
+            if key in FLAG_KEYS:
+                settings.values[key] = (FLAG_KEYS[key][1](value), layer.name)
+            elif key == "env":
+                layer.data[key] = _check_env(value, layer.name, layer.path, lang, settings.warnings)
+            elif key in SECTION_KEYS:
+                layer.data[key] = _check_section(key, value)
+            elif key not in IGNORED_KEYS:
+                settings.warnings.append(t("settings_unknown_key", lang, path=layer.path, name=key))
+        except BadValue as exc:
+            settings.warnings.append(t("settings_bad_value", lang, path=layer.path, name=key, takes=exc.text(lang)))
+
+
+def load(workspace: Path, lang: str = "en") -> Settings:
+    """Read the three files (a missing one is an empty layer)."""
+    settings = Settings()
+    for name, path in settings_paths(workspace).items():
+        layer = Layer(name, path)
+        raw = _read_json(path, lang, settings.warnings)
+        _check_layer(layer, raw, lang, settings)
+        settings.layers.append(layer)
+    return settings
+
+
+def apply_to_args(settings: Settings, args: Any, given: dict[str, str]) -> None:
+    """Set each dest the command line and environment (`given`: dest -> "flag" / "env") left alone."""
+    for key, (value, _layer) in settings.values.items():
+        dest = FLAG_KEYS[key][0]
+        if dest not in given:
+            setattr(args, dest, value)
+
+
+def origins(settings: Settings, args: Any, given: dict[str, str]) -> dict[str, tuple[Any, str]]:
+    """Each key's effective value and its source, as /config shows them."""
+    shown = {}
+    for key, (dest, _check) in FLAG_KEYS.items():
+        value = getattr(args, dest, None)
+        if key == "autoCompact":
+            value = not value
+        layer = settings.values[key][1] if key in settings.values else "default"
+        shown[key] = (value, given.get(dest, layer))
+    return shown
+
+
+def env_given(dests: list[str]) -> set[str]:
+    """The dests set by a CODING_AGENT_<NAME> variable (main._env's names)."""
+    return {d for d in dests if os.environ.get(f"CODING_AGENT_{d.upper()}")}
+
+
+def apply_env(settings: Settings) -> None:
+    """`env` from the files, below the real environment (a variable already set wins)."""
+    for name, value in settings.env.items():
+        os.environ.setdefault(name, value)
+
+
+def price_overrides(config: Any) -> dict[str, Any] | None:
+    """The one call for the price table: the merged `prices` of the settings files, or None."""
+    settings = getattr(config, "settings", None)
+    return settings.prices if settings is not None else None
+
+
+def add_rule(workspace: Path, kind: str, rule: str) -> Path:
+    """Write `rule` into permissions.<kind> of settings.local.json (the "always for this project"
+    answer), keeping everything else the file holds."""
+    from agent.atomic import replace_file
+
+    path = settings_paths(workspace)[LOCAL]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    permissions = data.setdefault("permissions", {})
+    if not isinstance(permissions, dict):
+        permissions = data["permissions"] = {}
+    rules = permissions.setdefault(kind, [])
+    if not isinstance(rules, list):
+        rules = permissions[kind] = []
+    if rule not in rules:
+        rules.append(rule)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    return path

@@ -1,0 +1,62 @@
+"""Every tool call, ours and MCP servers', passes here (a pydantic-ai capability): the PreToolUse
+hooks, then the permission check that the tool itself does not make (reads a rule names, MCP tools:
+agent.permissions; commands and writes ask inside their tools, which also run without an agent), the
+call, then the PostToolUse hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent import permissions
+from agent.prefix import summarizing
+from agent.rule_match import READ_TOOLS
+
+
+def _target(state: Any, args: dict[str, Any]) -> Any:
+    from agent.workspace import PathError, resolve_path
+
+    path = args.get("path")
+    if not isinstance(path, str):
+        return None
+    try:
+        return resolve_path(path, state.workspace)
+    except PathError:
+        return None
+
+
+class _Gate:
+    async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
+        state = ctx.deps
+        if state is None or summarizing():
+            return await handler(args)
+        from agent import hooks
+
+        name = call.tool_name
+        given = dict(args) if isinstance(args, dict) else {}
+        pre = await hooks.pre_tool_use(state, name, given, call.tool_call_id)
+        if pre.blocked is not None:
+            return f"Error: a PreToolUse hook refused this call: {pre.blocked}"
+        token = permissions.HOOK_DECISION.set(pre.decision)
+        try:
+            if name in READ_TOOLS:
+                await permissions.read(state, name, _target(state, given))
+            elif name.startswith("mcp__"):
+                await permissions.tool_call(state, name, given)
+            result = await handler(args)
+        except permissions.Refused as exc:
+            return f"Error: {exc}"
+        finally:
+            permissions.HOOK_DECISION.reset(token)
+        if pre.context:
+            result = await hooks.post_tool_use(state, name, given, call.tool_call_id, result)
+            return hooks.with_notes(result, pre.context, "PreToolUse")
+        return await hooks.post_tool_use(state, name, given, call.tool_call_id, result)
+
+
+def ToolGate() -> Any:  # noqa: N802 - reads as a class where the agent is built
+    from pydantic_ai.capabilities import AbstractCapability
+
+    class _ToolGate(_Gate, AbstractCapability):
+        pass
+
+    return _ToolGate()
