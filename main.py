@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # pydantic-ai prints a banner on first use; a terminal app has its own start-up line.
 os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
@@ -24,8 +25,12 @@ from agent.config import (
 from agent.events import Notice
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
+from agent.preapproval import parse_tool_list
 from agent.state import AppState, Stats
 from controller import start_state, start_warm_up
+
+if TYPE_CHECKING:
+    from agent.loop import TurnOutcome
 
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
@@ -66,11 +71,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="how deeply the model thinks (default: the API's)")
     p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
-    p.add_argument("--max-requests", type=_request_limit, default=_env("max_requests"), metavar="N",
+    p.add_argument("--max-requests", "--max-turns", dest="max_requests", type=_request_limit,
+                   default=_env("max_requests"), metavar="N",
                    help="stop a turn after N model requests (default 0: no limit)")
     p.add_argument("--cheap-tier", choices=("auto", "on", "off"), default=(_env("cheap_tier") or "auto").lower(),
                    help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
-    p.add_argument("-p", "--print", dest="prompt", default=_env("print"), help="run one turn, print, exit")
+    p.add_argument("-p", "--print", dest="prompt", default=_env("print"),
+                   help="run one turn, print, exit ('-' reads the message from stdin; piped stdin is added to it)")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"),
+                   default=_env("output_format") or "text", help="-p's output: the answer, one JSON object, "
+                   "or one JSON line per event")
+    p.add_argument("--allowed-tools", default=_env("allowed_tools"), metavar="NAMES",
+                   help="tools that run without asking (e.g. run_command), comma-separated")
+    p.add_argument("--disallowed-tools", default=_env("disallowed_tools"), metavar="NAMES",
+                   help="tools the model is not given, comma-separated")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
     p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
@@ -112,6 +126,8 @@ def build_config(args: argparse.Namespace) -> Config:
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
+        allowed_tools=parse_tool_list(args.allowed_tools),
+        disallowed_tools=parse_tool_list(args.disallowed_tools),
     )
 
 
@@ -124,7 +140,7 @@ def replay_early(state: AppState, early: object) -> None:
 # --- a turn --------------------------------------------------------------------------------
 
 
-async def on_submit(state: AppState, user_input: str) -> None:
+async def on_submit(state: AppState, user_input: str) -> TurnOutcome:
     """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
@@ -147,7 +163,7 @@ async def on_submit(state: AppState, user_input: str) -> None:
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    return await run_turn(state, user_input, prelude, before_request=midturn.before_request)
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
@@ -205,10 +221,10 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
-async def print_mode(state: AppState, prompt: str) -> int:
-    from ui.print_view import PrintRenderer
+async def print_mode(state: AppState, prompt: str, output_format: str = "text") -> int:
+    from ui.print_json import make_view
 
-    early, state.emit = state.emit, (view := PrintRenderer(state.lang))
+    early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
     from agent.oversize import check_message, warning
 
@@ -219,8 +235,29 @@ async def print_mode(state: AppState, prompt: str) -> int:
         await on_submit(state, prompt)
     finally:
         save_stats(state)
-    sys.stdout.write("\n")
-    return 1 if view.errors else 0
+    return view.finish()
+
+
+def read_prompt(prompt: str, stdin, lang: str) -> str:
+    """`-p -`: the message is stdin. `-p TEXT` with stdin piped (`git diff | coding-agent -p "review
+    this"`): what came in is added below the text. A terminal's stdin is never read."""
+    if prompt != "-" and stdin.isatty():
+        return prompt
+    data = stdin.buffer.read().decode("utf-8", errors="replace") if hasattr(stdin, "buffer") else stdin.read()
+    if prompt == "-":
+        if not data.strip():
+            raise ValueError(t("stdin_empty", lang))
+        return data
+    return f"{prompt}\n\n<stdin>\n{data.rstrip()}\n</stdin>" if data.strip() else prompt
+
+
+def check_tools(config: Config) -> None:
+    from agent.toolset import tool_names, unknown_tools
+
+    for flag, names in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
+        if unknown := unknown_tools(sorted(names)):
+            raise ValueError(t("unknown_tools", config.lang, names=", ".join(unknown), flag=flag,
+                               known=", ".join(tool_names())))
 
 
 def check_config(config: Config) -> None:
@@ -251,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     scrub_environment()
     try:
         check_config(config)
+        check_tools(config)
+        if args.prompt is not None:
+            args.prompt = read_prompt(args.prompt, sys.stdin, config.lang)
     except ValueError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
@@ -282,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.prompt is not None:
-            return asyncio.run(print_mode(state, args.prompt))
+            return asyncio.run(print_mode(state, args.prompt, args.output_format))
         return asyncio.run(repl(state))
     except KeyboardInterrupt:  # Ctrl-C in -p mode: the turn was settled as it was cancelled
         print("\n" + t("interrupted", config.lang), file=sys.stderr)

@@ -78,6 +78,9 @@ class Config:
     # None: as the API does by default (DeepSeek's V4 models think).
     thinking: bool | None = None
     reasoning_effort: str | None = None
+    # --allowed-tools: run without asking; --disallowed-tools: not given to the model (agent.toolset).
+    allowed_tools: frozenset[str] = frozenset()
+    disallowed_tools: frozenset[str] = frozenset()
 
     @property
     def endpoint(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import locale
 import os
 
+from agent.i18n_caps import CAPS_TEXTS
 from agent.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -359,6 +360,7 @@ TEXTS: dict[str, tuple[str, str]] = {
 }
 # The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
 TEXTS.update(UI_TEXTS)
+TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 
 
 def t(key: str, lang: str, **values: object) -> str:

@@ -20,6 +20,7 @@ from agent import grep_worker, write_guard
 from agent.atomic import replace_file
 from agent.events import ApprovalRequest, CommandRunning, ask
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
+from agent.preapproval import preapproved
 from agent.shell import command_env, execute
 from agent.state import AppState
 from agent.workspace import PathError, iter_files, match_glob, resolve_path
@@ -362,7 +363,7 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         timeout: Seconds before the command is killed.
     """
     deps = ctx.deps
-    if not (deps.config.yes or command in deps.always_allowed):
+    if not (preapproved(deps.config, "run_command") or command in deps.always_allowed):
         answer = await ask(deps.emit, ApprovalRequest("command", command))
         if answer == "always":
             deps.always_allowed.add(command)

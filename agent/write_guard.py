@@ -70,7 +70,10 @@ def approval_reason(given: str, target: Path, workspace: Path) -> Risk | None:
 
 async def approved(deps: AppState, display: str, risk: Risk) -> bool:
     """Ask the user (an ApprovalRequest on the channel, as for a command); --yes and "always" count as here."""
-    if deps.config.yes or display in deps.always_allowed_writes:
+    from agent.preapproval import preapproved
+
+    allowed = preapproved(deps.config, "write_file") or preapproved(deps.config, "edit_file")
+    if allowed or display in deps.always_allowed_writes:
         return True
     answer = await ask(deps.emit, ApprovalRequest("write", display, why=risk.text(deps.lang)))
     if answer == "always":

@@ -1,0 +1,17 @@
+"""Texts of issue 25's capabilities (-p for scripts, the task list, web fetch, images, /model,
+/rewind, sub-agents), in English and Chinese; agent.i18n merges them into its table."""
+
+from __future__ import annotations
+
+CAPS_TEXTS: dict[str, tuple[str, str]] = {
+    # key: (en, zh)
+    # -p mode
+    "unknown_tools": (
+        "Unknown tool(s) {names} in {flag}; the tools are: {known}",
+        "{flag} 里有不认识的工具 {names}；可用的工具：{known}",
+    ),
+    "stdin_empty": (
+        "-p - reads the message from stdin, but stdin was empty",
+        "-p - 从标准输入读取消息，但标准输入是空的",
+    ),
+}
