@@ -41,6 +41,7 @@ from agent.rebuild import (
 )
 from agent.summarizer import request_summary, sent_split
 from agent.summary import SummaryParts, build_summary_message, is_summary
+from agent.todo import restore_messages as restore_todo
 from agent.undo import UndoPlan
 
 if TYPE_CHECKING:
@@ -212,8 +213,10 @@ def _commit(
         if summary is not None:
             summary.archives.append(str(archive))
             head = build_summary_message(summary, state.lang, state.workspace)
-            room = restore_room(budgets_for(state), fixed_prefix_tokens(state), tokens.count_messages([head, *tail]))
-            restored = restore_file_messages(state.read_file_state, new_read_state, state, room)
+            plan = restore_todo(state.history, tail)  # the task list comes back whole (agent.todo)
+            kept = tokens.count_messages([head, *plan, *tail])
+            room = restore_room(budgets_for(state), fixed_prefix_tokens(state), kept)
+            restored = restore_file_messages(state.read_file_state, new_read_state, state, room) + plan
             history = compacted_history(head, restored, tail)
         assert history is not None
         after = history_tokens(state, history)

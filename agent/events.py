@@ -119,6 +119,14 @@ class ReportRequested:
     view: str
 
 
+@dataclass(frozen=True)
+class TodosChanged:
+    """The model changed its task list (agent.todo): every item as (content, status), status one of
+    "pending", "in_progress", "completed"."""
+
+    items: tuple[tuple[str, str], ...]
+
+
 # --- requests: events the UI answers ---------------------------------------------------------
 
 
@@ -159,6 +167,7 @@ Event = (
     | Notice
     | Listing
     | ReportRequested
+    | TodosChanged
     | ApprovalRequest
     | Question
 )

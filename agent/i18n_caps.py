@@ -14,4 +14,9 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
         "-p - reads the message from stdin, but stdin was empty",
         "-p - 从标准输入读取消息，但标准输入是空的",
     ),
+    # the task list
+    "todo_title": ("Tasks ({done}/{total} done)", "任务清单（已完成 {done}/{total}）"),
+    "todo_empty": ("No task list yet: the model makes one for a task of several steps.",
+                   "还没有任务清单：遇到多步骤的任务时模型会建立。"),
+    "cmd_todos": ("Show the model's task list", "显示模型的任务清单"),
 }

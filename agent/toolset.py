@@ -18,9 +18,12 @@ if TYPE_CHECKING:
 
 def all_tools() -> list[Tool[AppState]]:
     """Every tool, in the order the model sees them; new tool modules add theirs here."""
+    from pydantic_ai import Tool
+
+    from agent.todo import todo
     from agent.tools import TOOLS
 
-    return list(TOOLS)
+    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True)]
 
 
 def tool_names() -> list[str]:

@@ -1,8 +1,8 @@
 """What the fake OpenAI server answers: scripted reply kinds and the smart default.
 
 The smart default drives the agent by hand without a model: `read <path>`, `run <command>`,
-`write <path> <text>` and `edit <path> <old> <new>` become tool calls, a tool result gets a short
-"Done" line, `slow` streams slowly, the compaction prompt gets a summary, anything else an echo.
+`write <path> <text>`, `edit <path> <old> <new>` and `todo a; [>] b; [x] c` become tool calls, a tool
+result gets a short "Done" line, `slow` streams slowly, the compaction prompt gets a summary, anything else an echo.
 """
 
 from __future__ import annotations
@@ -116,7 +116,19 @@ def _arg_name(schema: dict[str, Any], hints: tuple[str, ...], default: str) -> s
     return default
 
 
-_COMMANDS = re.compile(r"\b(read|run|write|edit)\s+(\S.*)", re.S)
+_COMMANDS = re.compile(r"\b(read|run|write|edit|todo)\s+(\S.*)", re.S)
+# `todo a; [>] b; [x] c`: a task list, an item's mark giving its status (none: pending).
+_TODO_MARKS = {"[>]": "in_progress", "[x]": "completed"}
+
+
+def _todo_items(rest: str) -> list[dict[str, str]]:
+    items = []
+    for piece in rest.splitlines()[0].split(";"):
+        mark = piece.strip()[:3]
+        status = _TODO_MARKS.get(mark, "pending")
+        content = piece.strip()[3:] if mark in _TODO_MARKS else piece
+        items.append({"content": content.strip(), "status": status})
+    return items
 
 
 def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCalls | None:
@@ -124,9 +136,12 @@ def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCal
     if not match:
         return None
     verb, rest = match.group(1), match.group(2).strip()
-    name = {"read": "read_file", "run": "run_command", "write": "write_file", "edit": "edit_file"}[verb]
+    name = {"read": "read_file", "run": "run_command", "write": "write_file", "edit": "edit_file",
+            "todo": "todo"}[verb]
     if name not in tools:
         return None
+    if verb == "todo":
+        return ToolCalls([(name, {"items": _todo_items(rest)})])
     schema = tools[name]
     path_key = _arg_name(schema, ("path", "file"), "path")
     if verb == "read":

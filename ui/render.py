@@ -23,6 +23,7 @@ from agent.events import (
     Retrying,
     TextDelta,
     ThinkingDelta,
+    TodosChanged,
     ToolCallStarted,
     ToolResult,
     WaitingForModel,
@@ -180,6 +181,13 @@ class Renderer(Dispatcher):
         from ui.status import status_lines
 
         for line in status_lines(self.state) if event.view == "status" else render(self.state):
+            self.console.print(line)
+
+    def on_todos(self, event: TodosChanged) -> None:
+        from ui.todo_view import todo_lines
+
+        self.end_answer()
+        for line in todo_lines(event.items, self.lang):
             self.console.print(line)
 
     def on_approval(self, event: ApprovalRequest) -> Awaitable[str] | None:

@@ -1,0 +1,41 @@
+"""Issue 25's REPL-visible parts in a real pseudo-terminal (helpers from tests/test_repl_pty.py)."""
+
+from __future__ import annotations
+
+import pexpect
+import pytest
+
+from tests.fake_openai import FakeOpenAI
+from tests.test_repl_pty import Screen, spawn, type_line, wait_prompt
+
+
+@pytest.fixture
+def live_server():
+    with FakeOpenAI() as fake:
+        yield fake
+
+PLAN = "todo plan the change; [>] write the code; [x] read the spec"
+
+
+def test_the_task_list_is_drawn_when_it_changes_and_after_a_resume(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, PLAN)
+    child.expect_exact("Tasks (1/3 done)")
+    child.expect("Done: todo returned")
+    wait_prompt(child)
+    assert screen.count("☐ plan the change") == 1 and screen.count("▶ write the code") == 1
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+    # The list lives in the history: a resumed session has it.
+    child = spawn(workspace, home, live_server, "--continue")
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, "/todos")
+    child.expect_exact("Tasks (1/3 done)")
+    wait_prompt(child)
+    assert screen.count("☑ read the spec") == 1
+    child.sendeof()
+    child.expect(pexpect.EOF)
