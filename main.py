@@ -88,6 +88,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
     p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
+    p.add_argument("--fetch-allow-network", type=_networks, default=_env("fetch_allow_network") or (), metavar="CIDRS",
+                   help="networks fetch_url may reach although not public (e.g. 127.0.0.0/8), comma-separated")
     p.add_argument("--yes", action="store_true", default=_env_flag("yes"), help="run shell commands without asking")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
@@ -105,6 +107,16 @@ def api_key(args: argparse.Namespace) -> str | None:
     if args.base_url:
         names.append("OPENAI_API_KEY")
     return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+
+def _networks(text: str) -> tuple[str, ...]:
+    """--fetch-allow-network: networks (agent.fetch_url), a bad one refused like any bad value."""
+    from agent.fetch_url import parse_networks
+
+    try:
+        return parse_networks(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def build_config(args: argparse.Namespace) -> Config:
@@ -128,6 +140,7 @@ def build_config(args: argparse.Namespace) -> Config:
         reasoning_effort=args.reasoning_effort,
         allowed_tools=parse_tool_list(args.allowed_tools),
         disallowed_tools=parse_tool_list(args.disallowed_tools),
+        fetch_allow_networks=args.fetch_allow_network,
     )
 
 

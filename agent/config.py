@@ -81,6 +81,8 @@ class Config:
     # --allowed-tools: run without asking; --disallowed-tools: not given to the model (agent.toolset).
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
+    # Networks fetch_url may reach although not public (agent.fetch_url): none, the model's URLs are untrusted.
+    fetch_allow_networks: tuple[str, ...] = ()
 
     @property
     def endpoint(self) -> str:

@@ -132,11 +132,12 @@ class TodosChanged:
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """Asked before a shell command runs (`kind` "command", `subject` the whole command) or before a
-    write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason).
+    """Asked before a shell command runs (`kind` "command", `subject` the whole command), before a
+    write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason)
+    or before the first fetch from a web domain (`kind` "fetch", `subject` the URL, `why` the domain).
     Answered "y", "n" or "always"; anything else, or no one to ask, is "n"."""
 
-    kind: str  # "command" | "write"
+    kind: str  # "command" | "write" | "fetch"
     subject: str
     why: str = ""
 

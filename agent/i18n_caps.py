@@ -14,6 +14,15 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
         "-p - reads the message from stdin, but stdin was empty",
         "-p - 从标准输入读取消息，但标准输入是空的",
     ),
+    # web fetch
+    "approve_fetch": (
+        "Fetch from {domain} (the first time this session; [a]lways allows the domain for the session)",
+        "从 {domain} 获取网页（本会话第一次；[a] 本会话一直允许这个域名）",
+    ),
+    "print_declined_fetch": (
+        "Declined to fetch {command}: -p cannot ask for approval. Rerun with --allowed-tools fetch_url to allow it.",
+        "已拒绝获取 {command}：-p 模式无法征求同意。如要允许，请加 --allowed-tools fetch_url 重新运行。",
+    ),
     # the task list
     "todo_title": ("Tasks ({done}/{total} done)", "任务清单（已完成 {done}/{total}）"),
     "todo_empty": ("No task list yet: the model makes one for a task of several steps.",

@@ -151,6 +151,8 @@ class AppState:
     always_allowed: set[str] = field(default_factory=set)
     # Paths the user allowed every write to ("always" at a write question).
     always_allowed_writes: set[str] = field(default_factory=set)
+    # Web domains the user allowed fetch_url for the session ("always" at a fetch question).
+    always_allowed_domains: set[str] = field(default_factory=set)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

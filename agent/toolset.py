@@ -20,10 +20,11 @@ def all_tools() -> list[Tool[AppState]]:
     """Every tool, in the order the model sees them; new tool modules add theirs here."""
     from pydantic_ai import Tool
 
+    from agent.fetch_url import fetch_url
     from agent.todo import todo
     from agent.tools import TOOLS
 
-    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True)]
+    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True)]
 
 
 def tool_names() -> list[str]:

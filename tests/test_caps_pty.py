@@ -39,3 +39,27 @@ def test_the_task_list_is_drawn_when_it_changes_and_after_a_resume(workspace, ho
     assert screen.count("☑ read the spec") == 1
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_the_first_fetch_of_a_domain_is_asked_in_the_terminal(workspace, home, live_server):
+    from tests.test_fetch_url import Site
+
+    site = Site()
+    try:
+        child = spawn(workspace, home, live_server, "--fetch-allow-network", "127.0.0.0/8")
+        wait_prompt(child)
+        type_line(child, f"fetch {site.url}/page")
+        child.expect_exact("Fetch from 127.0.0.1")
+        child.expect_exact("[a]lways")
+        child.send("a\r")
+        child.expect("Done: fetch_url returned")
+        wait_prompt(child)
+        type_line(child, f"fetch {site.url}/long")
+        child.expect("Done: fetch_url returned")  # the domain was allowed for the session: no question
+        assert "Fetch from" not in child.before
+        wait_prompt(child)
+        assert [r["path"] for r in site.requests] == ["/page", "/long"]
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        site.stop()

@@ -56,7 +56,7 @@ class PrintRenderer(Dispatcher):
 
     def on_approval(self, event: ApprovalRequest) -> Reply:
         # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
-        key = "print_declined_write" if event.kind == "write" else "print_declined"
+        key = {"write": "print_declined_write", "fetch": "print_declined_fetch"}.get(event.kind, "print_declined")
         self.declined.append(event.subject)
         print(t(key, self.lang, command=plain(event.subject), why=plain(event.why)), file=sys.stderr)
         return None  # unanswered: agent.events.ask makes it "n"

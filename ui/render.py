@@ -201,6 +201,8 @@ class Renderer(Dispatcher):
         self.end_answer()
         if event.kind == "write":
             header = t("approve_write", self.lang, why=event.why)
+        elif event.kind == "fetch":
+            header = t("approve_fetch", self.lang, domain=plain(event.why))
         else:
             header = t("approve_run", self.lang)
         view, lines = command_view(event.subject, self.lang, header)
