@@ -148,6 +148,8 @@ def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCal
     if verb == "read":
         args = {path_key: rest.split()[0]}
     elif verb == "fetch":
+        if not rest.startswith(("http://", "https://")):
+            return None  # "fetch the config" is prose: only `fetch <url>` is the cue
         args = {"url": rest.split()[0]}
     elif verb == "run":
         args = {_arg_name(schema, ("command", "cmd"), "command"): rest.splitlines()[0]}
