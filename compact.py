@@ -28,6 +28,7 @@ from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-expor
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.file_state import ReadFileState
 from agent.i18n import t
+from agent.images import compaction_note
 from agent.rebuild import (
     RESTORE_MAX_FILES,
     cheap_tier,
@@ -212,6 +213,8 @@ def _commit(
         history = rebuilt
         if summary is not None:
             summary.archives.append(str(archive))
+            if note := compaction_note(state.history, tail, state.lang):  # images are not restored
+                summary.summary += "\n\n" + note
             head = build_summary_message(summary, state.lang, state.workspace)
             plan = restore_todo(state.history, tail)  # the task list comes back whole (agent.todo)
             kept = tokens.count_messages([head, *plan, *tail])

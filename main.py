@@ -69,6 +69,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="DeepSeek's thinking mode (default: as the API, on for deepseek-v4-*)")
     p.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, default=_env("reasoning_effort"),
                    help="how deeply the model thinks (default: the API's)")
+    p.add_argument("--images", choices=("on", "off"), default=_env("images"),
+                   help="the model takes images (default: as known for the model; deepseek-v4-flash does)")
     p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
     p.add_argument("--max-requests", "--max-turns", dest="max_requests", type=_request_limit,
@@ -141,6 +143,7 @@ def build_config(args: argparse.Namespace) -> Config:
         allowed_tools=parse_tool_list(args.allowed_tools),
         disallowed_tools=parse_tool_list(args.disallowed_tools),
         fetch_allow_networks=args.fetch_allow_network,
+        images=None if args.images is None else args.images == "on",
     )
 
 
@@ -159,13 +162,15 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome:
 
     import compact
     import midturn
+    from agent.images import pasted_paths
     from agent.loop import run_turn
     from agent.mentions import attached_paths, build_mention_messages, find_mentions
 
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
     reads = ReadFileState()
-    prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads)
+    prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
+                                              pasted=pasted_paths(user_input))
     await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
     state.read_file_state.merge(reads)
 

@@ -18,11 +18,12 @@ class ModelInfo:
     price_hit: float
     price_miss: float
     price_out: float
+    images: bool = False  # takes image input (agent.images)
 
 
 # DeepSeek's models as of mid-2026 (api-docs.deepseek.com, models & pricing).
 MODELS: dict[str, ModelInfo] = {
-    "deepseek-v4-flash": ModelInfo(1_000_000, 393_216, 0.0028, 0.14, 0.28),
+    "deepseek-v4-flash": ModelInfo(1_000_000, 393_216, 0.0028, 0.14, 0.28, images=True),
     "deepseek-v4-pro": ModelInfo(1_000_000, 393_216, 0.003625, 0.435, 0.87),
 }
 DEFAULT_MODEL = "deepseek-v4-flash"
@@ -81,6 +82,8 @@ class Config:
     # --allowed-tools: run without asking; --disallowed-tools: not given to the model (agent.toolset).
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
+    # --images on|off: the model takes images; None: as the model table says (agent.images.takes_images).
+    images: bool | None = None
     # Networks fetch_url may reach although not public (agent.fetch_url): none, the model's URLs are untrusted.
     fetch_allow_networks: tuple[str, ...] = ()
 

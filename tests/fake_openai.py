@@ -68,11 +68,13 @@ class FakeOpenAI(fake_rules.ServerKind):
         flavor: str = "deepseek",
         context_size: int | None = None,
         auto_tool_choice: bool = False,
+        vision_models: frozenset[str] = fake_rules.VISION_MODELS,
     ) -> None:
         assert flavor in fake_rules.FLAVORS, flavor
         self.flavor = flavor
         self.context_size = context_size  # Ollama's num_ctx: past it, messages are silently dropped
         self.auto_tool_choice = auto_tool_choice  # vLLM's --enable-auto-tool-choice
+        self.vision_models = vision_models  # the models that take image parts (fake_rules.image_refusal)
         self.latency = latency
         self.port = port
         self.max_context = max_context
@@ -151,7 +153,7 @@ class FakeOpenAI(fake_rules.ServerKind):
 
     def prompt_ids(self, body: dict[str, Any]) -> list[int]:
         """The request's tokens by the server's own rendering (DeepSeek's template and tokenizer)."""
-        return counter().ids(render(body))
+        return counter().ids(render(body)) + fake_rules.image_ids(body)
 
     def _cache_hits(self, ids: list[int]) -> int:
         """Tokens in whole 64-token blocks shared with an earlier request's prefix.

@@ -63,3 +63,28 @@ def test_the_first_fetch_of_a_domain_is_asked_in_the_terminal(workspace, home, l
         child.expect(pexpect.EOF)
     finally:
         site.stop()
+
+
+def test_an_image_is_attached_or_refused_with_a_clear_line(workspace, home, live_server):
+    from tests.test_images import png
+
+    (workspace / "shot.png").write_bytes(png(40, 30))
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "what is in @shot.png?")
+    child.expect_exact("Attached @shot.png")
+    child.expect("Echo: ")  # the emulator echoes the last user message: the image's
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert any(part.get("type") == "image_url" for m in live_server.requests[-1]["body"]["messages"]
+               if isinstance(m.get("content"), list) for part in m["content"])
+
+    child = spawn(workspace, home, live_server, "--model", "deepseek-v4-pro")
+    wait_prompt(child)
+    type_line(child, "what is in @shot.png?")
+    child.expect_exact("does not take images")
+    child.expect("Echo: what is in @shot.png")  # the text went; no 400
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
