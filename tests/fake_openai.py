@@ -155,11 +155,11 @@ class FakeOpenAI(fake_rules.ServerKind):
         """The request's tokens by the server's own rendering (DeepSeek's template and tokenizer)."""
         return counter().ids(render(body)) + fake_rules.image_ids(body)
 
-    def _cache_hits(self, ids: list[int]) -> int:
-        """Tokens in whole 64-token blocks shared with an earlier request's prefix.
+    def _cache_hits(self, ids: list[int], model: str = "") -> int:
+        """Tokens in whole 64-token blocks shared with an earlier request's prefix, to the same model.
 
         Each block's hash chains the ones before it, so a set of hashes holds every prefix seen."""
-        chain = 0
+        chain = hash(model)  # a model's cache is its own: another model's requests never hit it
         hashes = []
         for i in range(0, len(ids) - BLOCK + 1, BLOCK):
             chain = hash((chain, tuple(ids[i : i + BLOCK])))
@@ -268,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
                 f"This model's maximum context length is {fake.max_context} tokens. However, you requested "
                 f"{prompt} tokens ({prompt} in the messages, 0 in the completion). "
                 "Please reduce the length of the messages."), code="invalid_request_error")
-        record["cache_hit_tokens"] = hit = fake._cache_hits(ids)
+        record["cache_hit_tokens"] = hit = fake._cache_hits(ids, str(body.get("model", "")))
         reply = fake._next_reply(body)
         if isinstance(reply, Hang):
             fake._stopping.wait(reply.seconds)

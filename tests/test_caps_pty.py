@@ -88,3 +88,24 @@ def test_an_image_is_attached_or_refused_with_a_clear_line(workspace, home, live
     wait_prompt(child)
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_model_switch_in_the_terminal(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "hello")
+    child.expect("Echo: hello")
+    wait_prompt(child)
+    type_line(child, "/model deepseek-v4-pro")
+    child.expect_exact("Switched to deepseek-v4-pro")
+    child.expect_exact("not served from deepseek-v4-flash's prefix cache")
+    wait_prompt(child)
+    type_line(child, "/status")
+    child.expect_exact("deepseek-v4-pro")
+    wait_prompt(child)
+    type_line(child, "after")
+    child.expect("Echo: after")
+    wait_prompt(child)
+    assert live_server.requests[-1]["body"]["model"] == "deepseek-v4-pro"
+    child.sendeof()
+    child.expect(pexpect.EOF)
