@@ -75,6 +75,34 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
     "settings_changed": ("{what}: from the next request on", "{what}：从下一次请求开始生效"),
     "effort_usage": ("/effort takes {choices}", "/effort 的参数：{choices}"),
     "thinking_usage": ("/thinking takes {choices}", "/thinking 的参数：{choices}"),
+    # rewind
+    "cmd_rewind": ("Go back to before any turn: the conversation, the files, or both",
+                   "回到任意一轮之前：对话、文件，或两者"),
+    "rewind_nothing": ("No turns to rewind to yet.", "还没有可以回退的轮次。"),
+    "rewind_files": ("[files: {files}]", "[文件：{files}]"),
+    "rewind_archived": ("(compacted: from the archive)", "（已压缩：来自归档）"),
+    "rewind_back_line": ("{answer}. back: the conversation as it was before the last /rewind",
+                         "{answer}. 返回：最近一次 /rewind 之前的对话"),
+    "rewind_pick": ("Rewind to before which turn? (number, Enter to cancel) ",
+                    "回到哪一轮之前？（输入编号，回车取消）"),
+    "rewind_what": (
+        "Put back [c]onversation, [f]iles or [b]oth? (Enter: both) ",
+        "恢复 [c] 对话、[f] 文件，还是 [b] 两者？（回车：两者）",
+    ),
+    "rewind_files_unknown": (
+        "This turn's files are not known to this run (an earlier run, or compacted): only the conversation goes back.",
+        "这一轮的文件改动不在本次运行的记录里（更早的运行或已被压缩）：只恢复对话。",
+    ),
+    "rewind_done": (
+        "The conversation is back to before \"{words}\" ({n} messages); what followed is in the archive "
+        "(/rewind can come back).",
+        "对话已回到“{words}”之前（{n} 条消息）；之后的内容在归档里（/rewind 可以返回）。",
+    ),
+    "rewind_files_done": ("{n} file(s) put back; /undo puts them as they were before the rewind.",
+                          "已恢复 {n} 个文件；/undo 可以还原到回退之前的样子。"),
+    "rewind_file_failed": ("Could not put back {line}", "无法恢复 {line}"),
+    "rewind_came_back": ("Back to the conversation from before the last rewind ({n} messages).",
+                         "已回到最近一次回退之前的对话（{n} 条消息）。"),
     # the task list
     "todo_title": ("Tasks ({done}/{total} done)", "任务清单（已完成 {done}/{total}）"),
     "todo_empty": ("No task list yet: the model makes one for a task of several steps.",

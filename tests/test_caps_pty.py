@@ -109,3 +109,25 @@ def test_model_switch_in_the_terminal(workspace, home, live_server):
     assert live_server.requests[-1]["body"]["model"] == "deepseek-v4-pro"
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_rewind_in_the_terminal(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "write a.txt alpha")
+    child.expect("Done: write_file returned")
+    wait_prompt(child)
+    type_line(child, "second turn")
+    child.expect("Echo: second turn")
+    wait_prompt(child)
+    type_line(child, "/rewind")
+    child.expect_exact("2. second turn")
+    child.expect_exact("Rewind to before which turn?")
+    child.send("1\r")
+    child.expect_exact("[b]oth?")
+    child.send("b\r")
+    child.expect_exact('The conversation is back to before "write a.txt alpha"')
+    wait_prompt(child)
+    assert not (workspace / "a.txt").exists()
+    child.sendeof()
+    child.expect(pexpect.EOF)
