@@ -28,6 +28,7 @@ from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-expor
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
 from agent.file_state import ReadFileState
 from agent.i18n import t
+from agent.images import compaction_note
 from agent.rebuild import (
     RESTORE_MAX_FILES,
     cheap_tier,
@@ -41,6 +42,7 @@ from agent.rebuild import (
 )
 from agent.summarizer import request_summary, sent_split
 from agent.summary import SummaryParts, build_summary_message, is_summary
+from agent.todo import restore_messages as restore_todo
 from agent.undo import UndoPlan
 
 if TYPE_CHECKING:
@@ -231,9 +233,13 @@ def _commit(
         history = rebuilt
         if summary is not None:
             summary.archives.append(str(archive))
+            if note := compaction_note(state.history, tail, state.lang):  # images are not restored
+                summary.summary += "\n\n" + note
             head = build_summary_message(summary, state.lang, state.workspace)
-            room = restore_room(budgets_for(state), fixed_prefix_tokens(state), tokens.count_messages([head, *tail]))
-            restored = restore_file_messages(state.read_file_state, new_read_state, state, room)
+            plan = restore_todo(state.history, tail)  # the task list comes back whole (agent.todo)
+            kept = tokens.count_messages([head, *plan, *tail])
+            room = restore_room(budgets_for(state), fixed_prefix_tokens(state), kept)
+            restored = restore_file_messages(state.read_file_state, new_read_state, state, room) + plan
             history = compacted_history(head, restored, tail)
             if restored and history_tokens(state, history) > threshold(state):
                 # Over the target: the restored files go first (they can be read again), never the

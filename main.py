@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # pydantic-ai prints a banner on first use; a terminal app has its own start-up line.
 os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
@@ -25,9 +26,13 @@ from agent.events import Notice
 from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
 from agent.permissions import MODES as PERMISSION_MODES
+from agent.preapproval import parse_tool_list
 from agent.prices import BadPrices, parse_overrides
 from agent.state import AppState, Stats
 from controller import start_state, start_warm_up
+
+if TYPE_CHECKING:
+    from agent.loop import TurnOutcome
 
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
@@ -70,18 +75,31 @@ def _parser() -> argparse.ArgumentParser:
                    help="DeepSeek's thinking mode (default: as the API, on for deepseek-v4-*)")
     p.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, default=_env("reasoning_effort"),
                    help="how deeply the model thinks (default: the API's)")
+    p.add_argument("--images", choices=("on", "off"), default=_env("images"),
+                   help="the model takes images (default: as known for the model; deepseek-flash does)")
     p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
-    p.add_argument("--max-requests", type=_request_limit, default=_env("max_requests"), metavar="N",
+    p.add_argument("--max-requests", "--max-turns", dest="max_requests", type=_request_limit,
+                   default=_env("max_requests"), metavar="N",
                    help="stop a turn after N model requests (default 0: no limit)")
     p.add_argument("--cheap-tier", choices=("auto", "on", "off"), default=(_env("cheap_tier") or "auto").lower(),
                    help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
     p.add_argument("--prices", default=_env("prices"), metavar="JSON|FILE",
                    help='your own prices per 1M tokens, e.g. \'{"MODEL": {"hit": 0.01, "miss": 0.1, "output": 0.4}}\'')
-    p.add_argument("-p", "--print", dest="prompt", default=_env("print"), help="run one turn, print, exit")
+    p.add_argument("-p", "--print", dest="prompt", default=_env("print"),
+                   help="run one turn, print, exit ('-' reads the message from stdin; piped stdin is added to it)")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"),
+                   default=_env("output_format") or "text", help="-p's output: the answer, one JSON object, "
+                   "or one JSON line per event")
+    p.add_argument("--allowed-tools", default=_env("allowed_tools"), metavar="NAMES",
+                   help="tools that run without asking (e.g. run_command), comma-separated")
+    p.add_argument("--disallowed-tools", default=_env("disallowed_tools"), metavar="NAMES",
+                   help="tools the model is not given, comma-separated")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
     p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
+    p.add_argument("--fetch-allow-network", type=_networks, default=_env("fetch_allow_network") or (), metavar="CIDRS",
+                   help="networks fetch_url may reach although not public (e.g. 127.0.0.0/8), comma-separated")
     p.add_argument("--yes", action="store_true", default=_env_flag("yes"),
                    help="run shell commands without asking (the same as --permission-mode bypassPermissions)")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
@@ -125,6 +143,16 @@ def api_key(args: argparse.Namespace) -> str | None:
     return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
+def _networks(text: str) -> tuple[str, ...]:
+    """--fetch-allow-network: networks (agent.fetch_url), a bad one refused like any bad value."""
+    from agent.fetch_url import parse_networks
+
+    try:
+        return parse_networks(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def build_config(args: argparse.Namespace) -> Config:
     known = known_context_window(args.model)
     window = int(args.context_window) if args.context_window else (known or 131_072)
@@ -147,6 +175,10 @@ def build_config(args: argparse.Namespace) -> Config:
         prices=parse_overrides(args.prices),
         permission_mode=args.permission_mode,
         settings=getattr(args, "settings", None),
+        allowed_tools=parse_tool_list(args.allowed_tools),
+        disallowed_tools=parse_tool_list(args.disallowed_tools),
+        fetch_allow_networks=args.fetch_allow_network,
+        images=None if args.images is None else args.images == "on",
     )
 
 
@@ -159,13 +191,14 @@ def replay_early(state: AppState, early: object) -> None:
 # --- a turn --------------------------------------------------------------------------------
 
 
-async def on_submit(state: AppState, user_input: str) -> None:
+async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
     import midturn
     from agent import hooks
+    from agent.images import pasted_paths
     from agent.loop import run_turn
     from agent.mentions import attached_paths, build_mention_messages, find_mentions
 
@@ -177,7 +210,8 @@ async def on_submit(state: AppState, user_input: str) -> None:
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
     reads = ReadFileState()
-    prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads)
+    prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
+                                              pasted=pasted_paths(user_input))
     prelude = context + prelude
     await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
     state.read_file_state.merge(reads)
@@ -190,26 +224,27 @@ async def on_submit(state: AppState, user_input: str) -> None:
     for notice in notices:
         state.emit(Notice(notice, "warn"))
     outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
-    await _stop_hooks(state, outcome.ok)
+    return await _stop_hooks(state, outcome)
 
 
 MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the turn going forever
 
 
-async def _stop_hooks(state: AppState, ok: bool) -> None:
+async def _stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
     """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model."""
     import midturn
     from agent import hooks
     from agent.loop import run_turn
 
     for again in range(MAX_STOP_CONTINUATIONS + 1):
-        if not ok:
-            return
+        if not outcome.ok:
+            return outcome
         said = await hooks.run(state, "Stop", {"stop_hook_active": again > 0})
         if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
-            return
+            return outcome
         state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
-        ok = (await run_turn(state, said.blocked, before_request=midturn.before_request)).ok
+        outcome = await run_turn(state, said.blocked, before_request=midturn.before_request)
+    return outcome
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
@@ -277,10 +312,10 @@ async def start_project(state: AppState) -> None:
     hooks.session_start(state, "resume" if state.history else "startup")
 
 
-async def print_mode(state: AppState, prompt: str) -> int:
-    from ui.print_view import PrintRenderer
+async def print_mode(state: AppState, prompt: str, output_format: str = "text") -> int:
+    from ui.print_json import make_view
 
-    early, state.emit = state.emit, (view := PrintRenderer(state.lang))
+    early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
     from agent.oversize import check_message, warning
 
@@ -292,8 +327,29 @@ async def print_mode(state: AppState, prompt: str) -> int:
         await on_submit(state, prompt)
     finally:
         save_stats(state)
-    sys.stdout.write("\n")
-    return 1 if view.errors else 0
+    return view.finish()
+
+
+def read_prompt(prompt: str, stdin, lang: str) -> str:
+    """`-p -`: the message is stdin. `-p TEXT` with stdin piped (`git diff | coding-agent -p "review
+    this"`): what came in is added below the text. A terminal's stdin is never read."""
+    if prompt != "-" and stdin.isatty():
+        return prompt
+    data = stdin.buffer.read().decode("utf-8", errors="replace") if hasattr(stdin, "buffer") else stdin.read()
+    if prompt == "-":
+        if not data.strip():
+            raise ValueError(t("stdin_empty", lang))
+        return data
+    return f"{prompt}\n\n<stdin>\n{data.rstrip()}\n</stdin>" if data.strip() else prompt
+
+
+def check_tools(config: Config) -> None:
+    from agent.toolset import tool_names, unknown_tools
+
+    for flag, names in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
+        if unknown := unknown_tools(sorted(names)):
+            raise ValueError(t("unknown_tools", config.lang, names=", ".join(unknown), flag=flag,
+                               known=", ".join(tool_names())))
 
 
 def check_config(config: Config) -> None:
@@ -332,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     make_undumpable()
     try:
         check_config(config)
+        check_tools(config)
+        if args.prompt is not None:
+            args.prompt = read_prompt(args.prompt, sys.stdin, config.lang)
     except ValueError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
@@ -363,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.prompt is not None:
-            return asyncio.run(print_mode(state, args.prompt))
+            return asyncio.run(print_mode(state, args.prompt, args.output_format))
         return asyncio.run(repl(state))
     except KeyboardInterrupt:  # Ctrl-C in -p mode: the turn was settled as it was cancelled
         print("\n" + t("interrupted", config.lang), file=sys.stderr)

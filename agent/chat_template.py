@@ -26,6 +26,8 @@ SYS_BEGIN, SYS_END = 128826, 128827
 
 # A rendered request is a list of pieces: a text to encode, or one marker token id.
 Piece = str | int
+# One token of an image, as a piece (an image is counted as its estimate of these).
+IMAGE = -1
 
 
 # ---- The rendering rule, shared with the fake server ----
@@ -64,7 +66,20 @@ def render_message(msg: Mapping[str, Any]) -> list[Piece]:
             pieces += _dsml_calls(calls)
         pieces.append(EOS)
         return pieces
-    return [USER, *texts]
+    return [USER, *texts, *[IMAGE] * _image_tokens(msg.get("content"))]
+
+
+def _image_tokens(content: Any) -> int:
+    """The estimated tokens of the images in a `content` list (agent.images says how it estimates)."""
+    if not isinstance(content, list):
+        return 0
+    from agent.images import data_url_tokens
+
+    total = 0
+    for part in content:
+        if isinstance(part, Mapping) and part.get("type") == "image_url":
+            total += part.get("tokens") or data_url_tokens(str((part.get("image_url") or {}).get("url", "")))
+    return total
 
 
 def _dsml_calls(calls: Sequence[Mapping[str, Any]]) -> list[Piece]:
@@ -138,11 +153,12 @@ def render_request(messages: Sequence[Mapping[str, Any]], tools: Iterable[Any] =
 # ---- pydantic-ai messages ----
 
 
-def _tool_return_text(part: Any) -> str:
-    # What OpenAIChatModel sends: strings as is, other values as JSON, errors wrapped in {"error": ...}.
+def _tool_return(part: Any) -> tuple[str, list[Any]]:
+    # What OpenAIChatModel sends: strings as is, other values as JSON, errors wrapped in {"error": ...};
+    # an image in a result goes in a user message after the results, the result naming it.
     if hasattr(part, "model_response_str_and_user_content"):
-        return part.model_response_str_and_user_content()[0]
-    return part.model_response_str()
+        return part.model_response_str_and_user_content()
+    return part.model_response_str(), []
 
 
 def _user_content(content: Any) -> str | list[dict[str, str]]:
@@ -151,8 +167,13 @@ def _user_content(content: Any) -> str | list[dict[str, str]]:
     items = []
     for item in content:
         text = item if isinstance(item, str) else getattr(item, "content", None)
-        if isinstance(text, str):  # images and other files are not counted
+        if isinstance(text, str):
             items.append({"type": "text", "text": text})
+        else:
+            from agent.images import content_tokens
+
+            if (n := content_tokens(item)) is not None:  # other files are not counted
+                items.append({"type": "image_url", "tokens": n})
     return items
 
 
@@ -160,13 +181,16 @@ def _request_messages(msg: Any) -> list[dict[str, Any]]:
     from pydantic_ai import messages as m
 
     out: list[dict[str, Any]] = []
+    files: list[Any] = []
     for part in msg.parts:
         if isinstance(part, m.SystemPromptPart):
             out.append({"role": "system", "content": part.content})
         elif isinstance(part, m.UserPromptPart):
             out.append({"role": "user", "content": _user_content(part.content)})
         elif isinstance(part, m.BaseToolReturnPart):
-            out.append({"role": "tool", "content": _tool_return_text(part)})
+            text, attached = _tool_return(part)
+            out.append({"role": "tool", "content": text})
+            files += attached
         elif isinstance(part, m.RetryPromptPart | m.RetryFeedbackPart):
             # A retry goes out as a tool result when it answers a call, else as user text.
             role = "tool" if getattr(part, "tool_name", None) else "user"
@@ -174,6 +198,8 @@ def _request_messages(msg: Any) -> list[dict[str, Any]]:
         elif isinstance(part, m.CompactionPart) and isinstance(part.content, str):
             out.append({"role": "user", "content": part.content})
         # Other parts (instruction and settings deltas) are not sent as text.
+    if files:
+        out.append({"role": "user", "content": _user_content(files)})
     return out
 
 

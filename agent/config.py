@@ -20,6 +20,9 @@ DEEPSEEK_MODELS = ("deepseek-flash", "deepseek-v4-pro")
 DEEPSEEK_MAX_OUTPUT = 393_216
 # Names still accepted, whose models are retired: DeepSeek serves (and bills) them as the model named.
 LEGACY_MODELS = {"deepseek-v4-flash": "deepseek-flash", "deepseek-v4-flash-vision-exp": "deepseek-flash"}
+# The models that take image input (agent.images): the page says Flash understands images and Pro
+# does not; the legacy names are served by Flash. genai-prices does not say which models see images.
+IMAGE_MODELS = frozenset({"deepseek-flash", *LEGACY_MODELS})
 # Names DeepSeek retired on 2026-07-24: a request naming one gets HTTP 400.
 RETIRED_MODELS = {"deepseek-chat": DEFAULT_MODEL, "deepseek-reasoner": DEFAULT_MODEL}
 DEFAULT_WINDOW = 131_072
@@ -82,6 +85,13 @@ class Config:
     permission_mode: str | None = None
     # The settings files as read (agent.settings.Settings), None when none were looked at (tests).
     settings: Any = field(default=None, repr=False, compare=False)
+    # --allowed-tools: run without asking; --disallowed-tools: not given to the model (agent.toolset).
+    allowed_tools: frozenset[str] = frozenset()
+    disallowed_tools: frozenset[str] = frozenset()
+    # --images on|off: the model takes images; None: as the model table says (agent.images.takes_images).
+    images: bool | None = None
+    # Networks fetch_url may reach although not public (agent.fetch_url): none, the model's URLs are untrusted.
+    fetch_allow_networks: tuple[str, ...] = ()
 
     @property
     def endpoint(self) -> str:

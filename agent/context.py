@@ -78,9 +78,10 @@ def parse_compact_at(value: str, window: int) -> int:
 def fixed_prefix_tokens(state: AppState) -> int:
     """Tokens of the instructions and tool definitions: measured once, they never change."""
     if state.scratch.fixed_prefix_tokens is None:
-        from agent.tools import TOOLS
+        from agent.toolset import active_tools
 
-        state.scratch.fixed_prefix_tokens = tokens.count_request_prefix(instructions(state), tool_definitions(TOOLS))
+        tools = tool_definitions(active_tools(state.config))
+        state.scratch.fixed_prefix_tokens = tokens.count_request_prefix(instructions(state), tools)
     return state.scratch.fixed_prefix_tokens
 
 

@@ -119,18 +119,28 @@ class ReportRequested:
     view: str
 
 
+@dataclass(frozen=True)
+class TodosChanged:
+    """The model changed its task list (agent.todo): every item as (content, status), status one of
+    "pending", "in_progress", "completed"."""
+
+    items: tuple[tuple[str, str], ...]
+
+
 # --- requests: events the UI answers ---------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """Asked before a shell command runs (`kind` "command", `subject` the whole command) or before a
+    """Asked before a shell command runs (`kind` "command", `subject` the whole command), before a
     write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason,
-    `detail` the change as a unified diff). Answered "y", "n", "always" (for the session) or "project"
-    (always, saved as a rule for the project: agent.permissions); anything else, or no one to ask, is "n".
-    `kind` "tool" is an MCP server's tool (`subject` its name and arguments), "read" a read a rule asks about."""
+    `detail` the change as a unified diff) or before the first fetch from a web domain (`kind`
+    "fetch", `subject` the URL, `why` the domain). Answered "y", "n", "always" (for the session) or
+    "project" (always, saved as a rule for the project: agent.permissions); anything else, or no one
+    to ask, is "n". `kind` "tool" is an MCP server's tool (`subject` its name and arguments), "read" a
+    read a rule asks about."""
 
-    kind: str  # "command" | "write" | "tool" | "read"
+    kind: str  # "command" | "write" | "fetch" | "tool" | "read"
     subject: str
     why: str = ""
     detail: str = ""
@@ -162,6 +172,7 @@ Event = (
     | Notice
     | Listing
     | ReportRequested
+    | TodosChanged
     | ApprovalRequest
     | Question
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import locale
 import os
 
+from agent.i18n_caps import CAPS_TEXTS
 from agent.i18n_guard import GUARD_TEXTS
 from agent.i18n_prices import PRICE_TEXTS
 from agent.i18n_security import SECURITY_TEXTS
@@ -362,6 +363,7 @@ TEXTS.update(SECURITY_TEXTS)
 TEXTS.update(GUARD_TEXTS)
 TEXTS.update(PRICE_TEXTS)
 TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, commands, memory
+TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 
 
 def t(key: str, lang: str, **values: object) -> str:

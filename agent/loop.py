@@ -76,7 +76,7 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
     from agent.guard import ContextGuard
     from agent.model import build_model, model_settings
     from agent.tool_gate import ToolGate
-    from agent.tools import TOOLS
+    from agent.toolset import active_tools
 
     return Agent(
         # `state.emit` is looked up at each retry: the UI replaces it after the agent is built.
@@ -84,7 +84,7 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
         model_settings=model_settings(state.config),  # type: ignore[arg-type]
         instructions=state.scratch.instructions,
         deps_type=AppState,
-        tools=TOOLS,
+        tools=active_tools(state.config),
         retries=3,
         capabilities=[ContextGuard(), ToolGate()],
     )

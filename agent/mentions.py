@@ -13,10 +13,11 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
+from agent import images
 from agent.file_state import ReadFileState
 from agent.i18n import t
 from agent.state import AppState
-from agent.tools import ToolError, read_for_model
+from agent.tools import ToolError, _readable_roots, read_for_model
 
 # "@" at the start or after whitespace, so "a@b.com" is not a mention.
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
@@ -34,23 +35,34 @@ def build_mention_messages(
     paths: Sequence[str],
     state: AppState,
     read_file_state: ReadFileState | None = None,
+    pasted: Sequence[str] = (),
 ) -> tuple[list[ModelMessage], list[str]]:
-    """A read_file call and its answer for every readable file, and a notice for each one skipped.
+    """A read_file call and its answer for every readable file (an image as an image), and a notice
+    for each one skipped; then the images whose paths were pasted (agent.images.pasted_paths).
 
     The files are recorded in `read_file_state` (default: the session's).
     """
     if read_file_state is None:  # not `or`: an empty ReadFileState is falsy
         read_file_state = state.read_file_state
-    reads: list[tuple[str, str]] = []
+    reads: list[tuple[str, str | list]] = []
     notices: list[str] = []
     for path in paths:
         try:
-            reads.append((path, read_for_model(path, state.workspace, read_file_state)))
+            image = images.read_image(path, state.workspace, state.config, _readable_roots(state.workspace))
+            reads.append((path, image if image is not None else read_for_model(path, state.workspace, read_file_state)))
+        except images.ImageError as exc:
+            notices.append(t("image_not_attached", state.lang, why=exc))
         except ToolError as exc:
             where = Path(path).expanduser()
             folder = (where if where.is_absolute() else state.workspace / where).is_dir()
             why = "mention_dir" if folder else "mention_skipped"
             notices.append(t(why, state.lang, path=path.rstrip("/"), why=exc))
+    for path in pasted:
+        # Typed or dropped by the user (a screenshot in /tmp): theirs to send, inside the workspace or not.
+        try:
+            reads.append((path, images.load(Path(path).expanduser(), path, state.config)))
+        except (images.ImageError, OSError) as exc:
+            notices.append(t("image_not_attached", state.lang, why=exc))
     return read_messages(reads), notices
 
 
@@ -60,7 +72,7 @@ def attached_paths(prelude: Sequence[ModelMessage]) -> list[str]:
             for p in m.parts if isinstance(p, ToolCallPart)]
 
 
-def read_messages(reads: Sequence[tuple[str, str]]) -> list[ModelMessage]:
+def read_messages(reads: Sequence[tuple[str, str | list]]) -> list[ModelMessage]:
     """One response calling read_file for each (path, content), and one request with the answers."""
     if not reads:
         return []

@@ -61,7 +61,10 @@ def build_model(
 
 def model_settings(config: Config) -> dict[str, Any]:
     """Thinking mode and effort, the same on every request of the session (the compaction's too)."""
-    settings: dict[str, Any] = {}
+    # pydantic-ai announces its frames (an image a tool returned, moved to a user message) in a system
+    # message placed before the tool results of the request that holds the first one: between a tool
+    # call and its result, which the APIs refuse (tests/test_images.py). The frames explain themselves.
+    settings: dict[str, Any] = {"framing_announcement": "never"}
     if not config.model.startswith("deepseek"):
         return settings
     if config.thinking is False:

@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.events import ApprovalRequest, ask
 from agent.i18n import t
+from agent.preapproval import preapproved
 from agent.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, names_git, parse_rule, path_matches
 
 # `state` below is the AppState (agent.state holds a Permissions: importing it here would be a cycle),
@@ -198,8 +199,8 @@ async def command(state: AppState, text: str) -> None:
     hook = _hook_word()
     _refuse_by(kind, rule, hook)
     _plan(state)
-    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow"
-                          or mode(state) == "bypassPermissions" or text in state.always_allowed):
+    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
+                          or preapproved(state.config, "run_command") or text in state.always_allowed):
         return
     request = ApprovalRequest("command", text)
     answer = await ask(state.emit, request)
@@ -209,6 +210,12 @@ async def command(state: AppState, text: str) -> None:
         remember_for_project(state, f"run_command({text})")
     elif answer != "y":
         raise Refused("the user declined to run this command")
+
+
+def _edits_preapproved(state: AppState) -> bool:
+    """--allowed-tools write_file or edit_file (agent.preapproval) lets edits through, as an allow rule
+    would; a write that could run code (write_guard) still needs a rule that names it."""
+    return any(preapproved(state.config, tool) for tool in EDIT_TOOLS)
 
 
 async def write(state: AppState, display: str, target: Path, risk: Risk | None,
@@ -229,7 +236,7 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None,
         if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or now in ("acceptEdits",
                                                                                    "bypassPermissions")):
             return
-        if display in state.always_allowed_writes:
+        if _edits_preapproved(state) or display in state.always_allowed_writes:
             return
         why = t("write_reason_mode", state.lang)
     detail = await change() if change is not None else ""
@@ -260,8 +267,8 @@ async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:
     hook = _hook_word()
     _refuse_by(kind, rule, hook)
     _plan(state)
-    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow"
-                          or mode(state) == "bypassPermissions" or tool in state.always_allowed):
+    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
+                          or preapproved(state.config, tool) or tool in state.always_allowed):
         return
     subject = f"{tool} {json.dumps(args, ensure_ascii=False)}"
     answer = await ask(state.emit, ApprovalRequest("tool", subject))

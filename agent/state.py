@@ -177,6 +177,8 @@ class AppState:
     permissions: Permissions = field(default_factory=Permissions)
     # The settings files' hooks (agent.hooks).
     hooks: Hooks = field(default_factory=Hooks)
+    # Web domains the user allowed fetch_url for the session ("always" at a fetch question).
+    always_allowed_domains: set[str] = field(default_factory=set)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

@@ -16,7 +16,7 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
-from agent import grep_worker, permissions, write_guard
+from agent import grep_worker, images, permissions, write_guard
 from agent.atomic import replace_file
 from agent.events import CommandRunning
 from agent.file_diff import file_diff
@@ -121,17 +121,25 @@ def read_for_model(
     return text
 
 
-def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int = READ_LIMIT) -> str:
+def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int = READ_LIMIT) -> str | list:
     """Read a text file. Lines come numbered like `cat -n` (the number, a tab, the line).
 
     Lines longer than 2000 characters are cut. Long files are returned in parts: the answer
     says which `offset` to pass to read the next part. A file must be read before it is edited.
+
+    An image (PNG, JPEG, GIF, WebP) is shown to you as an image, if you take images.
 
     Args:
         path: File path, relative to the workspace or absolute.
         offset: Line number to start at (1 = first line).
         limit: Maximum number of lines to return.
     """
+    try:
+        image = images.read_image(path, ctx.deps.workspace, ctx.deps.config, _readable_roots(ctx.deps.workspace))
+        if image is not None:
+            return image
+    except images.ImageError as exc:
+        return f"Error: {exc}"
     try:
         return read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit)
     except ToolError as exc:

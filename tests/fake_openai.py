@@ -77,11 +77,13 @@ class FakeOpenAI(fake_rules.ServerKind):
         auto_tool_choice: bool = False,
         skew: Skew | None = None,
         cache_tokens: int | None = DEFAULT_CAPACITY,
+        vision_models: frozenset[str] = fake_rules.VISION_MODELS,
     ) -> None:
         assert flavor in fake_rules.FLAVORS, flavor
         self.flavor = flavor
         self.context_size = context_size  # Ollama's num_ctx: past it, messages are silently dropped
         self.auto_tool_choice = auto_tool_choice  # vLLM's --enable-auto-tool-choice
+        self.vision_models = vision_models  # the models that take image parts (fake_rules.image_refusal)
         self.latency = latency
         self.port = port
         self.max_context = max_context
@@ -165,13 +167,12 @@ class FakeOpenAI(fake_rules.ServerKind):
 
     def prompt_ids(self, body: dict[str, Any]) -> list[int]:
         """The request's tokens by the server's own rendering (DeepSeek's template and tokenizer,
-        skewed if asked)."""
-        return counter().ids(render(body), self.skew)
+        skewed if asked), images counted the server's way."""
+        return counter().ids(render(body), self.skew) + fake_rules.image_ids(body)
 
-    def _cache_hits(self, ids: list[int]) -> int:
-        """Tokens in whole 64-token blocks shared with an earlier request's prefix."""
-        return self.cache.hits(ids)
-
+    def _cache_hits(self, ids: list[int], model: str = "") -> int:
+        """Tokens in whole 64-token blocks shared with an earlier request's prefix, to the same model."""
+        return self.cache.hits(ids, model)
     def observe(self, fn: Callable[[dict[str, Any], dict[str, Any]], None]) -> None:
         """Call `fn(record, body)` on every request once it is counted and refused or accepted,
         before the answer goes out (on the server's thread)."""
@@ -286,7 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
                        "Please reduce the length of the messages.")
             fake._settled(record, body, 400, message)
             return self._send_error(400, message, code="invalid_request_error")
-        record["cache_hit_tokens"] = hit = fake._cache_hits(ids)
+        record["cache_hit_tokens"] = hit = fake._cache_hits(ids, str(body.get("model", "")))
         fake._settled(record, body)
         reply = fake._next_reply(body)
         if isinstance(reply, Hang):

@@ -1,8 +1,9 @@
 """What the fake OpenAI server answers: scripted reply kinds and the smart default.
 
 The smart default drives the agent by hand without a model: `read <path>`, `run <command>`,
-`write <path> <text>` and `edit <path> <old> <new>` become tool calls, a tool result gets a short
-"Done" line, `slow` streams slowly, the compaction prompt gets a summary, anything else an echo.
+`write <path> <text>`, `edit <path> <old> <new>`, `todo a; [>] b; [x] c` and `fetch <url>` become
+tool calls, a tool result gets a short "Done" line, `slow` streams slowly, the compaction prompt gets
+a summary, anything else an echo.
 """
 
 from __future__ import annotations
@@ -116,7 +117,19 @@ def _arg_name(schema: dict[str, Any], hints: tuple[str, ...], default: str) -> s
     return default
 
 
-_COMMANDS = re.compile(r"\b(read|run|write|edit)\s+(\S.*)", re.S)
+_COMMANDS = re.compile(r"\b(read|run|write|edit|todo|fetch)\s+(\S.*)", re.S)
+# `todo a; [>] b; [x] c`: a task list, an item's mark giving its status (none: pending).
+_TODO_MARKS = {"[>]": "in_progress", "[x]": "completed"}
+
+
+def _todo_items(rest: str) -> list[dict[str, str]]:
+    items = []
+    for piece in rest.splitlines()[0].split(";"):
+        mark = piece.strip()[:3]
+        status = _TODO_MARKS.get(mark, "pending")
+        content = piece.strip()[3:] if mark in _TODO_MARKS else piece
+        items.append({"content": content.strip(), "status": status})
+    return items
 
 
 def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCalls | None:
@@ -124,13 +137,20 @@ def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCal
     if not match:
         return None
     verb, rest = match.group(1), match.group(2).strip()
-    name = {"read": "read_file", "run": "run_command", "write": "write_file", "edit": "edit_file"}[verb]
+    name = {"read": "read_file", "run": "run_command", "write": "write_file", "edit": "edit_file",
+            "todo": "todo", "fetch": "fetch_url"}[verb]
     if name not in tools:
         return None
+    if verb == "todo":
+        return ToolCalls([(name, {"items": _todo_items(rest)})])
     schema = tools[name]
     path_key = _arg_name(schema, ("path", "file"), "path")
     if verb == "read":
         args = {path_key: rest.split()[0]}
+    elif verb == "fetch":
+        if not rest.startswith(("http://", "https://")):
+            return None  # "fetch the config" is prose: only `fetch <url>` is the cue
+        args = {"url": rest.split()[0]}
     elif verb == "run":
         args = {_arg_name(schema, ("command", "cmd"), "command"): rest.splitlines()[0]}
     elif verb == "write":

@@ -3,7 +3,8 @@
 DeepSeek (api-docs.deepseek.com, autumn 2026): the retired names answer 400; the legacy V4 Flash names
 are answered by the model that serves them (the response's `model`); max_tokens above the
 384K ceiling answers 400; in thinking mode (the V4 default) a tool_choice other than "auto"
-answers 400, and so does a tool-call turn sent back without its reasoning_content.
+answers 400, and so does a tool-call turn sent back without its reasoning_content. Image parts are
+refused by a model without vision (VISION_MODELS), as DeepSeek's text models refuse the variant.
 Ollama ignores tool_choice, reports no usage and silently drops the oldest messages past its
 context size (num_ctx). vLLM refuses tool_choice "auto" (the default when tools are sent) unless
 it was started with --enable-auto-tool-choice --tool-call-parser.
@@ -11,7 +12,11 @@ it was started with --enable-auto-tool-choice --tool-call-parser.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import json
+import re
 from typing import Any
 
 from tests.deepseek_template import Counter, counter, render, thinking_mode
@@ -20,6 +25,12 @@ from tests.fake_replies import CutStream, Reply, Slow, Text, ToolCalls
 RETIRED = {"deepseek-chat": "2026-07-24", "deepseek-reasoner": "2026-07-24"}
 # Still accepted, served by V4.1 Flash (the page of 2026-12-01).
 SERVED_BY = {"deepseek-v4-flash": "deepseek-flash", "deepseek-v4-flash-vision-exp": "deepseek-flash"}
+# Models that take image parts; any other refuses them as DeepSeek's text models do (an unknown variant).
+VISION_MODELS = frozenset({"deepseek-flash", *SERVED_BY})  # legacy names are served by Flash
+# The server's own count of an image's tokens: a stand-in for a provider's, and not the agent's rule
+# (agent.images estimates from the pixels; this counts every image the same).
+IMAGE_TOKENS = 1_024
+_DATA_URL = re.compile(r"data:image/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/]+=*)\Z")
 MAX_OUTPUT = 393_216
 FLAVORS = ("deepseek", "ollama", "vllm")
 
@@ -71,6 +82,42 @@ def _tool_pairing(messages: list[dict[str, Any]]) -> Refusal | None:
     return None
 
 
+def _image_parts(body: dict[str, Any]):
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                yield index, message, part
+
+
+def image_refusal(body: dict[str, Any], vision_models: frozenset[str]) -> Refusal | None:
+    """Image parts: refused by a model without vision, in a message other than the user's, or when the
+    data URL is not a base64 PNG/JPEG/GIF/WebP."""
+    for index, message, part in _image_parts(body):
+        if body.get("model") not in vision_models:
+            return 400, (f"Failed to deserialize the JSON body into the target type: messages[{index}]: "
+                         "unknown variant `image_url`, expected `text`")
+        if message.get("role") != "user":
+            return 400, f"messages[{index}]: image content is only allowed in user messages"
+        url = str((part.get("image_url") or {}).get("url", ""))
+        match = _DATA_URL.match(url)
+        try:
+            if match is None or not base64.b64decode(match.group(2), validate=True):
+                raise ValueError(url[:40])
+        except (binascii.Error, ValueError):
+            return 400, f"messages[{index}]: invalid image: expected a base64 data URL of a PNG, JPEG, GIF or WebP"
+    return None
+
+
+def image_ids(body: dict[str, Any]) -> list[int]:
+    """IMAGE_TOKENS ids per image, the same for the same image (the prefix cache sees it again)."""
+    ids: list[int] = []
+    for _index, _message, part in _image_parts(body):
+        digest = hashlib.sha256(str((part.get("image_url") or {}).get("url", "")).encode()).digest()
+        ids += [int.from_bytes(digest[:4], "big") % 100_000 + n for n in range(IMAGE_TOKENS)]
+    return ids
+
+
 def vllm_refusal(body: dict[str, Any], auto_tool_choice: bool) -> Refusal | None:
     if body.get("tools") and body.get("tool_choice", "auto") == "auto" and not auto_tool_choice:
         return 400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
@@ -107,6 +154,7 @@ class ServerKind:
     """What differs between DeepSeek, Ollama and vLLM (mixed into tests.fake_openai.FakeOpenAI)."""
 
     flavor: str
+    vision_models: frozenset[str]
     context_size: int | None
     auto_tool_choice: bool
     reject_tool_choice_none: bool
@@ -114,6 +162,8 @@ class ServerKind:
     def refusal(self, body: dict[str, Any]) -> tuple[int, str] | None:
         if self.reject_tool_choice_none and body.get("tool_choice") == "none":
             return 400, "tool_choice `none` is not supported by this model"
+        if (refused := image_refusal(body, self.vision_models)) is not None:
+            return refused
         if self.flavor == "deepseek":
             return deepseek_refusal(body)
         if self.flavor == "vllm":

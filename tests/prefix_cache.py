@@ -33,10 +33,11 @@ class PrefixCache:
     def __len__(self) -> int:
         return len(self._blocks) * self.block  # tokens held
 
-    def hits(self, ids: list[int]) -> int:
+    def hits(self, ids: list[int], model: str = "") -> int:
         """Tokens of `ids` served from the cache (whole blocks of its longest cached prefix); the
-        prompt's blocks are cached from now on."""
-        chain = 0
+        prompt's blocks are cached from now on. A model's cache is its own: another model's requests
+        never hit it."""
+        chain = hash(model)
         hashes = []
         for i in range(0, len(ids) - self.block + 1, self.block):
             chain = hash((chain, tuple(ids[i : i + self.block])))

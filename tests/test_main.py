@@ -17,12 +17,13 @@ from agent.config import known_context_window
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_main(args, workspace, home, env=None, timeout=60):
+def run_main(args, workspace, home, env=None, timeout=60, stdin=""):
     full = {k: v for k, v in os.environ.items() if not k.endswith("API_KEY")}
     full.update({"CODING_AGENT_HOME": str(home), "CODING_AGENT_MAX_RETRIES": "0"})
     full.update(env or {})
+    # stdin given, never inherited: -p reads a piped stdin (an empty one adds nothing).
     return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], cwd=workspace, env=full,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, input=stdin)
 
 
 def test_version(workspace, home):

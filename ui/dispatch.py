@@ -23,6 +23,7 @@ from agent.events import (
     Retrying,
     TextDelta,
     ThinkingDelta,
+    TodosChanged,
     ToolCallStarted,
     ToolResult,
     UsageUpdate,
@@ -47,6 +48,7 @@ METHODS: dict[type, str] = {
     Notice: "on_notice",
     Listing: "on_listing",
     ReportRequested: "on_report",
+    TodosChanged: "on_todos",
     ApprovalRequest: "on_approval",
     Question: "on_question",
 }
@@ -87,6 +89,8 @@ class Dispatcher:
     def on_listing(self, event: Listing) -> None: ...
 
     def on_report(self, event: ReportRequested) -> None: ...
+
+    def on_todos(self, event: TodosChanged) -> None: ...
 
     def on_approval(self, event: ApprovalRequest) -> Reply:
         return None

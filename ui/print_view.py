@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import sys
 
-from agent.events import ApprovalRequest, CompactionFailed, CompactionFinished, Notice, Retrying, TextDelta
+from agent.events import (
+    ApprovalRequest,
+    CompactionFailed,
+    CompactionFinished,
+    Notice,
+    Retrying,
+    TextDelta,
+    ToolCallStarted,
+)
 from agent.i18n import t
 from ui.approval import plain
 from ui.dispatch import Dispatcher, Reply
-from ui.render import compaction_done, retry_text
+from ui.render import MAIN_ARG, compaction_done, retry_text
 
 
 class PrintRenderer(Dispatcher):
@@ -18,6 +26,7 @@ class PrintRenderer(Dispatcher):
         # On a terminal the answer's escapes are shown, never obeyed; into a pipe it goes as sent.
         self.escape = sys.stdout.isatty()
         self.errors: list[str] = []  # error notices: the exit status says the turn failed
+        self.declined: list[str] = []  # what was not run for want of approval: exit status 3
 
     def on_text(self, event: TextDelta) -> None:
         sys.stdout.write(plain(event.text) if self.escape else event.text)
@@ -28,6 +37,15 @@ class PrintRenderer(Dispatcher):
         print(plain(event.text), file=sys.stderr)
         if event.level == "error":
             self.errors.append(event.text)
+
+    def finish(self) -> int:
+        """The turn is over: end the answer's line, say how it went (the exit status)."""
+        sys.stdout.write("\n")
+        return exit_code(self)
+
+    def on_tool_call(self, event: ToolCallStarted) -> None:
+        # On stderr, so that stdout is only the answer (`coding-agent -p ... > answer.md`).
+        print(tool_line(event), file=sys.stderr)
 
     def on_compaction_failed(self, event: CompactionFailed) -> None:
         print(t("auto_compact_failed", self.lang, reason=plain(event.reason)), file=sys.stderr)
@@ -40,6 +58,22 @@ class PrintRenderer(Dispatcher):
 
     def on_approval(self, event: ApprovalRequest) -> Reply:
         # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
-        key = "print_declined_write" if event.kind == "write" else "print_declined"
+        key = {"write": "print_declined_write", "fetch": "print_declined_fetch"}.get(event.kind, "print_declined")
+        self.declined.append(event.subject)
         print(t(key, self.lang, command=plain(event.subject), why=plain(event.why)), file=sys.stderr)
         return None  # unanswered: agent.events.ask makes it "n"
+
+
+def tool_line(event: ToolCallStarted) -> str:
+    """The REPL's one line for a tool call, as plain text: the tool and its main argument."""
+    arg = str(event.args.get(MAIN_ARG.get(event.tool_name, ""), "")).replace("\n", " ")
+    arg = arg if len(arg) <= 100 else arg[:97] + "..."
+    return plain(f"⏺ {event.tool_name} {arg}".rstrip())
+
+
+def exit_code(view: PrintRenderer) -> int:
+    """0 done, 1 the turn failed, 3 it finished but something was declined for want of approval
+    (2, bad arguments, is main's)."""
+    if view.errors:
+        return 1
+    return 3 if view.declined else 0

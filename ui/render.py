@@ -23,6 +23,7 @@ from agent.events import (
     Retrying,
     TextDelta,
     ThinkingDelta,
+    TodosChanged,
     ToolCallStarted,
     ToolResult,
     WaitingForModel,
@@ -183,6 +184,13 @@ class Renderer(Dispatcher):
         for line in status_lines(self.state) if event.view == "status" else render(self.state):
             self.console.print(line)
 
+    def on_todos(self, event: TodosChanged) -> None:
+        from ui.todo_view import todo_lines
+
+        self.end_answer()
+        for line in todo_lines(event.items, self.lang):
+            self.console.print(line)
+
     def on_approval(self, event: ApprovalRequest) -> Awaitable[str] | None:
         return None if self.read_answer is None else self._approve(event, self.read_answer)
 
@@ -194,6 +202,8 @@ class Renderer(Dispatcher):
         self.end_answer()
         if event.kind == "write":
             header = t("approve_write", self.lang, why=event.why)
+        elif event.kind == "fetch":
+            header = t("approve_fetch", self.lang, domain=plain(event.why))
         else:
             header = t({"tool": "approve_tool", "read": "approve_read"}.get(event.kind, "approve_run"), self.lang)
         view, lines = command_view(event.subject, self.lang, header)

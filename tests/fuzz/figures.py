@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.cost import money, prices_for
+from agent.cost import money
+from agent.prices import lookup
 from tests.fuzz.oracle import INVARIANTS
 from tests.fuzz.player import MODEL, Played
 
@@ -48,7 +49,7 @@ class Figures:
         self.requests += len(records)
         self.refused += sum(1 for r in records if r.get("status") != 200)
         billed = [r for r in records if r.get("billed")]
-        prices = prices_for(MODEL)
+        prices = lookup(MODEL)
         assert prices is not None
         hit = sum(r["cache_hit_tokens"] for r in billed)
         prompt = sum(r["prompt_tokens"] for r in billed)

@@ -1,0 +1,40 @@
+"""The tools the agent is built with: every tool the agent has, less those the user took away
+(--disallowed-tools). Which of them run without asking is agent.preapproval's.
+
+The set is fixed when the agent is built, so the request prefix (tool definitions included) stays
+byte-stable for the whole session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic_ai import Tool
+
+    from agent.config import Config
+    from agent.state import AppState
+
+
+def all_tools() -> list[Tool[AppState]]:
+    """Every tool, in the order the model sees them; new tool modules add theirs here."""
+    from pydantic_ai import Tool
+
+    from agent.fetch_url import fetch_url
+    from agent.todo import todo
+    from agent.tools import TOOLS
+
+    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True)]
+
+
+def tool_names() -> list[str]:
+    return [tool.name for tool in all_tools()]
+
+
+def unknown_tools(names: Iterable[str]) -> list[str]:
+    known = set(tool_names())
+    return [name for name in names if name not in known]
+
+
+def active_tools(config: Config) -> list[Tool[AppState]]:
+    return [tool for tool in all_tools() if tool.name not in config.disallowed_tools]

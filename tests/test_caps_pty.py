@@ -1,0 +1,133 @@
+"""Issue 25's REPL-visible parts in a real pseudo-terminal (helpers from tests/test_repl_pty.py)."""
+
+from __future__ import annotations
+
+import pexpect
+import pytest
+
+from tests.fake_openai import FakeOpenAI
+from tests.test_repl_pty import Screen, spawn, type_line, wait_prompt
+
+
+@pytest.fixture
+def live_server():
+    with FakeOpenAI() as fake:
+        yield fake
+
+PLAN = "todo plan the change; [>] write the code; [x] read the spec"
+
+
+def test_the_task_list_is_drawn_when_it_changes_and_after_a_resume(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, PLAN)
+    child.expect_exact("Tasks (1/3 done)")
+    child.expect("Done: todo returned")
+    wait_prompt(child)
+    assert screen.count("☐ plan the change") == 1 and screen.count("▶ write the code") == 1
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+    # The list lives in the history: a resumed session has it.
+    child = spawn(workspace, home, live_server, "--continue")
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, "/todos")
+    child.expect_exact("Tasks (1/3 done)")
+    wait_prompt(child)
+    assert screen.count("☑ read the spec") == 1
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+def test_the_first_fetch_of_a_domain_is_asked_in_the_terminal(workspace, home, live_server):
+    from tests.test_fetch_url import Site
+
+    site = Site()
+    try:
+        child = spawn(workspace, home, live_server, "--fetch-allow-network", "127.0.0.0/8")
+        wait_prompt(child)
+        type_line(child, f"fetch {site.url}/page")
+        child.expect_exact("Fetch from 127.0.0.1")
+        child.expect_exact("[a]lways")
+        child.send("a\r")
+        child.expect("Done: fetch_url returned")
+        wait_prompt(child)
+        type_line(child, f"fetch {site.url}/long")
+        child.expect("Done: fetch_url returned")  # the domain was allowed for the session: no question
+        assert "Fetch from" not in child.before
+        wait_prompt(child)
+        assert [r["path"] for r in site.requests] == ["/page", "/long"]
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        site.stop()
+
+
+def test_an_image_is_attached_or_refused_with_a_clear_line(workspace, home, live_server):
+    from tests.test_images import png
+
+    (workspace / "shot.png").write_bytes(png(40, 30))
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "what is in @shot.png?")
+    child.expect_exact("Attached @shot.png")
+    child.expect("Echo: ")  # the emulator echoes the last user message: the image's
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert any(part.get("type") == "image_url" for m in live_server.requests[-1]["body"]["messages"]
+               if isinstance(m.get("content"), list) for part in m["content"])
+
+    child = spawn(workspace, home, live_server, "--model", "deepseek-v4-pro")
+    wait_prompt(child)
+    type_line(child, "what is in @shot.png?")
+    child.expect_exact("does not take images")
+    child.expect("Echo: what is in @shot.png")  # the text went; no 400
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+def test_model_switch_in_the_terminal(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "hello")
+    child.expect("Echo: hello")
+    wait_prompt(child)
+    type_line(child, "/model deepseek-v4-pro")
+    child.expect_exact("Switched to deepseek-v4-pro")
+    child.expect_exact("not served from deepseek-v4-flash's prefix cache")
+    wait_prompt(child)
+    type_line(child, "/status")
+    child.expect_exact("deepseek-v4-pro")
+    wait_prompt(child)
+    type_line(child, "after")
+    child.expect("Echo: after")
+    wait_prompt(child)
+    assert live_server.requests[-1]["body"]["model"] == "deepseek-v4-pro"
+    child.sendeof()
+    child.expect(pexpect.EOF)
+
+
+def test_rewind_in_the_terminal(workspace, home, live_server):
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    type_line(child, "write a.txt alpha")
+    child.expect("Done: write_file returned")
+    wait_prompt(child)
+    type_line(child, "second turn")
+    child.expect("Echo: second turn")
+    wait_prompt(child)
+    type_line(child, "/rewind")
+    child.expect_exact("2. second turn")
+    child.expect_exact("Rewind to before which turn?")
+    child.send("1\r")
+    child.expect_exact("[b]oth?")
+    child.send("b\r")
+    child.expect_exact('The conversation is back to before "write a.txt alpha"')
+    wait_prompt(child)
+    assert not (workspace / "a.txt").exists()
+    child.sendeof()
+    child.expect(pexpect.EOF)

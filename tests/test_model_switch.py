@@ -1,0 +1,92 @@
+"""/model, /effort, /thinking mid-session (issue 25, part 5), through the REPL's commands and the
+strict emulator (whose prefix cache is per model, as a provider's is)."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+import pytest
+from rich.console import Console
+
+import main
+from agent.config import MODELS
+from agent.context import compact_threshold, context_tokens
+from tests.builders import long_answer, responder, script_forever
+from tests.fake_openai import Error
+from ui.app import App
+from ui.commands import dispatch
+
+
+def app_for(state) -> tuple[App, StringIO]:
+    out = StringIO()
+    return App(state, main.submit, console=Console(file=out, width=200)), out
+
+
+async def test_model_switches_mid_session_and_says_what_the_cold_cache_costs(make_state, server):
+    state = make_state()
+    app, out = app_for(state)
+    await main.submit(app, "hello")
+    await main.submit(app, "again")
+    assert server.requests[-1]["cache_hit_tokens"] > 0
+    used = context_tokens(state)
+    await dispatch(app, "/model deepseek-v4-pro")
+    text = " ".join(out.getvalue().split())
+    assert "Switched to deepseek-v4-pro" in text
+    price = MODELS["deepseek-v4-pro"]
+    cold, warm = used * price.price_miss / 1e6, used * price.price_hit / 1e6
+    assert f"{used:,} tokens" in text and f"${cold:.4f}" in text and f"${warm:.4f}" in text
+    await main.submit(app, "on the new model")
+    after = server.requests[-1]
+    assert after["body"]["model"] == "deepseek-v4-pro" and after["cache_hit_tokens"] == 0
+    assert abs(after["prompt_tokens"] - used) < 0.1 * used  # the note's figure is the request's size
+    await main.submit(app, "and once more")
+    assert server.requests[-1]["cache_hit_tokens"] > 0  # cached again on the new model
+    assert state.config.model == "deepseek-v4-pro"
+
+
+async def test_a_switch_to_a_smaller_window_compacts_first(make_state, server):
+    state = make_state(model="local-big", context_window=131_072)
+    app, out = app_for(state)
+    script_forever(server, responder([long_answer(n, words=500) for n in range(3)]))
+    for n in range(3):
+        await main.submit(app, f"explain part {n}")
+    assert context_tokens(state) > compact_threshold(12_000)
+    await dispatch(app, "/model local-small 12k")
+    assert state.stats.compactions == 1 and state.config.model == "local-small"
+    assert state.config.context_window == 12_000 and context_tokens(state) < compact_threshold(12_000)
+    text = " ".join(out.getvalue().split())
+    assert "compacting first" in text and "Switched to local-small" in text
+    summary_request = next(r for r in server.requests if "<analysis>" in str(r["body"]["messages"][-1]))
+    assert summary_request["body"]["model"] == "local-big"  # written by the old model, from its cache
+
+
+async def test_a_failed_compaction_leaves_the_old_model(make_state, server):
+    state = make_state(model="local-big", context_window=131_072)
+    app, out = app_for(state)
+    script_forever(server, responder([long_answer(n, words=500) for n in range(3)]))
+    for n in range(3):
+        await main.submit(app, f"explain part {n}")
+    server.clear_script()
+    server.script(Error(500, "overloaded"))
+    await dispatch(app, "/model local-small 12k")
+    assert (state.config.model, state.config.context_window) == ("local-big", 131_072)
+    assert "Still on the old model" in " ".join(out.getvalue().split())
+    await dispatch(app, "/model local-small lots")
+    assert "'lots' is not a window size" in out.getvalue()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_effort_and_thinking_change_the_next_request(make_state, server, lang):
+    state = make_state(lang=lang)
+    app, out = app_for(state)
+    await main.submit(app, "hello")
+    assert "reasoning_effort" not in server.requests[-1]["body"]
+    await dispatch(app, "/effort max")
+    await main.submit(app, "think hard")
+    assert server.requests[-1]["body"]["reasoning_effort"] == "max"
+    await dispatch(app, "/thinking off")
+    await main.submit(app, "quick one")
+    assert server.requests[-1]["body"]["thinking"] == {"type": "disabled"}
+    await dispatch(app, "/thinking sometimes")
+    assert re.search("on \\| off \\| default", out.getvalue())
