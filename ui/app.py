@@ -9,7 +9,6 @@ from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
-from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
@@ -17,7 +16,7 @@ from rich.console import Console
 from agent.config import data_home
 from agent.i18n import t
 from agent.state import AppState
-from ui.approval import clear_typeahead
+from ui.approval import clear_typeahead, plain
 from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
@@ -98,9 +97,7 @@ class App(CommandHost):
 
     # --- the prompt ------------------------------------------------------------------------
 
-    def toolbar(self) -> HTML:
-        from html import escape
-
+    def toolbar(self) -> str:
         from agent.gauge import gauge_text, read_gauge
 
         state = self.state
@@ -113,7 +110,9 @@ class App(CommandHost):
         # "~": the server reports no usage (Ollama), so the figure is our own estimate.
         approx = "~" if state.stats.usage_missing else ""
         gauge = t("toolbar_context", self.lang, gauge=approx + text)
-        return HTML(escape(f" {state.config.model} · {folder} · {gauge}{assumed} "))
+        # Plain text, not HTML: a control character in the folder's name made HTML() raise at every
+        # prompt; escaped, it is shown rather than sent to the terminal.
+        return plain(f" {state.config.model} · {folder} · {gauge}{assumed} ")
 
     def _prompt_session(self) -> PromptSession:
         bindings = KeyBindings()
