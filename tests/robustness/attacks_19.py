@@ -133,9 +133,11 @@ def key_read_from_the_agents_memory(base: Path) -> list[str]:
 # --- 7. one bad message wedges the session ----------------------------------------------------
 
 
-def _turns(base: Path, replies: list, prompts: list[str], setup=None) -> tuple[list[str], list[str]]:  # noqa: ANN001
+def _turns(base: Path, replies: list, prompts: list[str], setup=None,  # noqa: ANN001
+           all_errors: bool = False) -> tuple[list[str], list[str]]:
     """Play `prompts` as turns against the local server scripted with `replies`: the error
-    notices, and what is wrong with the history and the session file afterwards."""
+    notices, and what is wrong with the history and the session file afterwards (with
+    `all_errors`, a tool result that is not an "Error: " for the model too)."""
     import asyncio
 
     from pydantic_ai import models
@@ -169,6 +171,9 @@ def _turns(base: Path, replies: list, prompts: list[str], setup=None) -> tuple[l
             asked = [p.content for m in state.history for p in m.parts if getattr(p, "part_kind", "") == "user-prompt"]
             if asked != prompts:
                 problems.append(f"turns kept: {asked}")
+            results = [str(p.content) for m in state.history for p in m.parts
+                       if getattr(p, "part_kind", "") == "tool-return"]
+            problems += [f"not an error: {r[:80]}" for r in results if all_errors and not r.startswith("Error:")]
             return errors, problems
 
     allowed, models.ALLOW_MODEL_REQUESTS = models.ALLOW_MODEL_REQUESTS, True
@@ -283,3 +288,25 @@ def session_archive_path_crafted(base: Path) -> list[str]:
         return ["listing the sessions hung on the archive path"]
     problems = [f"a preview read the outside file: {p}" for p in found[0] if "OUTSIDE" in p]
     return problems + ([] if found[0] == ["later words"] * 3 else [f"previews: {found[0]}"])
+
+
+# --- 13. model input that ended the whole turn ------------------------------------------------
+
+
+@scenario_19
+def bad_globs_and_a_nul_in_a_command(base: Path) -> list[str]:
+    """list_files "[z-a]", "[!]", "[[:alpha:]]*" and a command with a NUL in it: each an error the
+    model reads, the turn goes on, and no Python warning reaches the terminal."""
+    import warnings
+
+    from tests.fake_openai import Text, ToolCalls
+
+    calls = [("list_files", {"pattern": p}) for p in ("[z-a]", "[!]", "[[:alpha:]]*")]
+    calls.append(("run_command", {"command": "echo a\0b"}))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        errors, problems = _turns(base, [ToolCalls(calls), Text("went on")], ["list", "again"],
+                                  lambda ws: (ws / "a.txt").write_text("x\n"), all_errors=True)
+    problems += [f"error: {e}" for e in errors]
+    problems += [f"warning: {w.message}" for w in seen if "nested set" in str(w.message)]
+    return problems
