@@ -340,7 +340,10 @@ class _Terminal:
     def sent(self) -> str:
         import re
 
-        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", self.out.getvalue())  # colours only: all else is text
+        # The spinner the question leaves running redirects sys.stdout into our string while it lives.
+        self.renderer.end_answer()
+        # Colours, and the spinner's return to the start of its line to erase it: all else is text.
+        return re.sub(r"\r(?=\x1b\[)|\x1b\[[0-9;?]*[A-Za-z]", "", self.out.getvalue())
 
 
 def _unseen(text: str) -> list[str]:
@@ -397,6 +400,7 @@ def endpoint_and_model_text_on_the_terminal(base: Path) -> list[str]:
                                     ModelRequest([ToolReturnPart(f"x{title}", "Unknown tool", tool_call_id="c1")])])
         view = Renderer(terminal.renderer.console, "en", state=ctx.deps)
         view(ReportRequested("context"))
+    terminal.sent()
     sent = terminal.out.getvalue()
     problems = [f"raw escape sent: {sent.count(chr(27) + ']')} OSC sequences"] if "\x1b]" in sent else []
     if "the docs (https://evil.example/x)" not in terminal.sent():
