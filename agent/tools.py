@@ -23,7 +23,7 @@ from agent.file_diff import file_diff
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.shell import command_env, execute
 from agent.state import AppState
-from agent.workspace import PathError, iter_files, match_glob, resolve_path
+from agent.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
 
 READ_LIMIT = 2000  # lines read_file returns by default
 LINE_CAP = 2000  # characters kept of one line
@@ -302,7 +302,10 @@ def list_files(ctx: RunContext[AppState], pattern: str = "**/*") -> str:
     pattern = pattern.strip().removeprefix(str(root) + "/").removeprefix("./")
     if pattern.startswith("/") or ".." in Path(pattern).parts:
         return "Error: the pattern must be relative to the workspace"
-    matches = sorted(p for p in iter_files(root) if match_glob(pattern, p))
+    try:
+        matches = sorted(p for p in iter_files(root) if match_glob(pattern, p))
+    except PatternError as exc:
+        return f"Error: invalid pattern {pattern!r}: {exc}"
     if not matches:
         return f"No files match {pattern}"
     shown = "\n".join(matches[:LIST_CAP])
@@ -376,6 +379,8 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         timeout: Seconds before the command is killed.
     """
     deps = ctx.deps
+    if "\0" in command:  # no shell can be given one: say so rather than end the turn
+        return "Error: the command contains a NUL byte, which no shell command can hold"
     try:
         await permissions.command(deps, command)
     except permissions.Refused as exc:

@@ -143,6 +143,31 @@ def iter_files(base: Path) -> Iterable[str]:
     return files if files is not None else _walk_files(base)
 
 
+class PatternError(ValueError):
+    """A glob the tools cannot match; the message is meant for the model."""
+
+
+def _char_class(body: str) -> str:
+    """A glob's [...] as a regex class: "!" first negates, a-z is a range, the rest is literal
+    (a "[" taken raw would make a nested set, which `re` warns about on the terminal)."""
+    chars = body[1:] if body.startswith("!") else body
+    if not chars:
+        raise PatternError(f"[{body}] matches no character")
+    if "[:" in chars:
+        raise PatternError("POSIX classes such as [[:alpha:]] are not supported; list the characters, e.g. [a-zA-Z]")
+    out, i = [], 0
+    while i < len(chars):
+        if i + 2 < len(chars) and chars[i + 1] == "-":
+            if chars[i] > chars[i + 2]:
+                raise PatternError(f"[{body}] has a range that runs backwards ({chars[i]}-{chars[i + 2]})")
+            out.append(f"{re.escape(chars[i])}-{re.escape(chars[i + 2])}")
+            i += 3
+        else:
+            out.append(re.escape(chars[i]))
+            i += 1
+    return ("[^" if body.startswith("!") else "[") + "".join(out) + "]"
+
+
 @lru_cache(maxsize=64)
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(_translate(pattern) + r"\Z")
@@ -166,8 +191,7 @@ def _translate(pattern: str) -> str:
         elif c == "?":
             out.append("[^/]")
         elif c == "[" and end > i + 1:
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            out.append(_char_class(pattern[i + 1 : end]))
             i = end
         elif c == "{" and end > i:
             out.append("(?:" + "|".join(_translate(alt) for alt in pattern[i + 1 : end].split(",")) + ")")
@@ -265,7 +289,8 @@ def _match_tokens(tokens: tuple[Token, ...], path: str) -> bool:
 
 
 def match_glob(pattern: str, path: str) -> bool:
-    """Whether the relative posix `path` matches the glob (`*`, `?`, `[...]`, `**`, `{a,b}`)."""
+    """Whether the relative posix `path` matches the glob (`*`, `?`, `[...]`, `**`, `{a,b}`);
+    PatternError for a glob that cannot be matched."""
     alternatives = _glob_tokens(pattern)
     # {a,b} groups backtrack too ({a,a}{a,a}... doubles the work with each): only plain patterns.
     if len(alternatives) == 1 and sum(t[0] in _STARS for t in alternatives[0]) <= 2:

@@ -22,12 +22,9 @@ from agent.config import Config
 from agent.cost import Prices, money
 from agent.events import Notice
 from tests.builders import chat
+from tests.deepseek_page import PAGE
 from ui.status import status_lines
 
-PAGE = {  # per 1M tokens: (hit, miss, output)
-    "deepseek-flash": {"off_peak": (0.003, 0.15, 0.60), "peak": (0.006, 0.30, 1.20)},
-    "deepseek-v4-pro": {"off_peak": (0.022, 0.66, 1.98), "peak": (0.044, 1.32, 3.96)},
-}
 # A fixed usage: 600k prompt tokens from the cache, 400k not, 50k output.
 HIT, MISS, OUT = 600_000, 400_000, 50_000
 # Its price by hand from the page's figures: 0.6 × hit + 0.4 × miss + 0.05 × output.

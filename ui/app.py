@@ -9,7 +9,6 @@ from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
-from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
@@ -17,7 +16,7 @@ from rich.console import Console
 from agent.config import data_home
 from agent.i18n import t
 from agent.state import AppState
-from ui.approval import clear_typeahead
+from ui.approval import clear_typeahead, plain
 from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
@@ -98,9 +97,7 @@ class App(CommandHost):
 
     # --- the prompt ------------------------------------------------------------------------
 
-    def toolbar(self) -> HTML:
-        from html import escape
-
+    def toolbar(self) -> str:
         from agent.gauge import gauge_text, read_gauge
 
         state = self.state
@@ -115,8 +112,10 @@ class App(CommandHost):
         gauge = t("toolbar_context", self.lang, gauge=approx + text)
         from agent.permissions import mode
 
+        # Plain text, not HTML: a control character in the folder's name made HTML() raise at every
+        # prompt; escaped, it is shown rather than sent to the terminal.
         shown = t(f"mode_{mode(state)}", self.lang)
-        return HTML(escape(f" {state.config.model} · {folder} · {gauge}{assumed} · {shown} (shift+tab) "))
+        return plain(f" {state.config.model} · {folder} · {gauge}{assumed} · {shown} (shift+tab) ")
 
     def _prompt_session(self) -> PromptSession:
         bindings = KeyBindings()

@@ -43,3 +43,20 @@ def test_an_invisible_suffix_on_a_file_name_is_shown(workspace, home, live_serve
     type_line(child, "/exit")
     child.expect(pexpect.EOF)
     assert not (workspace / "pwned").exists()
+
+
+def test_a_control_character_in_the_folder_name_is_shown_in_the_toolbar(tmp_path, home, live_server):  # noqa: F811
+    """Issue 19, finding 12: the toolbar drew the folder through prompt-toolkit's HTML(), which
+    raised at every prompt on a control character."""
+    folder = tmp_path / "proj\x01ect"
+    folder.mkdir()
+    # prompt-toolkit draws the toolbar only once the terminal has told it the cursor position.
+    child = spawn(folder, home, live_server, env_extra={"PROMPT_TOOLKIT_NO_CPR": "0"})
+    screen = Screen(child)
+    child.expect_exact("\x1b[6n")
+    child.send("\x1b[1;1R")
+    child.expect_exact("proj\\x01ect · context")
+    shown = "\n".join(screen.lines())
+    assert "Traceback" not in shown and "Press ENTER" not in shown, shown
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
