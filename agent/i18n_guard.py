@@ -16,6 +16,14 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "上下文仍然立刻就满：自动压缩暂停 {n} 轮（到第 {turn} 轮），请求仍会适配窗口。"
         "可以试试带说明的 /compact。",
     ),
+    "overflow_note_users": (
+        "The user's own messages among them, verbatim (the newest; a long one cut where marked):",
+        "其中用户本人的消息（原文；按新近顺序保留，过长的在标记处截断）：",
+    ),
+    "overflow_note_older": (
+        "{n} older user message(s) did not fit here; they are in {archive}.",
+        "另有 {n} 条更早的用户消息放不下，见 {archive}。",
+    ),
     "thrash_rearmed": ("Automatic compaction is back at its usual threshold.", "自动压缩已恢复到平常的阈值。"),
     "status_thrash_raised": (
         "backed off: compacts at {limit:,} tokens until turn {turn}",
