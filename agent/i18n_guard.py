@@ -24,6 +24,13 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "{n} older user message(s) did not fit here; they are in {archive}.",
         "另有 {n} 条更早的用户消息放不下，见 {archive}。",
     ),
+    "attachments_too_large": (
+        "Not sent: the mentioned files ({files:,} tokens, each already cut to a share of the window) and the "
+        "message ({tokens:,}) do not fit under the compaction threshold with the instructions and tools "
+        "({fixed:,} of {threshold:,}). Mention fewer files, or ask the agent to read them in parts.",
+        "没有发送：提及的文件（{files:,} tokens，每个都已截到窗口的一部分）加上消息（{tokens:,}），连同指令和工具"
+        "（{fixed:,}）放不进压缩阈值（{threshold:,}）。请少提及几个文件，或让助手分段读取。",
+    ),
     "thrash_rearmed": ("Automatic compaction is back at its usual threshold.", "自动压缩已恢复到平常的阈值。"),
     "status_thrash_raised": (
         "backed off: compacts at {limit:,} tokens until turn {turn}",

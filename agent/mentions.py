@@ -6,6 +6,7 @@ away. Compaction uses the same messages to give back the files the model was wor
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import Sequence
@@ -15,9 +16,13 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from agent.file_state import ReadFileState
 from agent.i18n import t
+from agent.read_cap import read_token_cap
 from agent.state import AppState
 from agent.tools import ToolError, read_for_model
 
+# Marks the read of an @-mention in the messages' metadata: it belongs with the user's message after
+# it, and is kept with it wherever that message is kept (agent.rebuild.with_attachments).
+MENTION_KEY = "mention"
 # "@" at the start or after whitespace, so "a@b.com" is not a mention.
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 # Punctuation that ends a sentence rather than a path: "look at @main.py, then ...".
@@ -45,13 +50,16 @@ def build_mention_messages(
     notices: list[str] = []
     for path in paths:
         try:
-            reads.append((path, read_for_model(path, state.workspace, read_file_state)))
+            # A large file is attached in parts: the first, and where to go on (read_file's cap).
+            cap = read_token_cap(state.config.context_window)
+            reads.append((path, read_for_model(path, state.workspace, read_file_state, max_tokens=cap)))
         except ToolError as exc:
             where = Path(path).expanduser()
             folder = (where if where.is_absolute() else state.workspace / where).is_dir()
             why = "mention_dir" if folder else "mention_skipped"
             notices.append(t(why, state.lang, path=path.rstrip("/"), why=exc))
-    return read_messages(reads), notices
+    return [dataclasses.replace(m, metadata={**(m.metadata or {}), MENTION_KEY: True}) for m in read_messages(reads)], \
+        notices
 
 
 def attached_paths(prelude: Sequence[ModelMessage]) -> list[str]:
