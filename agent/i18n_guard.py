@@ -31,6 +31,21 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "没有发送：提及的文件（{files:,} tokens，每个都已截到窗口的一部分）加上消息（{tokens:,}），连同指令和工具"
         "（{fixed:,}）放不进压缩阈值（{threshold:,}）。请少提及几个文件，或让助手分段读取。",
     ),
+    "no_summary": ("The history holds no summary (nothing was compacted, or it was undone).",
+                   "历史里没有摘要（还没有压缩过，或已撤销）。"),
+    "undo_done_which": (
+        "Restored the history from before that compaction ({n} messages), from {archive}. The compacted "
+        "history you undid is saved in {saved}; /compact undo again goes back one compaction further.",
+        "已恢复那次压缩之前的历史（{n} 条消息），来自 {archive}。被撤销的压缩后历史保存在 {saved}；"
+        "再次 /compact undo 会再往前撤销一次压缩。",
+    ),
+    "status_troubles": (
+        "Compaction failures: {failures} · messages left out to fit: {left_out} · requests refused as too long: "
+        "{refused} · learned margin: +{margin:.1f}%",
+        "压缩失败：{failures} 次 · 为放进窗口略去的消息：{left_out} 条 · 因过长被拒的请求：{refused} 次 · "
+        "学到的余量：+{margin:.1f}%",
+    ),
+    "status_last_undo": ("Last /compact undo restored: {path}", "上次 /compact undo 恢复自：{path}"),
     "thrash_rearmed": ("Automatic compaction is back at its usual threshold.", "自动压缩已恢复到平常的阈值。"),
     "status_thrash_raised": (
         "backed off: compacts at {limit:,} tokens until turn {turn}",

@@ -62,6 +62,8 @@ class Stats:
     # too long: the safety margin of every size check, kept across a resume.
     count_ratio: float = 1.0
     refused_requests: int = 0
+    last_undo: str | None = None  # the archive the last /compact undo restored
+    compaction_failures: int = 0  # automatic ones that failed, in all (the breaker counts in a row)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
