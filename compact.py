@@ -289,8 +289,24 @@ def plan_undo(state: AppState) -> UndoPlan:
 
 
 def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str, str, int]:
-    """The "/compact undo": the newest archive's history and the turns made since (agent.undo)."""
-    return undo.undo_compaction(state.transcript, state.file_history, plan or plan_undo(state))
+    """The "/compact undo": the newest archive's history and the turns made since (agent.undo).
+    What /status says of the last compaction no longer holds: the newest archive is the one this
+    undo made, and the tier's last choice is forgotten."""
+    archive, saved, count = undo.undo_compaction(state.transcript, state.file_history, plan or plan_undo(state))
+    stats = state.stats
+    stats.last_archive, stats.last_undo = saved, archive
+    stats.tier_choice = stats.tier_reason = ""
+    stats.tier_clear_cost = stats.tier_summary_cost = None
+    state.scratch.recorder.forget()
+    return archive, saved, count
+
+
+def last_summary(state: AppState) -> str | None:
+    """The summary at the start of the history, whole (/compact show), or None."""
+    from agent.summary import previous_summary
+
+    head = previous_summary(state.history)
+    return None if head is None else str(head.parts[0].content)
 
 
 # --- automatic compaction ------------------------------------------------------------------
@@ -351,6 +367,7 @@ async def attempt(state: AppState, trigger: str, start: Any) -> bool:
 
 def _failed(state: AppState, trigger: str, reason: str) -> None:
     state.compaction.failures += 1
+    state.stats.compaction_failures += 1
     debuglog.log("compact_failed", trigger=trigger, reason=reason, failures=state.compaction.failures)
     state.emit(CompactionFailed(trigger, reason))
     if state.compaction.failures >= MAX_COMPACT_FAILURES and state.compaction.off_reason is None:

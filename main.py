@@ -212,6 +212,11 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     reads = ReadFileState()
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
                                               pasted=pasted_paths(user_input))
+    from agent.oversize import attachments_refused
+
+    if (refused := attachments_refused(state, prelude, user_input)) is not None:
+        state.emit(Notice(refused, level="error"))
+        return None
     prelude = context + prelude
     await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
     state.read_file_state.merge(reads)

@@ -208,6 +208,18 @@ def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
         return sessions[int(answer) - 1].session_id
     return None
 
+# Requests the agent writes itself are marked in their metadata: a summary ("compact_summary") and a
+# note where messages were left out (NOTE_KEY). They are never the user's words: not a session's
+# title here, not an "original user message" of a summary (agent.summary.user_messages).
+NOTE_KEY = "agent_note"
+
+
+def is_agent_note(metadata: object) -> bool:
+    """Whether a request with this metadata (a message's, or its JSON's) is the agent's own."""
+    return isinstance(metadata, dict) and (metadata.get(NOTE_KEY) is not None
+                                           or metadata.get("compact_summary") is not None)
+
+
 PREVIEW_BYTES = 1 << 22  # of a session file read for its preview: a 4 MB summary line still fits
 
 
@@ -237,7 +249,7 @@ def _preview(path: Path, depth: int = 0) -> str:
             continue
         try:
             message = json.loads(raw)
-            if (message.get("metadata") or {}).get("compact_summary") is not None:
+            if is_agent_note(message.get("metadata")):
                 archives = message["metadata"].get("archives") or [None]
                 archive = _archive_path(archives[0])
                 if depth < 3 and archive is not None and (words := _preview(archive, depth + 1)):

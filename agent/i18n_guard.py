@@ -16,6 +16,36 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "上下文仍然立刻就满：自动压缩暂停 {n} 轮（到第 {turn} 轮），请求仍会适配窗口。"
         "可以试试带说明的 /compact。",
     ),
+    "overflow_note_users": (
+        "The user's own messages among them, verbatim (the newest; a long one cut where marked):",
+        "其中用户本人的消息（原文；按新近顺序保留，过长的在标记处截断）：",
+    ),
+    "overflow_note_older": (
+        "{n} older user message(s) did not fit here; they are in {archive}.",
+        "另有 {n} 条更早的用户消息放不下，见 {archive}。",
+    ),
+    "attachments_too_large": (
+        "Not sent: the mentioned files ({files:,} tokens, each already cut to a share of the window) and the "
+        "message ({tokens:,}) do not fit under the compaction threshold with the instructions and tools "
+        "({fixed:,} of {threshold:,}). Mention fewer files, or ask the agent to read them in parts.",
+        "没有发送：提及的文件（{files:,} tokens，每个都已截到窗口的一部分）加上消息（{tokens:,}），连同指令和工具"
+        "（{fixed:,}）放不进压缩阈值（{threshold:,}）。请少提及几个文件，或让助手分段读取。",
+    ),
+    "no_summary": ("The history holds no summary (nothing was compacted, or it was undone).",
+                   "历史里没有摘要（还没有压缩过，或已撤销）。"),
+    "undo_done_which": (
+        "Restored the history from before that compaction ({n} messages), from {archive}. The compacted "
+        "history you undid is saved in {saved}; /compact undo again goes back one compaction further.",
+        "已恢复那次压缩之前的历史（{n} 条消息），来自 {archive}。被撤销的压缩后历史保存在 {saved}；"
+        "再次 /compact undo 会再往前撤销一次压缩。",
+    ),
+    "status_troubles": (
+        "Compaction failures: {failures} · messages left out to fit: {left_out} · requests refused as too long: "
+        "{refused} · learned margin: +{margin:.1f}%",
+        "压缩失败：{failures} 次 · 为放进窗口略去的消息：{left_out} 条 · 因过长被拒的请求：{refused} 次 · "
+        "学到的余量：+{margin:.1f}%",
+    ),
+    "status_last_undo": ("Last /compact undo restored: {path}", "上次 /compact undo 恢复自：{path}"),
     "thrash_rearmed": ("Automatic compaction is back at its usual threshold.", "自动压缩已恢复到平常的阈值。"),
     "status_thrash_raised": (
         "backed off: compacts at {limit:,} tokens until turn {turn}",

@@ -6,6 +6,7 @@ away. Compaction uses the same messages to give back the files the model was wor
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import Sequence
@@ -16,9 +17,13 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from agent import images
 from agent.file_state import ReadFileState
 from agent.i18n import t
+from agent.read_cap import read_token_cap
 from agent.state import AppState
 from agent.tools import ToolError, _readable_roots, read_for_model
 
+# Marks the read of an @-mention in the messages' metadata: it belongs with the user's message after
+# it, and is kept with it wherever that message is kept (agent.rebuild.with_attachments).
+MENTION_KEY = "mention"
 # "@" at the start or after whitespace, so "a@b.com" is not a mention.
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 # Punctuation that ends a sentence rather than a path: "look at @main.py, then ...".
@@ -49,7 +54,10 @@ def build_mention_messages(
     for path in paths:
         try:
             image = images.read_image(path, state.workspace, state.config, _readable_roots(state.workspace))
-            reads.append((path, image if image is not None else read_for_model(path, state.workspace, read_file_state)))
+            # A large file is attached in parts: the first, and where to go on (read_file's cap).
+            cap = read_token_cap(state.config.context_window)
+            text = None if image is not None else read_for_model(path, state.workspace, read_file_state, max_tokens=cap)
+            reads.append((path, image if image is not None else text))
         except images.ImageError as exc:
             notices.append(t("image_not_attached", state.lang, why=exc))
         except ToolError as exc:
@@ -63,7 +71,8 @@ def build_mention_messages(
             reads.append((path, images.load(Path(path).expanduser(), path, state.config)))
         except (images.ImageError, OSError) as exc:
             notices.append(t("image_not_attached", state.lang, why=exc))
-    return read_messages(reads), notices
+    return [dataclasses.replace(m, metadata={**(m.metadata or {}), MENTION_KEY: True}) for m in read_messages(reads)], \
+        notices
 
 
 def attached_paths(prelude: Sequence[ModelMessage]) -> list[str]:

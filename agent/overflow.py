@@ -75,25 +75,32 @@ async def make_fit(
 
 def leave_out_oldest(state: AppState, limit: int) -> int:
     """Archive the session, then drop the oldest messages (calls and results together) until the
-    request fits; a note where they were says where the transcript is. Returns how many went."""
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
+    request fits; a note where they were carries the user's own words from them (verbatim within
+    the user-message budget, the older ones named by count) and says where the transcript is.
+    Returns how many went."""
+    from agent.budgets import for_state as budgets_for
     from agent.rebuild import checkpoints_cut, left_out_history
     from agent.summary import is_summary
     from agent.tiers import fit_messages
 
     history = list(state.history)
-    note_room = 200
-    kept, dropped = fit_messages(history, limit - note_room, fixed_prefix_tokens(state))
-    if not dropped:
-        return 0
+    head = 1 if is_summary(history[0]) else 0  # fit_messages keeps a summary at the start
+    budget = budgets_for(state).user_messages
+    note_room = NOTE_ROOM
+    for _ in range(4):  # the note's size depends on what is left out, and that on the note's size
+        kept, dropped = fit_messages(history, limit - note_room, fixed_prefix_tokens(state))
+        if not dropped:
+            return 0
+        users = _carried(history[head : head + dropped], budget, state.lang)
+        needed = NOTE_ROOM + sum(tokens.count_texts(users[0]))
+        if needed <= note_room:
+            break
+        note_room = needed
 
     def build(archive: Path) -> list[ModelMessage]:
-        note = ModelRequest(parts=[UserPromptPart(t("overflow_note", state.lang, n=dropped, archive=archive))])
-        return left_out_history(kept, note)
+        return left_out_history(kept, left_out_note(state, dropped, users, archive))
 
     fh = state.file_history
-    head = 1 if is_summary(history[0]) else 0  # fit_messages keeps a summary at the start
     checkpoints = checkpoints_cut(fh.checkpoints, head + dropped)
     archive = state.transcript.replace(build, dropped=checkpoints)
     if checkpoints:
@@ -104,3 +111,39 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     debuglog.log("overflow_left_out", messages=dropped, archive=str(archive))
     state.emit(Notice(t("overflow_left_out", state.lang, n=dropped, archive=archive), level="warn"))
     return dropped
+
+
+# The note's own words around the user's messages it carries.
+NOTE_ROOM = 200
+
+
+def _carried(dropped: list[ModelMessage], budget: int, lang: str) -> tuple[list[str], int]:
+    """The user's words among the messages left out (and those an earlier note carried): the newest
+    within `budget` (agent.summary.carried_user_messages cuts the one that crosses it), the older
+    ones by their first words and the cut marker within half as much again; and how many are
+    left that not even so fit (the archive has them)."""
+    from agent.summary import carried_user_messages, message_heads, user_messages
+
+    words = user_messages(dropped)
+    carried = carried_user_messages(words, budget, lang)
+    older = words[: len(words) - len(carried)]
+    heads = message_heads(older, budget // 2, lang)
+    return heads + carried, len(older) - len(heads)
+
+
+def left_out_note(state: AppState, n: int, users: tuple[list[str], int], archive: Path) -> ModelMessage:
+    """The note where `n` messages were left out: marked as the agent's own (session.is_agent_note),
+    with the user's messages from them in the text the model reads and in the metadata (so a later
+    compaction or note carries them on)."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    import session
+
+    carried, older = users
+    text = t("overflow_note", state.lang, n=n, archive=archive)
+    if carried:
+        text += "\n" + t("overflow_note_users", state.lang) + "\n" + "\n".join(f"- {m}" for m in carried)
+    if older:
+        text += "\n" + t("overflow_note_older", state.lang, n=older, archive=archive)
+    metadata = {session.NOTE_KEY: "left_out", "user_messages": carried, "archives": [str(archive)]}
+    return ModelRequest(parts=[UserPromptPart(text)], metadata=metadata)

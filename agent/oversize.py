@@ -42,6 +42,21 @@ def check_message(state: AppState, text: str) -> Oversize | None:
     return Oversize(size, fixed, limit, state.config.context_window) if too_large(size, fixed, limit) else None
 
 
+def attachments_refused(state: AppState, prelude: list, text: str) -> str | None:
+    """The line that refuses a message whose @-mentioned files, with it, would not fit under the
+    threshold in an empty history (each file is already cut to read_file's share of the window);
+    None when it fits. Refused up front: never shown as attached and then left out to fit."""
+    from agent import margin, tokens
+    from agent.context import fixed_prefix_tokens, threshold
+
+    if not prelude:
+        return None
+    files, size, fixed = tokens.count_messages(prelude), tokens.count_text(text), fixed_prefix_tokens(state)
+    if margin.fits(state, fixed + files + size, threshold(state)):
+        return None
+    return t("attachments_too_large", state.lang, files=files, tokens=size, fixed=fixed, threshold=threshold(state))
+
+
 def warning(found: Oversize, lang: str) -> str:
     return t("message_too_large", lang, tokens=found.tokens, fixed=found.fixed, threshold=found.threshold,
              window=found.window)

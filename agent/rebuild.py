@@ -102,9 +102,20 @@ def mid_turn_tail(messages: Sequence[ModelMessage], prompt_at: int, budget: int)
     return start
 
 
+def with_attachments(messages: Sequence[ModelMessage], prompt_at: int) -> int:
+    """Where the user's request at `prompt_at` starts, its @-mentioned files included (their reads
+    come right before it, marked by agent.mentions): kept, or left out, together."""
+    start = prompt_at
+    while start > 0 and (messages[start - 1].metadata or {}).get("mention"):
+        start -= 1
+    return start
+
+
 def mid_turn_keep(messages: Sequence[ModelMessage], prompt_at: int, budget: int) -> list[ModelMessage]:
-    """What a mid-turn compaction keeps verbatim: the user's request, then the newest exchanges."""
-    return [messages[prompt_at]] + list(messages[mid_turn_tail(messages, prompt_at, budget) :])
+    """What a mid-turn compaction keeps verbatim: the user's request with its attachments, then the
+    newest exchanges."""
+    request = list(messages[with_attachments(messages, prompt_at) : prompt_at + 1])
+    return request + list(messages[mid_turn_tail(messages, prompt_at, budget) :])
 
 
 def kept_for_fit(messages: Sequence[ModelMessage], tail_budget: int) -> list[ModelMessage]:
@@ -114,7 +125,7 @@ def kept_for_fit(messages: Sequence[ModelMessage], tail_budget: int) -> list[Mod
     if prompt_at is None:
         return list(messages[-1:])
     if turn_prompt(messages) is None:
-        return list(messages[prompt_at:])
+        return list(messages[with_attachments(messages, prompt_at) :])
     return mid_turn_keep(messages, prompt_at, tail_budget)
 
 

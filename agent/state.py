@@ -72,6 +72,8 @@ class Stats:
     priced_requests: int = 0
     # The model the API says answered (the response's `model`), when the user may not know it.
     served_model: str = ""
+    last_undo: str | None = None  # the archive the last /compact undo restored
+    compaction_failures: int = 0  # automatic ones that failed, in all (the breaker counts in a row)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

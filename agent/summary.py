@@ -66,12 +66,18 @@ def _sections(lang: str) -> dict[str, str]:
 
 
 def user_messages(messages: Sequence[ModelMessage]) -> list[str]:
-    """The user's own words, oldest first: prompts only (not tool results, not summaries)."""
+    """The user's own words, oldest first: prompts only (not tool results, not summaries, not our
+    notes; a note where messages were left out gives back the user's words it carries)."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from session import is_agent_note
 
     found = []
     for message in messages:
         if not isinstance(message, ModelRequest) or is_summary(message):
+            continue
+        if is_agent_note(message.metadata):
+            found += [m for m in (message.metadata or {}).get("user_messages") or [] if isinstance(m, str)]
             continue
         for part in message.parts:
             if isinstance(part, UserPromptPart) and isinstance(part.content, str) and part.content.strip():
@@ -107,6 +113,25 @@ def carried_user_messages(messages: Sequence[str], budget: int, lang: str) -> li
                 return kept[::-1]
             left -= cost
             kept.append(text)
+    return kept[::-1]
+
+
+# A user message beyond the budget is still named by its first words and the cut marker.
+HEAD_CHARS = 80
+
+
+def message_heads(messages: Sequence[str], budget: int, lang: str) -> list[str]:
+    """The newest of `messages` as their first words and the cut marker, within `budget` tokens:
+    what stands for user messages older than a budget holds verbatim."""
+    marker = _sections(lang)["cut"]
+    heads = [_cut(m, HEAD_CHARS, marker) if len(m) > HEAD_CHARS else m for m in messages]
+    kept: list[str] = []
+    left = budget
+    for text, cost in zip(reversed(heads), tokens.count_texts(heads[::-1]), strict=True):
+        if cost > left:
+            break
+        left -= cost
+        kept.append(text)
     return kept[::-1]
 
 

@@ -21,6 +21,7 @@ from agent.atomic import replace_file
 from agent.events import CommandRunning
 from agent.file_diff import file_diff
 from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
+from agent.read_cap import read_token_cap
 from agent.shell import command_env, execute
 from agent.state import AppState
 from agent.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
@@ -68,9 +69,11 @@ def _readable_roots(workspace: Path) -> list[Path]:
 # --- read_file -----------------------------------------------------------------------------
 
 
-def _numbered(f: BinaryIO, offset: int, limit: int) -> str:
+def _numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None) -> str:
+    from agent import tokens
+
     out: list[str] = []
-    size = 0
+    size = used = 0
     n = 0
     for n, line in enumerate(file_lines(f, LINE_CAP), start=1):
         if n < offset:
@@ -82,6 +85,13 @@ def _numbered(f: BinaryIO, offset: int, limit: int) -> str:
         if out and size + len(entry) > READ_CAP:
             out.append(f"[output capped at {READ_CAP} characters; continue with offset={n}]")
             break
+        if max_tokens is not None:
+            cost = tokens.count_text(entry) + 1
+            if out and used + cost > max_tokens:
+                out.append(f"[output capped at {max_tokens} tokens (a share of the context window); "
+                           f"continue with offset={n}]")
+                break
+            used += cost
         out.append(entry)
         size += len(entry) + 1
     if n == 0:
@@ -97,8 +107,10 @@ def read_for_model(
     read_file_state: ReadFileState,
     offset: int = 1,
     limit: int = READ_LIMIT,
+    max_tokens: int | None = None,
 ) -> str:
-    """What read_file answers for `path` (shared with @mentions); raises ToolError instead."""
+    """What read_file answers for `path` (shared with @mentions), at most `max_tokens` tokens;
+    raises ToolError instead."""
     if offset < 1 or limit < 1:
         raise ToolError("offset and limit must be 1 or more")
     try:
@@ -108,7 +120,7 @@ def read_for_model(
         with open_regular(target) as f:
             if looks_binary(f):
                 raise ToolError(f"{path} looks binary (NUL bytes); read_file only reads text")
-            text = _numbered(f, offset, limit)
+            text = _numbered(f, offset, limit, max_tokens)
         read_file_state.record(target)
     except PathError as exc:
         raise ToolError(str(exc)) from exc
@@ -141,7 +153,8 @@ def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int 
     except images.ImageError as exc:
         return f"Error: {exc}"
     try:
-        return read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit)
+        cap = read_token_cap(ctx.deps.config.context_window)
+        return read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit, cap)
     except ToolError as exc:
         return f"Error: {exc}"
 

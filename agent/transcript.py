@@ -44,11 +44,30 @@ def undo_note(archive: Path) -> Path:
     return archive.with_suffix(".undo.json")
 
 
-def write_undo_note(archive: Path, rebuilt: int) -> None:
+def write_undo_note(archive: Path, rebuilt: int, kind: str = "") -> None:
     """Beside the archive: how long the history was that replaced it, so "/compact undo" (even
-    after a resume) can tell the turns made since from the rewrite's own messages."""
+    after a resume) can tell the turns made since from the rewrite's own messages; `kind` "undo"
+    for the archive a /compact undo made of the history it replaced (never an undo's target)."""
+    note = {"rebuilt_messages": rebuilt, **({"kind": kind} if kind else {})}
     try:
-        session.write_atomic(undo_note(archive), json.dumps({"rebuilt_messages": rebuilt}).encode())
+        session.write_atomic(undo_note(archive), json.dumps(note).encode())
+    except OSError as exc:
+        debuglog.log("undo_note_failed", error=str(exc))
+
+
+def read_note(archive: Path) -> dict:
+    try:
+        note = json.loads(undo_note(archive).read_text())
+    except (OSError, ValueError):
+        return {}
+    return note if isinstance(note, dict) else {}
+
+
+def mark_undone(archive: Path) -> None:
+    """A /compact undo restored this archive: the next one goes back one rewrite further."""
+    note = {**read_note(archive), "undone": True}
+    try:
+        session.write_atomic(undo_note(archive), json.dumps(note).encode())
     except OSError as exc:
         debuglog.log("undo_note_failed", error=str(exc))
 
@@ -183,13 +202,15 @@ class Transcript:
         """"/compact undo": `messages` (what `archive` holds, and the turns made since) become the
         history; the current one is archived first, so nothing is lost either way. Returns that new
         archive and the checkpoints the undone rewrite dropped (its entry leaves the stack)."""
-        saved, _ = self._rewrite(lambda _archive: messages)
+        saved, _ = self._rewrite(lambda _archive: messages, kind="undo")
+        mark_undone(archive)
         for index in range(len(self._undo) - 1, -1, -1):
             if self._undo[index].archive == archive:
                 return saved, list(self._undo.pop(index).dropped)
         return saved, []
 
-    def _rewrite(self, build: Callable[[Path], Sequence[ModelMessage]]) -> tuple[Path, list[ModelMessage]]:
+    def _rewrite(self, build: Callable[[Path], Sequence[ModelMessage]],
+                 kind: str = "") -> tuple[Path, list[ModelMessage]]:
         archive = self._archive()
         try:
             messages = list(build(archive))
@@ -199,7 +220,7 @@ class Transcript:
             raise
         fault("rewrite_done")
         # After the rewrite: a note for a rewrite that never happened would misplace the later turns.
-        write_undo_note(archive, len(messages))
+        write_undo_note(archive, len(messages), kind)
         self._messages, self._persisted, self._stale = messages, len(messages), False
         return archive, messages
 

@@ -17,7 +17,7 @@ from agent import debuglog
 from agent.errors import NothingToCompact
 from agent.i18n import t
 from agent.summary import is_summary
-from agent.transcript import read_undo_note, undo_note, write_undo_note  # noqa: F401 - re-exported
+from agent.transcript import read_note, read_undo_note, undo_note, write_undo_note  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -62,7 +62,10 @@ def count_turns(messages: Sequence[ModelMessage]) -> int:
 
 
 def plan_undo(transcript: Transcript, lang: str) -> UndoPlan:
-    archives = session.list_archives(transcript.session_id, transcript.workspace)
+    # The newest rewrite not undone yet: not an archive an undo made of what it replaced (that one
+    # would redo the compaction), not one already restored (a second undo goes one further back).
+    archives = [a for a in session.list_archives(transcript.session_id, transcript.workspace)
+                if read_note(a).get("kind") != "undo" and not read_note(a).get("undone")]
     if not archives:
         raise NothingToCompact(t("undo_nothing", lang))
     newest = archives[-1]

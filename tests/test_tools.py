@@ -109,7 +109,8 @@ def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], wor
     out = read_file(ctx, "wide.txt")
     assert len(out) <= tools.READ_CAP + 200
     last = out.splitlines()[-1]
-    assert last.startswith("[output capped at 100000 characters; continue with offset=")
+    # Issue 20: the cap relative to the window (16,384 tokens of a 131k one) comes before 100k characters.
+    assert last.startswith("[output capped at 16384 tokens (a share of the context window); continue with offset=")
     offset = int(last.rsplit("=", 1)[1].rstrip("]"))
     assert read_file(ctx, "wide.txt", offset=offset).startswith(f"{offset:6}\t")
 

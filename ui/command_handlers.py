@@ -12,7 +12,7 @@ from agent.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.i18n import t
 from controller import load_session, start_warm_up, switch_session, undo_turn
-from ui.registry import COMPACT_UNDO, command, unique_commands
+from ui.registry import COMPACT_SHOW, COMPACT_UNDO, command, unique_commands
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App
 
 
@@ -79,6 +79,13 @@ async def cmd_compact(app: App, args: str) -> None:
     if args.strip().lower() == COMPACT_UNDO:
         await _compact_undo(app)
         return
+    if args.strip().lower() == COMPACT_SHOW:
+        text = compact.last_summary(app.state)
+        if text is None:
+            app.say(t("no_summary", app.lang), "warn")
+        else:
+            app.say(text, "plain")  # whole: the compaction's notice shows only its start
+        return
     cancel_background(app.state)
     try:
         await compact.run_compact(app.state, args)
@@ -111,7 +118,7 @@ async def _compact_undo(app: App) -> None:
         return
     cancel_background(state)
     archive, saved, count = compact.undo_compaction(state, plan)
-    app.say(t("undo_done", app.lang, archive=archive, n=count, saved=saved))
+    app.say(t("undo_done_which", app.lang, archive=archive, n=count, saved=saved))
 
 
 @command("exit", aliases=("quit", "q"))

@@ -65,6 +65,7 @@ class Command:
 
 COMMANDS: dict[str, Command] = {}
 COMPACT_UNDO = "undo"  # the word typed after /compact, the same in every language
+COMPACT_SHOW = "show"  # /compact show: the last summary, whole
 
 
 def command(name: str, *, aliases: tuple[str, ...] = (), takes_args: bool = False):

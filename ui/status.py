@@ -66,9 +66,13 @@ def status_lines(state: AppState) -> list[Text | str]:
         t("status_tiers", lang, cheap=stats.cheap_tier_saved, spared=stats.cheap_tier_spared_calls,
           summary=stats.summary_tier_saved),
     ]
+    lines.append(t("status_troubles", lang, failures=stats.compaction_failures, left_out=stats.left_out_messages,
+                   refused=stats.refused_requests, margin=100 * (max(1.0, stats.count_ratio) - 1)))
     lines += money_lines(state)
     if stats.last_archive:
         lines.append(t("status_archive", lang, path=stats.last_archive))
+    if stats.last_undo:
+        lines.append(t("status_last_undo", lang, path=stats.last_undo))
     if state.compaction.background is not None:
         lines.append(t("status_background", lang))
     return lines
