@@ -256,6 +256,12 @@ class Counter:
     def count(self, text: str) -> int:
         return len(self.ids(text))
 
+    def forget(self) -> None:
+        """Drop the cached ids (a long run of sessions would keep every text it ever counted)."""
+        with self._lock:
+            self._cache.clear()
+            self._skew_cache.clear()
+
 
 _COUNTER: Counter | None = None
 _COUNTER_LOCK = threading.Lock()

@@ -45,6 +45,10 @@ class Oracle:
     # Per file @-mentioned in this input: its first line, and whether a request of the turn held it.
     _attached: dict[str, tuple[str, bool]] = field(default_factory=dict)
     _turn_requests: int = 0  # of this input
+    # After a Ctrl-C, a request the cancelled turn had sent may reach the server after the next
+    # input began: until a request holds the new message, one without it is taken for such a one.
+    _after_cancel: bool = False
+    _current_seen: bool = False
     declined: int = 0  # messages never sent, the user told why (refused up front)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -54,6 +58,8 @@ class Oracle:
         """Input `step` starts; `text` is a message to the model (None for a command); `first_lines`
         the first line of each file it @-mentions."""
         with self._lock:
+            self._after_cancel = any(t.interrupted and t.step == self.step for t in self.typed[-1:])
+            self._current_seen = False
             self.step = step
             if text is not None:
                 self.typed.append(Typed(normal(text), step))
@@ -121,6 +127,10 @@ class Oracle:
             return
         self._turn_requests += 1
         for t in self.typed:
+            if t.step == self.step and not self._current_seen:
+                self._current_seen = presence(t.text, blob) is not None
+                if self._after_cancel and not self._current_seen:
+                    continue
             if not t.lost and presence(t.text, blob) is None:
                 t.lost = True  # counted once: a message lost stays lost in every later request
                 kind = "interrupted_messages" if t.interrupted else "user_messages"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.deepseek_template import Skew
+from tests.deepseek_template import Skew, counter
 from tests.fuzz.model import ScriptedModel
 from tests.fuzz.oracle import Oracle
 from tests.fuzz.plan import Session, Step
@@ -173,6 +173,7 @@ async def _play(s: Session, skew: Skew | None, cache_tokens: int | None) -> Play
             await _close(state)
         played.records = list(srv.requests)
     played.errors = channel.errors
+    counter().forget()  # the next session's texts are other texts
     return played
 
 

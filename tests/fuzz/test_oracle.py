@@ -114,3 +114,16 @@ def test_a_message_never_sent_is_declined_if_the_user_was_told_and_lost_if_not()
         oracle.begin(1, "the next one (#2)", {})
         _seen(oracle, [SYSTEM, _user("the next one (#2)")])
         assert oracle.violations["user_messages"] == lost and oracle.declined == 1 - lost
+
+
+def test_a_late_request_of_an_interrupted_turn_is_not_taken_for_the_next_one():
+    oracle = Oracle(window=1000)
+    oracle.begin(0, "first message (#1)", {})
+    oracle.interrupted()
+    oracle.end("")
+    oracle.begin(1, "second message (#2)", {})
+    _seen(oracle, [SYSTEM, _user("first message (#1)")])  # sent before Ctrl-C, arrived after
+    assert oracle.violations["user_messages"] == 0
+    _seen(oracle, [SYSTEM, _user("first message (#1)"), _user("second message (#2)")])
+    _seen(oracle, [SYSTEM, _user("first message (#1)")])  # the new message lost: flagged now
+    assert oracle.violations["user_messages"] == 1
