@@ -11,7 +11,6 @@ from functools import cache
 from pathlib import Path
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-AGENTS_MD_LIMIT = 20_000  # characters; a huge AGENTS.md must not eat the window
 
 
 @cache
@@ -24,12 +23,10 @@ def load_prompt(name: str, lang: str) -> str:
 
 def system_prompt(workspace: Path, lang: str) -> str:
     text = load_prompt("system", lang).format(workspace=workspace, os=f"{platform.system()} {platform.release()}")
-    agents_md = workspace / "AGENTS.md"
-    if agents_md.is_file():
-        try:
-            rules = agents_md.read_text(encoding="utf-8", errors="replace")[:AGENTS_MD_LIMIT]
-        except OSError:
-            rules = ""
-        if rules.strip():
-            text += "\n\n" + load_prompt("agents_md", lang).format(rules=rules.strip())
+    from agent import memory_files
+
+    # AGENTS.md / CLAUDE.md from the repository's root down, and the user's (agent.memory_files).
+    if found := memory_files.load(workspace):
+        rules = "\n\n".join(f"# {memory.path}\n\n{memory.text}" for memory in found)
+        text += "\n\n" + load_prompt("agents_md", lang).format(rules=rules)
     return text
