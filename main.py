@@ -442,6 +442,9 @@ async def repl(state: AppState) -> int:
 
     early = state.emit
     app = App(state, submit)
+    from ui.setup_commands import add_custom_commands
+
+    add_custom_commands(app)
     window = t("window_known" if state.config.window_known else "window_assumed", state.lang,
                n=state.config.context_window)
     app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",

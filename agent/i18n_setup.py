@@ -92,3 +92,25 @@ SETUP_TEXTS.update({
     "hook_stopped": ("A hook ended the turn: {reason}", "钩子结束了本轮：{reason}"),
     "hook_stop_continues": ("A Stop hook asks the model to go on: {reason}", "`Stop` 钩子要求模型继续：{reason}"),
 })
+SETUP_TEXTS.update({
+    # --- custom commands, memory files ---
+    "custom_command": ("Your command ({path})", "自定义命令（{path}）"),
+    "custom_command_args": ("[arguments]", "[参数]"),
+    "custom_command_shadowed": ("The command file {path} is not used: /{name} is a built-in command",
+                                "命令文件 {path} 未使用：/{name} 是内置命令"),
+    "cmd_memory": ("List the memory files (AGENTS.md, CLAUDE.md) in the instructions, with their sizes",
+                   "列出指令中包含的记忆文件（`AGENTS.md`、`CLAUDE.md`）及其大小"),
+    "cmd_init": ("Ask the model to write a starter AGENTS.md for this repository",
+                 "让模型为这个仓库写一份 `AGENTS.md` 初稿"),
+    "memory_title": ("Memory files in every request's instructions (compaction never drops them):",
+                     "每次请求的指令中都包含这些记忆文件（压缩不会丢掉它们）："),
+    "memory_line": ("  {path} · {n:,} tokens · {scope}", "  {path} · {n:,} tokens · {scope}"),
+    "memory_scope_user": ("yours", "用户"),
+    "memory_scope_project": ("the project's", "项目"),
+    "memory_none": ("No memory files: none of AGENTS.md or CLAUDE.md from the repository's root down to here, "
+                    "nor ~/.coding-agent/AGENTS.md. /init writes a starter one.",
+                    "没有记忆文件：从仓库根目录到当前目录都没有 `AGENTS.md` 或 `CLAUDE.md`，也没有 "
+                    "`~/.coding-agent/AGENTS.md`。可用 /init 生成一份。"),
+    "init_exists": ("AGENTS.md exists already: the model is asked to improve it",
+                    "`AGENTS.md` 已存在：将让模型在其基础上改进"),
+})

@@ -10,10 +10,7 @@ import platform
 from functools import cache
 from pathlib import Path
 
-from agent.workspace import PathError, read_confined
-
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-AGENTS_MD_LIMIT = 20_000  # characters (and 4x that in bytes read); a huge AGENTS.md must not eat the window
 
 
 @cache
@@ -26,11 +23,10 @@ def load_prompt(name: str, lang: str) -> str:
 
 def system_prompt(workspace: Path, lang: str) -> str:
     text = load_prompt("system", lang).format(workspace=workspace, os=f"{platform.system()} {platform.release()}")
-    try:
-        # A cloned repository's AGENTS.md may be a symlink to anything: read it as read_file would.
-        rules = read_confined("AGENTS.md", workspace, 4 * AGENTS_MD_LIMIT)[:AGENTS_MD_LIMIT]
-    except (PathError, OSError):
-        rules = ""
-    if rules.strip():
-        text += "\n\n" + load_prompt("agents_md", lang).format(rules=rules.strip())
+    from agent import memory_files
+
+    # AGENTS.md / CLAUDE.md from the repository's root down, and the user's (agent.memory_files).
+    if found := memory_files.load(workspace):
+        rules = "\n\n".join(f"# {memory.path}\n\n{memory.text}" for memory in found)
+        text += "\n\n" + load_prompt("agents_md", lang).format(rules=rules)
     return text

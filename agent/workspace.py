@@ -17,7 +17,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent.config import data_home
-from agent.file_state import open_regular
 
 
 class PathError(ValueError):
@@ -57,16 +56,6 @@ def resolve_path(
     if not write and any(resolved.is_relative_to(_resolve(r)) for r in readable_roots):
         return resolved
     raise PathError(f"{path} is outside the workspace {root}")
-
-
-def read_confined(path: str, workspace: Path, limit: int) -> str:
-    """At most `limit` bytes of the file `path`, with read_file's confinement: inside the workspace
-    once symlinks are resolved (an AGENTS.md linked to /proc/self/environ is refused), a regular
-    file (a FIFO would block), never more than `limit` bytes read (a link to a 3 GB file). Bytes
-    that are not UTF-8 come back replaced. PathError or OSError (NotRegularFile among them) if not."""
-    target = resolve_path(path, workspace)
-    with open_regular(target) as f:
-        return f.read(limit).decode("utf-8", errors="replace")
 
 
 # --- what is in the workspace --------------------------------------------------------------

@@ -32,11 +32,9 @@ class AgentCompleter(Completer):
         self.app = app
 
     def get_completions(self, document, complete_event):
-        from ui.commands import unique_commands
-
         text = document.text_before_cursor
         if text.startswith("/") and " " not in text:
-            for cmd in unique_commands():
+            for cmd in self.app.commands():
                 for name in (cmd.name, *cmd.aliases):
                     if name.startswith(text[1:]):
                         yield Completion("/" + name, -len(text), display_meta=cmd.describe(self.app.lang))
@@ -76,6 +74,9 @@ class App(CommandHost):
         self.renderer = Renderer(self.console, state.lang, read_answer=self.read_answer, state=state)
         state.emit = self.renderer
         self.session: PromptSession | None = None
+
+    async def prompt(self, text: str) -> None:
+        await self.on_submit(self, text)
 
     # --- questions asked while a turn runs -------------------------------------------------
 

@@ -12,14 +12,14 @@ from agent.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.i18n import t
 from controller import load_session, start_warm_up, switch_session, undo_turn
-from ui.registry import COMPACT_SHOW, COMPACT_UNDO, command, unique_commands
+from ui.registry import COMPACT_SHOW, COMPACT_UNDO, command
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App
 
 
 @command("help", aliases=("h", "?"))
 async def cmd_help(app: App) -> None:
     lines, names = [], []
-    for cmd in unique_commands():
+    for cmd in app.commands():
         aliases = f" ({', '.join('/' + a for a in cmd.aliases)})" if cmd.aliases else ""
         hint = f" {cmd.hint(app.lang)}" if cmd.hint(app.lang) else ""
         names.append(f"/{cmd.name}")

@@ -12,9 +12,9 @@ __all__ = ["COMMANDS", "Command", "command", "dispatch", "unique_commands"]
 
 async def dispatch(app: CommandHost, user_input: str) -> None:
     cmd_name, _, args = user_input[1:].partition(" ")
-    cmd = COMMANDS.get(cmd_name)
+    cmd = COMMANDS.get(cmd_name) or app.custom.get(cmd_name)
     if cmd is None:
-        close = difflib.get_close_matches(cmd_name, list(COMMANDS), n=1)
+        close = difflib.get_close_matches(cmd_name, [*COMMANDS, *app.custom], n=1)
         if close:
             app.say(t("unknown_command_close", app.lang, name=cmd_name, close=close[0]), "warn")
         else:

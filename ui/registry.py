@@ -21,6 +21,8 @@ class CommandHost:
     def __init__(self, state: AppState) -> None:
         self.state = state
         self.running = True  # /exit sets it False: the REPL ends after this input
+        # The project's and the user's own commands (agent.custom_commands), after the built-in ones.
+        self.custom: dict[str, Command] = {}
 
     @property
     def lang(self) -> str:
@@ -41,6 +43,15 @@ class CommandHost:
 
     async def confirm(self, question: str) -> bool:
         return await ask(self.state.emit, Question(question, yes_no=True)) == "y"
+
+    async def prompt(self, text: str) -> None:
+        """Send `text` to the model as if the user had typed it (custom commands, /init); a host
+        without a model (a test's) only says it."""
+        self.say(text, "dim")
+
+    def commands(self) -> list[Command]:
+        """The built-in commands, then the custom ones: what /help and completion list."""
+        return [*unique_commands(), *self.custom.values()]
 
 
 Handler = Callable[..., Awaitable[None]]

@@ -1,0 +1,77 @@
+"""Memory files, as Claude Code and Codex read them: `AGENTS.md` (or `CLAUDE.md` where a folder has no
+AGENTS.md) in every folder from the repository's root down to the working directory, and the user's
+`~/.coding-agent/AGENTS.md`. They are part of the instructions of every request, so no compaction
+drops them.
+
+A project's file is someone else's text: it is read with read_file's confinement (a symlink that leads
+out of its folder is not followed, only a regular file is read) and cut at a size limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.config import data_home
+from agent.file_state import open_regular
+
+MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")  # the first a folder has is read
+MEMORY_LIMIT = 20_000  # characters of one file: a huge AGENTS.md must not eat the window
+
+
+def read_confined(path: Path, root: Path, limit: int) -> str | None:
+    """The text of `path` if it resolves inside `root` to a regular file, cut at `limit` characters
+    (at most 4x that in bytes read: a link to a 3 GB file costs nothing). `root` is the repository's
+    root, not the workspace: a parent folder's AGENTS.md counts, as in Claude Code and Codex."""
+    try:
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve()):
+            return None
+        with open_regular(real) as f:  # read_file's opener: no FIFO, no device, never blocks
+            data = f.read(limit * 4)
+    except (OSError, RuntimeError):
+        return None
+    return data.decode("utf-8", errors="replace")[:limit]
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    path: Path
+    text: str
+    scope: str  # "user" | "project"
+
+
+def repo_root(cwd: Path) -> Path:
+    """The nearest folder up from `cwd` holding `.git`, else `cwd` itself."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def _folder_file(folder: Path, root: Path) -> MemoryFile | None:
+    for name in MEMORY_NAMES:
+        if (folder / name).is_file() or (folder / name).is_symlink():
+            text = read_confined(folder / name, root, MEMORY_LIMIT)
+            if text is not None and text.strip():
+                return MemoryFile(folder / name, text.strip(), "project")
+            return None  # an AGENTS.md that cannot be read does not make way for CLAUDE.md
+    return None
+
+
+def load(workspace: Path) -> list[MemoryFile]:
+    """The user's file first, then the project's from the root down (the nearest last: it wins)."""
+    found = []
+    user = data_home() / "AGENTS.md"
+    if user.is_file() and (text := read_confined(user, data_home(), MEMORY_LIMIT)) and text.strip():
+        found.append(MemoryFile(user, text.strip(), "user"))
+    cwd = workspace.resolve()
+    root = repo_root(cwd)
+    folders = [cwd, *cwd.parents]
+    folders = list(reversed(folders[: folders.index(root) + 1]))
+    for folder in folders:
+        # Each file is confined to the repository: a symlinked AGENTS.md that leads out is not read.
+        if (memory := _folder_file(folder, root)) is not None:
+            found.append(memory)
+    return found
+
