@@ -347,7 +347,7 @@ class _Terminal:
 
 
 def _unseen(text: str) -> list[str]:
-    from ui.visible import hidden
+    from agent.visible import hidden
 
     return sorted({f"U+{ord(c):04X}" for c in text if c not in "\n" and hidden(c)})
 
