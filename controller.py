@@ -19,6 +19,7 @@ from agent.file_state import ReadFileState
 from agent.i18n import t
 from agent.state import AppState, CompactionState, Stats
 from agent.transcript import Transcript
+from agent.visible import plain
 
 
 def load_session(state: AppState, session_id: str) -> list:
@@ -91,7 +92,7 @@ def pick_session(config: Config) -> str | None:
     if not sessions:
         print(t("no_sessions_yet", config.lang), file=sys.stderr)
         return None
-    print("\n".join(session.pick_lines(sessions)))
+    print(plain("\n".join(session.pick_lines(sessions))))  # previews quote session files
     try:
         return session.picked(sessions, input(t("pick_number", config.lang)))
     except EOFError:

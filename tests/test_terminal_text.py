@@ -77,3 +77,18 @@ def test_print_mode_escapes_on_a_terminal_and_not_into_a_pipe(workspace, home, l
     assert "\x1b]52" not in child.before and "answer \\x1b]52;c;" in child.before
     piped = run_agent(workspace, home, live_server, "-p", "hi")
     assert piped.stdout.startswith(f"answer {CLIPBOARD}")  # a script gets the bytes as sent
+
+
+def test_the_resume_picker_shows_a_preview_escaped(workspace, home, live_server):  # noqa: F811
+    from pydantic_ai.messages import ModelRequest
+
+    from tests.robustness.harness import prepare_session
+
+    prepare_session(home, workspace, [ModelRequest.user_text_prompt(f"fix it{TITLE}")])
+    child = pexpect.spawn(sys.executable, [str(MAIN), "--base-url", live_server.base_url, "--lang", "en", "--resume"],
+                          cwd=str(workspace), env=agent_env(home), encoding="utf-8", timeout=30,
+                          dimensions=(40, 140))
+    screen = Screen(child)
+    child.expect_exact("fix it\\x1b]0;PWNED\\x07")
+    assert screen.screen.title != "PWNED"
+    child.close(force=True)

@@ -7,8 +7,8 @@ import unicodedata
 
 import pytest
 
+from agent.visible import DEFAULT_IGNORABLE, pieces
 from ui.approval import plain
-from ui.visible import DEFAULT_IGNORABLE, pieces
 
 # Categories a terminal draws as nothing, as a movement, or as the terminal pleases.
 _NOT_SHOWN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}

@@ -1,4 +1,6 @@
 """Which characters reach the terminal as themselves: a rule, not a list of known-bad ones.
+(ui.approval.plain applies it to everything the UI draws; here, in agent/, so that the loop side's
+few prints, e.g. the --resume picker, use the same rule.)
 
 A character is drawn as itself only if it is visible and printable: not a control, format,
 private-use, surrogate or unassigned code point, not a separator other than the plain space
@@ -43,6 +45,14 @@ def escape(char: str) -> str:
         return _NAMED[char]
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def plain(text: str) -> str:
+    """`text` with every character that is not visible and printable (newlines and tabs kept)
+    written as an escape, a run of one such character as one escape and a count."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(piece for piece, _ in pieces(text, keep="\n\t"))
 
 
 def pieces(text: str, keep: str = "") -> Iterator[tuple[str, bool]]:
