@@ -27,7 +27,7 @@ from bench import common  # noqa: E402
 
 WINDOWS = [4_096, 8_192, 16_384, 32_768, 131_072, 1_000_000]
 # Sessions per window at the default size: 200 in all; fewer where a session costs more CPU
-# (measured, 100 turns: 5-6.5 CPU s at 4k-32k, 11 s at 131k, 19 s at 1M; about 1,370 CPU s in all).
+# (measured, 100 turns: 5-7.5 CPU s at 4k-32k, 13 s at 131k, 22 s at 1M; about 1,540 CPU s in all).
 DEFAULT_SEEDS = {4_096: 45, 8_192: 45, 16_384: 40, 32_768: 35, 131_072: 20, 1_000_000: 15}
 QUICK_SEEDS, QUICK_TURNS = 1, 25
 

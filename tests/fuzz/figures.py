@@ -28,6 +28,7 @@ class Figures:
     refused: int = 0
     interrupted: int = 0
     resumed: int = 0
+    errors: int = 0  # error lines the user saw (a turn or a command that failed)
     summary_hit: int = 0
     summary_prompt: int = 0
     summaries: int = 0
@@ -45,6 +46,7 @@ class Figures:
         self.turns += p.session.turns
         self.interrupted += p.interrupted
         self.resumed += p.resumed
+        self.errors += len(p.errors)
         records = p.records
         self.requests += len(records)
         self.refused += sum(1 for r in records if r.get("status") != 200)
@@ -75,7 +77,7 @@ class Figures:
                 shown.extend(f"seed {p.session.seed}: {e}" for e in p.oracle.examples.get(name, [])[:1])
 
     def merge(self, other: Figures) -> None:
-        for name in ("sessions", "turns", "requests", "refused", "interrupted", "resumed", "summary_hit",
+        for name in ("sessions", "turns", "requests", "refused", "interrupted", "resumed", "errors", "summary_hit",
                      "summary_prompt", "summaries", "after_hit", "after_prompt", "dollars", "miss", "floor"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name, n in other.violations.items():
@@ -95,6 +97,7 @@ class Figures:
 
         return {
             "sessions": self.sessions, "turns": self.turns, "requests": self.requests, "refused": self.refused,
+            "Ctrl-C": self.interrupted, "--continue": self.resumed, "error lines": self.errors,
             "summaries": self.summaries, "summary share": share(self.summary_hit, self.summary_prompt),
             "after share": share(self.after_hit, self.after_prompt),
             "$ / 100 turns": f"{100 * self.dollars / self.turns:.4f}" if self.turns else "-",

@@ -98,6 +98,10 @@ class Oracle:
         """The current input is a message that was sent and not interrupted."""
         return bool(self.typed) and self.typed[-1].step == self.step and not self.typed[-1].interrupted
 
+    def crashed(self, detail: str) -> None:
+        with self._lock:
+            self.flag("crash", detail)
+
     def flag(self, invariant: str, detail: str) -> None:
         self.violations[invariant] += 1
         shown = self.examples.setdefault(invariant, [])

@@ -50,11 +50,10 @@ class Channel:
         self.count = 0
         self.told: list[str] = []
         self.errors: list[str] = []
-        self.declined = False
         self.answer = "y"
 
     def arm(self, task: asyncio.Task[Any] | None, cancel_at: int | None, answer: str) -> None:
-        self.task, self.cancel_at, self.count, self.told, self.declined = task, cancel_at, 0, [], False
+        self.task, self.cancel_at, self.count, self.told = task, cancel_at, 0, []
         self.answer = answer
 
     def __call__(self, event: Any) -> Any:
@@ -68,7 +67,6 @@ class Channel:
             if event.level == "error":
                 self.errors.append(event.text)
         if isinstance(event, Question):
-            self.declined = self.answer != "y"
             return _answer(self.answer)
         return None
 
@@ -193,12 +191,13 @@ async def _play_step(i: int, step: Step, state: Any, s: Session, channel: Channe
         played.interrupted += 1
         oracle.interrupted()
     except Exception:  # noqa: BLE001 - the REPL would print it and go on; the fuzzer counts it
-        oracle.flag("crash", f"step {i} ({step.kind}): {traceback.format_exc(limit=-3)[-600:]}")
+        oracle.crashed(f"step {i} ({step.kind}): {traceback.format_exc(limit=-3)[-600:]}")
+    told = "\n".join(channel.told)
     channel.arm(None, None, "y")
     # A person reads the answer and types the next input: a background summary has had its time.
     background = state.compaction.background
     if background is not None:
         with contextlib.suppress(BaseException):
             await asyncio.wait([background.task])
-    oracle.end("\n".join(channel.told))
+    oracle.end(told)
     return state
