@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import background as bg
-from agent import debuglog, margin, overflow, policy, tokens, undo
+from agent import debuglog, margin, overflow, policy, tokens, trim, undo
 from agent.budgets import for_state as budgets_for
 from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -39,7 +39,7 @@ from agent.rebuild import (
     refuse_result,
     summary_parts,
 )
-from agent.summarizer import request_summary, sent_split
+from agent.summarizer import request_summary, sent_split, tail_budget
 from agent.summary import SummaryParts, build_summary_message, is_summary
 from agent.undo import UndoPlan
 
@@ -129,7 +129,11 @@ async def run_compact(
             # Only the start the last request sent is summarized (cached); the rest follows verbatim,
             # after what `keep` holds from before the cut (mid-turn: the user's request).
             at = {id(m): i for i, m in enumerate(history)}
-            tail = [m for m in keep if at.get(id(m), cut) < cut] + history[cut:]
+            # What came after the last request (a big mid-turn read) stays out of the summary
+            # request; kept whole if it fits the room of the tail, else its largest texts are cut
+            # to fit, with a note (the archive keeps them whole).
+            after = trim.cut_to_fit(history[cut:], tail_budget(state))
+            tail = [m for m in keep if at.get(id(m), cut) < cut] + after
             debuglog.log("compact_sent_part", summarized=cut, kept=len(history) - cut)
         reply = await request_summary(state, history if cut is None else history[:cut], custom_instructions)
     finally:
