@@ -42,3 +42,28 @@ async def test_a_mid_turn_read_past_the_request_limit_keeps_the_summary_cached(m
     assert "read a.py and b.py together" in texts
     assert state.history[-1].parts[-1].content == "Both read."
     assert all(r["prompt_tokens"] <= WINDOW for r in server.requests if r.get("billed"))
+
+
+async def test_the_request_after_a_compaction_shares_its_start_with_the_last_one(make_state, workspace, server):
+    """Case 7: the summary message puts what changes least first (the user's messages verbatim,
+    oldest first) and the summary last, so the request after the next compaction is served from
+    the cache past the instructions and tools."""
+    import compact
+    from agent.context import fixed_prefix_tokens
+    from tests.builders import long_answer, responder, script_forever
+
+    state = make_state()
+    script_forever(server, responder([long_answer(n) for n in range(8)],
+                                     summary=lambda body: f"<summary>1. SUMMARY of {len(body['messages'])} messages, "
+                                                          + "the work so far in detail " * 60 + "</summary>"))
+    asks = ["build the parser for the config files", "use tabs, not spaces", "and keep the comments"]
+    for text in asks:
+        await on_submit(state, text + ": " + "every section, key and value must round-trip exactly " * 12)
+    await compact.run_compact(state)
+    await on_submit(state, "now the lexer")  # the request after the first compaction: cached from now on
+    await on_submit(state, "and its tests")
+    await compact.run_compact(state)
+    await on_submit(state, "go on")
+    after = [r for r in server.requests if not is_compaction(r["body"])][-1]
+    # Past the fixed prefix: the summary message's start (its fixed line, the user's messages).
+    assert after["cache_hit_tokens"] >= fixed_prefix_tokens(state) + 256, after["cache_hit_tokens"]
