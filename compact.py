@@ -355,7 +355,8 @@ def _failed(state: AppState, trigger: str, reason: str) -> None:
     state.emit(CompactionFailed(trigger, reason))
     if state.compaction.failures >= MAX_COMPACT_FAILURES and state.compaction.off_reason is None:
         state.compaction.off_reason = "failures"
-        state.emit(Notice(t("auto_compact_off", state.lang, n=state.compaction.failures), level="warn"))
+        key = "auto_compact_off_print" if state.config.one_shot else "auto_compact_off"
+        state.emit(Notice(t(key, state.lang, n=state.compaction.failures), level="warn"))
 
 
 def _check_thrashing(state: AppState) -> None:
@@ -371,6 +372,7 @@ def _check_thrashing(state: AppState) -> None:
         comp.backoff, comp.rearm_at, comp.thrash_streak = min(2, comp.backoff + 1), state.turns + REARM_TURNS, 0
         debuglog.log("thrashing", turns=turns[-3:], backoff=comp.backoff, rearm_at=comp.rearm_at)
         key = "thrash_raised" if comp.backoff == 1 else "thrash_paused"
+        key += "_print" if key == "thrash_paused" and state.config.one_shot else ""
         state.emit(Notice(t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at, n=REARM_TURNS),
                           level="warn"))
 
