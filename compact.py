@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import session
 from agent import background as bg
-from agent import debuglog, margin, overflow, policy, tokens, undo
+from agent import debuglog, margin, overflow, policy, tokens, trim, undo
 from agent.budgets import for_state as budgets_for
 from agent.budgets import restore_room
 from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -40,7 +40,7 @@ from agent.rebuild import (
     refuse_result,
     summary_parts,
 )
-from agent.summarizer import request_summary, sent_split
+from agent.summarizer import request_summary, sent_split, tail_budget
 from agent.summary import SummaryParts, build_summary_message, is_summary
 from agent.todo import restore_messages as restore_todo
 from agent.undo import UndoPlan
@@ -132,7 +132,11 @@ async def run_compact(
             # Only the start the last request sent is summarized (cached); the rest follows verbatim,
             # after what `keep` holds from before the cut (mid-turn: the user's request).
             at = {id(m): i for i, m in enumerate(history)}
-            tail = [m for m in keep if at.get(id(m), cut) < cut] + history[cut:]
+            # What came after the last request (a big mid-turn read) stays out of the summary
+            # request; kept whole if it fits the room of the tail, else its largest texts are cut
+            # to fit, with a note (the archive keeps them whole).
+            after = trim.cut_to_fit(history[cut:], tail_budget(state))
+            tail = [m for m in keep if at.get(id(m), cut) < cut] + after
             debuglog.log("compact_sent_part", summarized=cut, kept=len(history) - cut)
         reply = await request_summary(state, history if cut is None else history[:cut], custom_instructions)
     finally:
@@ -372,7 +376,8 @@ def _failed(state: AppState, trigger: str, reason: str) -> None:
     state.emit(CompactionFailed(trigger, reason))
     if state.compaction.failures >= MAX_COMPACT_FAILURES and state.compaction.off_reason is None:
         state.compaction.off_reason = "failures"
-        state.emit(Notice(t("auto_compact_off", state.lang, n=state.compaction.failures), level="warn"))
+        key = "auto_compact_off_print" if state.config.one_shot else "auto_compact_off"
+        state.emit(Notice(t(key, state.lang, n=state.compaction.failures), level="warn"))
 
 
 def _check_thrashing(state: AppState) -> None:
@@ -388,6 +393,7 @@ def _check_thrashing(state: AppState) -> None:
         comp.backoff, comp.rearm_at, comp.thrash_streak = min(2, comp.backoff + 1), state.turns + REARM_TURNS, 0
         debuglog.log("thrashing", turns=turns[-3:], backoff=comp.backoff, rearm_at=comp.rearm_at)
         key = "thrash_raised" if comp.backoff == 1 else "thrash_paused"
+        key += "_print" if key == "thrash_paused" and state.config.one_shot else ""
         state.emit(Notice(t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at, n=REARM_TURNS),
                           level="warn"))
 

@@ -169,6 +169,7 @@ def build_config(args: argparse.Namespace) -> Config:
         lang=args.lang,
         workspace=Path.cwd().resolve(),
         debug=args.debug,
+        one_shot=args.prompt is not None,
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,

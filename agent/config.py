@@ -74,6 +74,8 @@ class Config:
     lang: str = "en"
     workspace: Path = field(default_factory=Path.cwd)
     debug: bool = False
+    # -p: one turn, no REPL, so no slash command is advice the user can follow (issue 20).
+    one_shot: bool = False
     # Model requests one turn may make; None: no limit (a coding turn may need hundreds).
     max_requests: int | None = None
     # None: as the API does by default (DeepSeek's V4 models think).

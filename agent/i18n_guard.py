@@ -46,6 +46,16 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "学到的余量：+{margin:.1f}%",
     ),
     "status_last_undo": ("Last /compact undo restored: {path}", "上次 /compact undo 恢复自：{path}"),
+    "thrash_paused_print": (
+        "Still refilling at once: automatic compaction pauses for {n} turns (until turn {turn}); requests are "
+        "still fitted to the window.",
+        "上下文仍然立刻就满：自动压缩暂停 {n} 轮（到第 {turn} 轮），请求仍会适配窗口。",
+    ),
+    "auto_compact_off_print": (
+        "Automatic compaction failed {n} times in a row and is off for this run; requests are still fitted "
+        "to the window (the oldest turns' results left out, the user's messages kept).",
+        "自动压缩连续失败 {n} 次，本次运行不再自动压缩；请求仍会适配窗口（略去最早几轮的结果，保留用户消息）。",
+    ),
     "thrash_rearmed": ("Automatic compaction is back at its usual threshold.", "自动压缩已恢复到平常的阈值。"),
     "status_thrash_raised": (
         "backed off: compacts at {limit:,} tokens until turn {turn}",

@@ -82,11 +82,11 @@ def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = ""
     """Where to cut when the whole history no longer fits a compaction request: after the messages
     the last request was built from, when that start fits and what follows fits the room of the
     kept tail and the restored files (agent.budgets). That start is what the provider has cached,
-    so its summary is served from the cache, and the rest is kept verbatim after the summary;
-    clearing tool results or leaving out the oldest messages (fit_request) would change the prefix
-    and bill the whole request at the miss price (issue 14 measured 3-25% cached)."""
-    from agent.budgets import for_state as budgets_for
-
+    so its summary is served from the cache, and the rest is kept verbatim after the summary (cut
+    to the room of the tail and the restored files when it is larger: `tail_budget`); clearing tool
+    results or leaving out the oldest messages (fit_request) would change the prefix and bill the
+    whole request at the miss price (issue 14 measured 3-25% cached; issue 20 8-23% where the tail
+    was too large to keep whole and this gave up)."""
     sent = state.scratch.recorder.covering(history)
     if sent is None or sent.stale or not 0 < len(sent.history) < len(history):
         return None
@@ -95,12 +95,17 @@ def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = ""
     if margin.fits(state, history_tokens(state, history) + prompt_tokens, limit):
         return None  # the whole history fits: nothing to cut
     n = len(sent.history)
-    plan = budgets_for(state)
     if not margin.fits(state, history_tokens(state, history[:n]) + prompt_tokens, limit):
         return None
-    if tokens.count_messages(history[n:]) > plan.tail + plan.restore:
-        return None
     return n
+
+
+def tail_budget(state: AppState) -> int:
+    """What may follow the summary verbatim after a `sent_split` (the kept tail and the files)."""
+    from agent.budgets import for_state as budgets_for
+
+    plan = budgets_for(state)
+    return plan.tail + plan.restore
 
 
 def _warn_if_cut_by_the_server(state: AppState, history: Sequence[ModelMessage], summary: str) -> None:

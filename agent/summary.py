@@ -166,7 +166,7 @@ def strip_wrapper(summary: str) -> str:
     nest it, header and all, one level deeper at every compaction."""
     fixed: list[str] = []
     for lang in ("en", "zh"):
-        lines = load_prompt("summary_wrapper", lang).splitlines()
+        lines = load_prompt("summary_wrapper", lang).splitlines() + load_prompt("summary_users", lang).splitlines()
         words = _sections(lang)
         lines += [words["user_messages_title"], words["files_title"], words["archives_more"]]
         for line in lines:
@@ -241,21 +241,26 @@ class SummaryParts:
 
 
 def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
+    """Laid out for the provider's prefix cache: what changes least comes first (a fixed line, the
+    user's messages verbatim and oldest first, which a later compaction only extends, the files
+    changed), the summary, which every compaction rewrites, last; so the request after the next
+    compaction still shares its start with the requests after this one."""
     words = _sections(lang)
-    body = parts.summary
-    if parts.missing_user_messages:
-        quoted = "\n".join(f"- {m}" for m in parts.missing_user_messages)
-        body += f"\n\n## {words['user_messages_title']}\n{quoted}"
+    text = load_prompt("summary_users", lang).strip()
+    if parts.user_messages:
+        quoted = "\n".join(f"- {m}" for m in parts.user_messages)
+        text += f"\n\n## {words['user_messages_title']}\n{quoted}"
     if parts.files:
         lines = []
         for path, record in sorted(parts.files.items()):
             exists = (workspace / path).exists()
             lines.append(f"- {path}: {record.describe(lang, exists)}")
-        body += f"\n\n## {words['files_title']}\n" + "\n".join(lines)
+        text += f"\n\n## {words['files_title']}\n" + "\n".join(lines)
+    body = parts.summary
     if parts.left_out:
         body += "\n\n" + words["left_out"].format(n=parts.left_out)
     transcript = parts.archives[-1] if parts.archives else ""
-    text = load_prompt("summary_wrapper", lang).format(summary=body, transcript=transcript)
+    text += "\n\n" + load_prompt("summary_wrapper", lang).format(summary=body, transcript=transcript)
     if len(parts.archives) > 1:
         # The newest few: listing every one would grow the summary message at every compaction
         # (the others are in the same folder, and in the metadata).

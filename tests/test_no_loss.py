@@ -29,7 +29,10 @@ async def test_user_messages_survive_verbatim(make_state, workspace, server):
     text = _summary_text(state)
     assert "Original user messages" in text
     assert "- first request: build the parser" in text
-    assert text.count("use tabs, not spaces") == 1  # already quoted: not repeated
+    # Issue 20: every carried message is listed verbatim at the start (the part of the summary message
+    # that changes least, for the prefix cache), even when the model's summary quotes it too.
+    assert text.count("use tabs, not spaces") == 2
+    assert text.index("first request: build the parser") < text.index("5. use tabs")
     assert "please keep this exact wording: xxx" in text and "characters cut" in text
     assert "x" * (USER_MESSAGE_MAX_CHARS + 100) not in text
 
