@@ -185,6 +185,9 @@ async def on_submit(state: AppState, user_input: str) -> None:
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
+    from agent import mcp_servers
+
+    await mcp_servers.wait_started(state)
     outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
     await _stop_hooks(state, outcome.ok)
 
@@ -284,10 +287,16 @@ async def print_mode(state: AppState, prompt: str) -> int:
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
     await start_project(state)
+    from agent import mcp_servers
+
+    mcp_servers.start(state, state.permissions.project_trusted)
     try:
         await on_submit(state, prompt)
     finally:
         save_stats(state)
+        from agent import mcp_servers
+
+        await mcp_servers.stop_all(state)
     sys.stdout.write("\n")
     return 1 if view.errors else 0
 
@@ -361,6 +370,14 @@ def main(argv: list[str] | None = None) -> int:
         state.transcript.close()  # its .lock file goes with it
 
 
+def first_paint(state: AppState) -> None:
+    """Once the prompt is up: the warm-up, and the MCP servers (which wait for it: agent.mcp_servers)."""
+    from agent import mcp_servers
+
+    start_warm_up(state)
+    mcp_servers.start(state, state.permissions.project_trusted)
+
+
 async def repl(state: AppState) -> int:
     from agent.background import cancel_background
     from ui.app import App
@@ -379,9 +396,12 @@ async def repl(state: AppState) -> int:
     replay_early(state, early)
     await start_project(state)
     try:
-        await app.run(on_first_paint=lambda: start_warm_up(state))
+        await app.run(on_first_paint=lambda: first_paint(state))
     finally:
         cancel_background(state)
+        from agent import mcp_servers
+
+        await mcp_servers.stop_all(state)
     return 0
 
 

@@ -114,3 +114,24 @@ SETUP_TEXTS.update({
     "init_exists": ("AGENTS.md exists already: the model is asked to improve it",
                     "`AGENTS.md` 已存在：将让模型在其基础上改进"),
 })
+SETUP_TEXTS.update({
+    # --- MCP servers ---
+    "mcp_bad": ("MCP config {path}: server '{name}' is not {{\"command\", \"args\", \"env\"}} or "
+                "{{\"type\": \"http\", \"url\", \"headers\"}}; it is skipped",
+                "MCP 配置 {path}：服务器 '{name}' 的格式不对（应为 `{{\"command\", \"args\", \"env\"}}` 或 "
+                "`{{\"type\": \"http\", \"url\", \"headers\"}}`），已跳过"),
+    "mcp_failed": ("MCP server {name} stopped working ({error}); the session goes on without its tools",
+                   "MCP 服务器 {name} 无法工作（{error}）；会话继续，但没有它的工具"),
+    "mcp_slow": ("MCP server {name} has not started after {seconds} s; this turn goes on without it",
+                 "MCP 服务器 {name} 在 {seconds} 秒内没有启动；本轮先不使用它"),
+    "cmd_mcp": ("List the MCP servers, their state and tools", "列出 MCP 服务器及其状态和工具"),
+    "mcp_none": ("No MCP servers: add them to .mcp.json or under mcpServers in a settings file",
+                 "没有 MCP 服务器：可在 `.mcp.json` 或设置文件的 `mcpServers` 中添加"),
+    "mcp_title": ("MCP servers:", "MCP 服务器："),
+    "mcp_state_waiting": ("not started (the project's servers wait for your approval)",
+                          "未启动（项目的服务器需要你批准）"),
+    "mcp_state_starting": ("starting", "启动中"),
+    "mcp_state_ready": ("ready", "就绪"),
+    "mcp_state_failed": ("failed", "失败"),
+    "mcp_state_stopped": ("stopped", "已停止"),
+})

@@ -13,6 +13,7 @@ from agent.events import Emit, Event
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
 from agent.hooks import Hooks
+from agent.mcp_servers import Servers
 from agent.permissions import Permissions
 from agent.prefix import RequestRecorder
 from agent.transcript import Transcript
@@ -157,6 +158,8 @@ class AppState:
     permissions: Permissions = field(default_factory=Permissions)
     # The settings files' hooks (agent.hooks).
     hooks: Hooks = field(default_factory=Hooks)
+    # The MCP servers of the settings files and .mcp.json (agent.mcp_servers).
+    mcp: Servers = field(default_factory=Servers)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

@@ -91,3 +91,24 @@ async def cmd_init(app: App) -> None:
     if (app.state.workspace / "AGENTS.md").exists():
         app.say(t("init_exists", app.lang), "warn")
     await app.prompt(load_prompt("init", app.lang))
+
+
+# --- MCP servers ---------------------------------------------------------------------------
+
+
+@command("mcp")
+async def cmd_mcp(app: App) -> None:
+    servers = app.state.mcp.servers
+    if not servers:
+        app.say(t("mcp_none", app.lang), "warn")
+        return
+    lines, names = [t("mcp_title", app.lang)], []
+    for server in servers.values():
+        what = t(f"mcp_state_{server.state}", app.lang)
+        if server.error:
+            what += f": {server.error}"
+        names.append(f"  {server.name}")
+        lines.append(f"  {server.name} · {t(f'memory_scope_{server.scope}', app.lang)} · {what}")
+        if server.tools:
+            lines.append("    " + ", ".join(f"mcp__{server.name}__{tool}" for tool in server.tools))
+    app.show(lines, names)
