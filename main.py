@@ -11,6 +11,7 @@ from pathlib import Path
 # pydantic-ai prints a banner on first use; a terminal app has its own start-up line.
 os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
+import project_setup
 import session
 from agent.config import (
     DEFAULT_MODEL,
@@ -26,7 +27,7 @@ from agent.file_state import ReadFileState
 from agent.i18n import default_lang, t
 from agent.permissions import MODES as PERMISSION_MODES
 from agent.state import AppState, Stats
-from controller import start_state, start_warm_up
+from controller import start_state
 
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
@@ -189,26 +190,7 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
     await mcp_servers.wait_started(state)
     outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
-    await _stop_hooks(state, outcome.ok)
-
-
-MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the turn going forever
-
-
-async def _stop_hooks(state: AppState, ok: bool) -> None:
-    """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model."""
-    import midturn
-    from agent import hooks
-    from agent.loop import run_turn
-
-    for again in range(MAX_STOP_CONTINUATIONS + 1):
-        if not ok:
-            return
-        said = await hooks.run(state, "Stop", {"stop_hook_active": again > 0})
-        if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
-            return
-        state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
-        ok = (await run_turn(state, said.blocked, before_request=midturn.before_request)).ok
+    await project_setup.stop_hooks(state, outcome.ok)
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
@@ -266,16 +248,6 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
-async def start_project(state: AppState) -> None:
-    """The project's allow rules (and hooks, MCP servers) count once the user approved them (agent.trust)."""
-    from agent import hooks, trust
-
-    if await trust.settle(state):
-        state.permissions.trust_project()
-        state.hooks.trust_project()
-    hooks.session_start(state, "resume" if state.history else "startup")
-
-
 async def print_mode(state: AppState, prompt: str) -> int:
     from ui.print_view import PrintRenderer
 
@@ -286,7 +258,7 @@ async def print_mode(state: AppState, prompt: str) -> int:
     if (found := check_message(state, prompt)) is not None:
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
-    await start_project(state)
+    await project_setup.start_project(state)
     from agent import mcp_servers
 
     mcp_servers.start(state, state.permissions.project_trusted)
@@ -370,14 +342,6 @@ def main(argv: list[str] | None = None) -> int:
         state.transcript.close()  # its .lock file goes with it
 
 
-def first_paint(state: AppState) -> None:
-    """Once the prompt is up: the warm-up, and the MCP servers (which wait for it: agent.mcp_servers)."""
-    from agent import mcp_servers
-
-    start_warm_up(state)
-    mcp_servers.start(state, state.permissions.project_trusted)
-
-
 async def repl(state: AppState) -> int:
     from agent.background import cancel_background
     from ui.app import App
@@ -394,9 +358,9 @@ async def repl(state: AppState) -> int:
     if state.history:
         app.say(t("resumed", state.lang, n=len(state.history)), "dim")
     replay_early(state, early)
-    await start_project(state)
+    await project_setup.start_project(state)
     try:
-        await app.run(on_first_paint=lambda: first_paint(state))
+        await app.run(on_first_paint=lambda: project_setup.first_paint(state))
     finally:
         cancel_background(state)
         from agent import mcp_servers
