@@ -150,7 +150,7 @@ def _diff(old: bytes, new: bytes, name: str) -> str:
     return cap_text(text, DIFF_CAP)
 
 
-async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
+async def _target_for_write(ctx: RunContext[AppState], path: str, tool: str) -> Path:
     try:
         target = resolve_path(path, ctx.deps.workspace, write=True)
     except PathError as exc:
@@ -159,7 +159,7 @@ async def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
         raise ToolError(refused)
     risk = write_guard.approval_reason(path, target, ctx.deps.workspace)
     try:
-        await permissions.write(ctx.deps, _display(target, ctx.deps.workspace), target, risk)
+        await permissions.write(ctx.deps, _display(target, ctx.deps.workspace), target, risk, tool)
     except permissions.Refused as exc:
         raise ToolError(str(exc)) from exc
     return target
@@ -190,7 +190,7 @@ async def write_file(ctx: RunContext[AppState], path: str, content: str) -> Tool
         content: The complete new content of the file.
     """
     try:
-        target = await _target_for_write(ctx, path)
+        target = await _target_for_write(ctx, path, "write_file")
         existed = target.exists()
         if existed and (stale := ctx.deps.read_file_state.check_fresh(target)):
             raise ToolError(stale)
@@ -256,7 +256,7 @@ async def edit_file(
             raise ToolError("old_string is empty; use write_file to create or overwrite a file")
         if old_string == new_string:
             raise ToolError("old_string and new_string are identical; nothing to change")
-        target = await _target_for_write(ctx, path)
+        target = await _target_for_write(ctx, path, "edit_file")
         if not target.exists():
             raise ToolError(f"no such file: {path}; use write_file to create it")
         if stale := ctx.deps.read_file_state.check_fresh(target):
