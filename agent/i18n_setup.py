@@ -34,6 +34,11 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
     "config_title": ("Settings (a flag beats the environment, which beats local > project > user files):",
                      "设置（命令行参数优先于环境变量，其次是本地 > 项目 > 用户设置文件）："),
     "config_files": ("Files:", "设置文件："),
+    "config_permissions": (
+        "  permission mode {mode} · rules: {allow} allow, {ask} ask, {deny} deny ({waiting} allow waiting for the "
+        "project's approval)",
+        "  权限模式 {mode} · 规则：允许 {allow} 条、询问 {ask} 条、拒绝 {deny} 条"
+        "（另有 {waiting} 条允许规则等待批准项目）"),
     "config_file_found": ("  {layer:<14} {path}", "  {layer:<8} {path}"),
     "config_file_missing": ("  {layer:<14} {path} (none)", "  {layer:<8} {path}（不存在）"),
     "config_source_default": ("default", "默认"),

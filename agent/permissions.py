@@ -224,7 +224,9 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None, 
     _plan(state)
     now = mode(state)
     if risk is not None:
-        named = kind == "allow" and rule is not None and (risk.key != "git" or names_git(rule.specifier))
+        # Only a rule that names the file: `.git` in so many words, or (a file with other links) its path.
+        named = kind == "allow" and rule is not None and rule.specifier is not None and (
+            names_git(rule.specifier) if risk.key == "git" else not set("*?[{") & set(rule.specifier))
         if now == "bypassPermissions" or named or display in state.always_allowed_writes:
             return
         why = risk.text(state.lang)

@@ -28,6 +28,11 @@ async def cmd_config(app: App) -> None:
         where = t(f"config_source_{source}", app.lang)
         lines.append(f"  {key:<16} {_shown(value, app.lang):<28} {where}")
         names.append(f"  {key}")
+    from agent.permissions import mode
+
+    perms = app.state.permissions
+    rules = {kind: len(found) for kind, found in perms.rules.items()}
+    lines.append(t("config_permissions", app.lang, mode=mode(app.state), waiting=len(perms.pending_allow), **rules))
     lines.append(t("config_files", app.lang))
     for layer, path in settings_paths(app.state.workspace).items():
         lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,
