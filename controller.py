@@ -65,8 +65,11 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
                                                         config.lang)
+    from agent import mcp_servers
+
     state.hooks, hook_warnings = hooks.load(config.settings, config.lang)
-    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings]:
+    state.mcp, mcp_warnings = mcp_servers.load(config.settings, config.workspace, config.lang)
+    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings, *mcp_warnings]:
         state.emit(Notice(warning, "warn"))
     session_id = None
     if args.cont:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 # pydantic-ai prints a banner on first use; a terminal app has its own start-up line.
 os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
+import project_setup
 import session
 from agent.config import (
     DEFAULT_MODEL,
@@ -29,7 +30,7 @@ from agent.permissions import MODES as PERMISSION_MODES
 from agent.preapproval import parse_tool_list
 from agent.prices import BadPrices, parse_overrides
 from agent.state import AppState, Stats
-from controller import start_state, start_warm_up
+from controller import start_state
 
 if TYPE_CHECKING:
     from agent.loop import TurnOutcome
@@ -229,28 +230,11 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
+    from agent import mcp_servers
+
+    await mcp_servers.wait_started(state)
     outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
-    return await _stop_hooks(state, outcome)
-
-
-MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the turn going forever
-
-
-async def _stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
-    """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model."""
-    import midturn
-    from agent import hooks
-    from agent.loop import run_turn
-
-    for again in range(MAX_STOP_CONTINUATIONS + 1):
-        if not outcome.ok:
-            return outcome
-        said = await hooks.run(state, "Stop", {"stop_hook_active": again > 0})
-        if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
-            return outcome
-        state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
-        outcome = await run_turn(state, said.blocked, before_request=midturn.before_request)
-    return outcome
+    return await project_setup.stop_hooks(state, outcome)
 
 
 async def submit(app, text: str) -> None:  # the REPL's callback
@@ -308,16 +292,6 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
-async def start_project(state: AppState) -> None:
-    """The project's allow rules (and hooks, MCP servers) count once the user approved them (agent.trust)."""
-    from agent import hooks, trust
-
-    if await trust.settle(state):
-        state.permissions.trust_project()
-        state.hooks.trust_project()
-    hooks.session_start(state, "resume" if state.history else "startup")
-
-
 async def print_mode(state: AppState, prompt: str, output_format: str = "text") -> int:
     from ui.print_json import make_view
 
@@ -328,11 +302,17 @@ async def print_mode(state: AppState, prompt: str, output_format: str = "text") 
     if (found := check_message(state, prompt)) is not None:
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
-    await start_project(state)
+    await project_setup.start_project(state)
+    from agent import mcp_servers
+
+    mcp_servers.start(state, state.permissions.project_trusted)
     try:
         await on_submit(state, prompt)
     finally:
         save_stats(state)
+        from agent import mcp_servers
+
+        await mcp_servers.stop_all(state)
     return view.finish()
 
 
@@ -453,11 +433,14 @@ async def repl(state: AppState) -> int:
     if state.history:
         app.say(t("resumed", state.lang, n=len(state.history)), "dim")
     replay_early(state, early)
-    await start_project(state)
+    await project_setup.start_project(state)
     try:
-        await app.run(on_first_paint=lambda: start_warm_up(state))
+        await app.run(on_first_paint=lambda: project_setup.first_paint(state))
     finally:
         cancel_background(state)
+        from agent import mcp_servers
+
+        await mcp_servers.stop_all(state)
     return 0
 
 

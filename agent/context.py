@@ -152,7 +152,8 @@ def history_tokens(state: AppState, history: Sequence[ModelMessage]) -> int:
     """Tokens of a request carrying `history`: the newest usage plus what came after it."""
     anchor, base = _usage_anchor(history)
     if anchor is None:
-        return fixed_prefix_tokens(state) + tokens.count_messages(history)
+        # The MCP servers' tool definitions ride in the prefix too (agent.mcp_servers).
+        return fixed_prefix_tokens(state) + state.mcp.definition_tokens() + tokens.count_messages(history)
     return base + tokens.count_messages(history[anchor + 1 :])
 
 

@@ -34,6 +34,11 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
     "config_title": ("Settings (a flag beats the environment, which beats local > project > user files):",
                      "设置（命令行参数优先于环境变量，其次是本地 > 项目 > 用户设置文件）："),
     "config_files": ("Files:", "设置文件："),
+    "config_permissions": (
+        "  permission mode {mode} · rules: {allow} allow, {ask} ask, {deny} deny ({waiting} allow waiting for the "
+        "project's approval)",
+        "  权限模式 {mode} · 规则：允许 {allow} 条、询问 {ask} 条、拒绝 {deny} 条"
+        "（另有 {waiting} 条允许规则等待批准项目）"),
     "config_file_found": ("  {layer:<14} {path}", "  {layer:<8} {path}"),
     "config_file_missing": ("  {layer:<14} {path} (none)", "  {layer:<8} {path}（不存在）"),
     "config_source_default": ("default", "默认"),
@@ -113,4 +118,25 @@ SETUP_TEXTS.update({
                     "`~/.coding-agent/AGENTS.md`。可用 /init 生成一份。"),
     "init_exists": ("AGENTS.md exists already: the model is asked to improve it",
                     "`AGENTS.md` 已存在：将让模型在其基础上改进"),
+})
+SETUP_TEXTS.update({
+    # --- MCP servers ---
+    "mcp_bad": ("MCP config {path}: server '{name}' is not {{\"command\", \"args\", \"env\"}} or "
+                "{{\"type\": \"http\", \"url\", \"headers\"}}; it is skipped",
+                "MCP 配置 {path}：服务器 '{name}' 的格式不对（应为 `{{\"command\", \"args\", \"env\"}}` 或 "
+                "`{{\"type\": \"http\", \"url\", \"headers\"}}`），已跳过"),
+    "mcp_failed": ("MCP server {name} stopped working ({error}); the session goes on without its tools",
+                   "MCP 服务器 {name} 无法工作（{error}）；会话继续，但没有它的工具"),
+    "mcp_slow": ("MCP server {name} has not started after {seconds} s; this turn goes on without it",
+                 "MCP 服务器 {name} 在 {seconds} 秒内没有启动；本轮先不使用它"),
+    "cmd_mcp": ("List the MCP servers, their state and tools", "列出 MCP 服务器及其状态和工具"),
+    "mcp_none": ("No MCP servers: add them to .mcp.json or under mcpServers in a settings file",
+                 "没有 MCP 服务器：可在 `.mcp.json` 或设置文件的 `mcpServers` 中添加"),
+    "mcp_title": ("MCP servers:", "MCP 服务器："),
+    "mcp_state_waiting": ("not started (the project's servers wait for your approval)",
+                          "未启动（项目的服务器需要你批准）"),
+    "mcp_state_starting": ("starting", "启动中"),
+    "mcp_state_ready": ("ready", "就绪"),
+    "mcp_state_failed": ("failed", "失败"),
+    "mcp_state_stopped": ("stopped", "已停止"),
 })

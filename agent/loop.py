@@ -145,7 +145,10 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
     try:
         # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
         limits = UsageLimits(request_limit=state.config.max_requests)
-        async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits) as run:
+        # The MCP servers that are up now (agent.mcp_servers): one may come or go between turns.
+        toolsets = state.mcp.ready_toolsets()
+        async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
+                              toolsets=toolsets or None) as run:
             state.scratch.turn_base, state.scratch.turn_offset = base, -1
             async for node in run:
                 if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):

@@ -180,6 +180,12 @@ def _hook_word() -> tuple[str, str] | None:
     return HOOK_DECISION.get()
 
 
+def _with_hook(kind: str) -> str:
+    """A PreToolUse hook's "ask" asks even where a rule would allow."""
+    hook = HOOK_DECISION.get()
+    return "ask" if hook is not None and hook[0] == "ask" and kind != "deny" else kind
+
+
 def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None) -> None:
     if hook is not None and hook[0] == "deny":
         raise Refused(f"a PreToolUse hook refused this call: {hook[1] or 'no reason given'}")
@@ -196,7 +202,7 @@ def _plan(state: AppState) -> None:
 async def command(state: AppState, text: str) -> None:
     """run_command: raises Refused unless the command may run."""
     kind, rule = decide(state.permissions, "run_command", state.workspace, command=text)
-    hook = _hook_word()
+    kind, hook = _with_hook(kind), _hook_word()
     _refuse_by(kind, rule, hook)
     _plan(state)
     if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
@@ -219,16 +225,19 @@ def _edits_preapproved(state: AppState) -> bool:
 
 
 async def write(state: AppState, display: str, target: Path, risk: Risk | None,
-                change: Callable[[], Awaitable[str]] | None = None) -> None:
-    """write_file / edit_file to `target` (resolved, in the workspace): raises Refused unless allowed.
-    `change` makes the diff the user is shown, only when they are asked (it is bounded, not free)."""
-    kind, rule = decide(state.permissions, EDIT_TOOLS[0], state.workspace, path=target)
-    hook = _hook_word()
+                change: Callable[[], Awaitable[str]] | None = None, tool: str = EDIT_TOOLS[0]) -> None:
+    """`tool` (write_file, edit_file) writing `target` (resolved, in the workspace): raises Refused
+    unless allowed. `change` makes the diff the user is shown, only when they are asked (it is
+    bounded, not free)."""
+    kind, rule = decide(state.permissions, tool, state.workspace, path=target)
+    kind, hook = _with_hook(kind), _hook_word()
     _refuse_by(kind, rule, hook)
     _plan(state)
     now = mode(state)
     if risk is not None:
-        named = kind == "allow" and rule is not None and (risk.key != "git" or names_git(rule.specifier))
+        # Only a rule that names the file: `.git` in so many words, or (a file with other links) its path.
+        named = kind == "allow" and rule is not None and rule.specifier is not None and (
+            names_git(rule.specifier) if risk.key == "git" else not set("*?[{") & set(rule.specifier))
         if now == "bypassPermissions" or named or display in state.always_allowed_writes:
             return
         why = risk.text(state.lang)
@@ -264,7 +273,7 @@ async def read(state: AppState, tool: str, target: Path | None) -> None:
 async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:
     """An MCP server's tool: asked like a command unless a rule or the mode says otherwise."""
     kind, rule = decide(state.permissions, tool, state.workspace)
-    hook = _hook_word()
+    kind, hook = _with_hook(kind), _hook_word()
     _refuse_by(kind, rule, hook)
     _plan(state)
     if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"

@@ -12,11 +12,8 @@ that exact command line only.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
-
-from agent.workspace import match_glob
 
 READ_TOOLS = ("read_file", "grep", "list_files")
 EDIT_TOOLS = ("write_file", "edit_file")
@@ -114,6 +111,8 @@ _META = set(";&|<>$`(){}\n\r\\*?[]!#'\"~")
 
 
 def _shlex_words(command: str) -> list[str] | None:
+    import shlex
+
     if _META & set(command):
         return None
     try:
@@ -147,6 +146,8 @@ def path_matches(specifier: str, target: Path, workspace: Path) -> bool:
     """Gitignore-style, as Claude Code: `docs/**` and `./docs/**` from the workspace, `/docs/**` too
     (the project's root), `//abs/path` from the file system's root, `~/x` from the home folder; a
     pattern without a slash matches a file name at any depth."""
+    from agent.workspace import match_glob
+
     spec = specifier.strip()
     anchored = "/" in spec.rstrip("/")  # `./x`, `/x`, `a/b`: from their base; a bare name: anywhere
     if spec.startswith("//"):

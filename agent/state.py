@@ -13,6 +13,7 @@ from agent.events import Emit, Event
 from agent.file_history import FileHistory
 from agent.file_state import ReadFileState
 from agent.hooks import Hooks
+from agent.mcp_servers import Servers
 from agent.permissions import Permissions
 from agent.prefix import RequestRecorder
 from agent.transcript import Transcript
@@ -181,6 +182,8 @@ class AppState:
     hooks: Hooks = field(default_factory=Hooks)
     # Web domains the user allowed fetch_url for the session ("always" at a fetch question).
     always_allowed_domains: set[str] = field(default_factory=set)
+    # The MCP servers of the settings files and .mcp.json (agent.mcp_servers).
+    mcp: Servers = field(default_factory=Servers)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

@@ -47,10 +47,8 @@ class _Gate:
             return f"Error: {exc}"
         finally:
             permissions.HOOK_DECISION.reset(token)
-        if pre.context:
-            result = await hooks.post_tool_use(state, name, given, call.tool_call_id, result)
-            return hooks.with_notes(result, pre.context, "PreToolUse")
-        return await hooks.post_tool_use(state, name, given, call.tool_call_id, result)
+        result = await hooks.post_tool_use(state, name, given, call.tool_call_id, result)
+        return hooks.with_notes(result, pre.context, "PreToolUse")
 
 
 def ToolGate() -> Any:  # noqa: N802 - reads as a class where the agent is built

@@ -172,7 +172,7 @@ def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
     return target
 
 
-async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new: bytes) -> None:
+async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new: bytes, tool: str) -> None:
     """Raise ToolError unless this write may go ahead: agent.permissions decides (mode, rules, the
     user), write_guard names the risk; the user is shown the change (the diff) when asked."""
     risk = write_guard.approval_reason(path, target, ctx.deps.workspace, new)
@@ -183,7 +183,7 @@ async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new
         return cap_text(await file_diff(old, new, shown, ctx.deps.lang), DIFF_CAP)
 
     try:
-        await permissions.write(ctx.deps, shown, target, risk, change)
+        await permissions.write(ctx.deps, shown, target, risk, change, tool)
     except permissions.Refused as exc:
         raise ToolError(str(exc)) from exc
 
@@ -215,7 +215,7 @@ async def write_file(ctx: RunContext[AppState], path: str, content: str) -> Tool
     try:
         target = _target_for_write(ctx, path)
         new = content.encode("utf-8", errors="replace")  # a lone surrogate from the model becomes "?"
-        await _ask_for_write(ctx, path, target, new)
+        await _ask_for_write(ctx, path, target, new, "write_file")
         existed = target.exists()
         if existed and (stale := ctx.deps.read_file_state.check_fresh(target)):
             raise ToolError(stale)
@@ -290,7 +290,7 @@ async def edit_file(
         text = old.decode("utf-8", errors="surrogateescape")
         new_text, count = _replace(text, old_string, new_string, replace_all, path)
         new = new_text.encode("utf-8", errors="surrogateescape")
-        await _ask_for_write(ctx, path, target, new)
+        await _ask_for_write(ctx, path, target, new, "edit_file")
         return await _commit(ctx, target, old, new, f"Edited {path}: replaced {count} occurrence{_s(count)}")
     except ToolError as exc:
         return f"Error: {exc}"

@@ -234,3 +234,24 @@ def test_bad_hook_entries_are_one_line_each(workspace, home):
     loaded, warnings = hooks.load(files.load(workspace), "en")
     assert [h.command for h in loaded.active] == ["ok"]
     assert len(warnings) == 3 and any("OnFullMoon" in w for w in warnings)
+
+
+async def test_a_hooks_ask_asks_even_where_a_rule_allows(make_state, server, workspace, home, hook):
+    from agent.permissions import Permissions
+    from agent.rule_match import parse_rule
+
+    ask = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}})
+    server.script(ToolCalls([("run_command", {"command": "touch asked"})]), Text("ok"))
+    state = make_state(yes=False)
+    state.permissions = Permissions()
+    state.permissions.rules["allow"].append(parse_rule("Bash"))
+    asked = []
+
+    async def approve(subject, why=None):
+        asked.append(subject)
+        return "n"
+
+    state.emit = FakeUI(approve=approve)
+    use_hooks(state, home, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": hook(0, ask)}]}]})
+    await on_submit(state, "go")
+    assert asked == ["touch asked"] and not (workspace / "asked").exists()

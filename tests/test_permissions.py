@@ -11,7 +11,7 @@ from agent.events import ApprovalRequest, EventLog, ToolResult
 from agent.loop import run_turn
 from agent.permissions import Permissions, decide
 from agent.rule_match import BadRule, parse_rule
-from agent.tools import run_command, write_file
+from agent.tools import edit_file, run_command, write_file
 from tests.fake_openai import Text, ToolCalls
 from tests.fake_ui import FakeUI
 
@@ -206,3 +206,13 @@ async def test_an_ask_rule_on_reads_asks(make_state, server, workspace):
     assert [e.kind for e in log.of(ApprovalRequest)] == ["read"]
     [result] = log.of(ToolResult)
     assert "declined" in result.content
+
+
+async def test_a_write_rule_is_for_write_file_only(ctx, workspace):
+    (workspace / "notes.md").write_text("old\n")
+    ctx.deps.permissions = perms(allow=["Write(*.md)"], mode="default")
+    ctx.deps.emit = FakeUI(approve=_asker("n", asked := []))
+    ctx.deps.read_file_state.record(workspace / "notes.md")
+    assert "Wrote" in (await write_file(ctx, "notes.md", "new\n")).return_value
+    assert "declined" in await edit_file(ctx, "notes.md", "new", "newer")
+    assert [subject for subject, _why in asked] == ["notes.md"]

@@ -85,3 +85,32 @@ def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, li
     wait_prompt(child)
     type_line(child, "/exit")
     child.expect(pexpect.EOF)
+
+
+def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, home, live_server, tmp_path):  # noqa: F811
+    record = tmp_path / "started"
+    (workspace / ".coding-agent").mkdir()
+    (workspace / ".coding-agent" / "settings.json").write_text(json.dumps({
+        "permissions": {"allow": ["Bash(echo from-the-project)"]},
+        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": f"cat > {record}"}]}]}}))
+    live_server.script(ToolCalls([("run_command", {"command": "echo from-the-project"})]), Text("Ran."))
+    child = spawn(workspace, home, live_server)
+    child.expect_exact("asks for what its files would let run")
+    child.expect_exact("allow  Bash(echo from-the-project)")
+    child.expect_exact(f"hook   SessionStart (project): cat > {record}")
+    child.expect_exact("[y/N]")
+    child.send("y\r")
+    wait_prompt(child)
+    type_line(child, "run it")
+    child.expect("Ran.")
+    assert "Allow?" not in child.before  # the project's allow rule counts now
+    assert json.loads(record.read_text())["source"] == "startup"
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    # Approved once: the next session asks nothing.
+    child = spawn(workspace, home, live_server)
+    wait_prompt(child)
+    assert "would let run" not in child.before
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)

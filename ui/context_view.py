@@ -53,7 +53,9 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
     from pydantic_ai.messages import ModelRequest, ModelResponse, RetryPromptPart, ToolReturnPart
 
     history = state.history
-    sums: dict[tuple[str, str], int] = {("fixed", ""): fixed_prefix_tokens(state)}
+    from agent.mcp_servers import PREFIX, server_of
+
+    sums: dict[tuple[str, str], int] = {("fixed", ""): fixed_prefix_tokens(state) + state.mcp.definition_tokens()}
 
     def add(kind: str, n: int, name: str = "") -> None:
         sums[(kind, name)] = sums.get((kind, name), 0) + n
@@ -70,7 +72,9 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
             for part in message.parts:
                 n = tokens.count_message(ModelRequest(parts=[part]))
                 if isinstance(part, ToolReturnPart | RetryPromptPart) and getattr(part, "tool_name", None):
-                    add("tool", n, part.tool_name)
+                    # An MCP server's results are shown by server (mcp__github), ours by tool.
+                    server = server_of(part.tool_name)
+                    add("tool", n, f"{PREFIX}{server}" if server else part.tool_name)
                 else:  # the user's words (and retry prompts not tied to a tool)
                     add("user", n)
     order = ["fixed", "summary", "restored", "user", "assistant"]

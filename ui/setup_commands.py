@@ -28,6 +28,11 @@ async def cmd_config(app: App) -> None:
         where = t(f"config_source_{source}", app.lang)
         lines.append(f"  {key:<16} {_shown(value, app.lang):<28} {where}")
         names.append(f"  {key}")
+    from agent.permissions import mode
+
+    perms = app.state.permissions
+    rules = {kind: len(found) for kind, found in perms.rules.items()}
+    lines.append(t("config_permissions", app.lang, mode=mode(app.state), waiting=len(perms.pending_allow), **rules))
     lines.append(t("config_files", app.lang))
     for layer, path in settings_paths(app.state.workspace).items():
         lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,
@@ -91,3 +96,24 @@ async def cmd_init(app: App) -> None:
     if (app.state.workspace / "AGENTS.md").exists():
         app.say(t("init_exists", app.lang), "warn")
     await app.prompt(load_prompt("init", app.lang))
+
+
+# --- MCP servers ---------------------------------------------------------------------------
+
+
+@command("mcp")
+async def cmd_mcp(app: App) -> None:
+    servers = app.state.mcp.servers
+    if not servers:
+        app.say(t("mcp_none", app.lang), "warn")
+        return
+    lines, names = [t("mcp_title", app.lang)], []
+    for server in servers.values():
+        what = t(f"mcp_state_{server.state}", app.lang)
+        if server.error:
+            what += f": {server.error}"
+        names.append(f"  {server.name}")
+        lines.append(f"  {server.name} · {t(f'memory_scope_{server.scope}', app.lang)} · {what}")
+        if server.tools:
+            lines.append("    " + ", ".join(f"mcp__{server.name}__{tool}" for tool in server.tools))
+    app.show(lines, names)

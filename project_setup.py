@@ -1,0 +1,53 @@
+"""What a session takes from the user's and the project's set-up (issue 24), wired by main.py: the
+project's grants once approved, the SessionStart and Stop hooks around the turns, the MCP servers
+once the prompt is up. The parts themselves live in agent/ (trust, permissions, hooks, mcp_servers)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.events import Notice
+from agent.i18n import t
+from agent.state import AppState
+from controller import start_warm_up
+
+if TYPE_CHECKING:
+    from agent.loop import TurnOutcome
+
+MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the turn going forever
+
+
+async def start_project(state: AppState) -> None:
+    """The project's allow rules, hooks and MCP servers count once the user approved them (agent.trust)."""
+    from agent import hooks, trust
+
+    if await trust.settle(state):
+        state.permissions.trust_project()
+        state.hooks.trust_project()
+    hooks.session_start(state, "resume" if state.history else "startup")
+
+
+def first_paint(state: AppState) -> None:
+    """Once the prompt is up: the warm-up, and the MCP servers (which wait for it: agent.mcp_servers)."""
+    from agent import mcp_servers
+
+    start_warm_up(state)
+    mcp_servers.start(state, state.permissions.project_trusted)
+
+
+async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
+    """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model.
+    Returns the last turn's outcome (-p's exit code and result follow it)."""
+    import midturn
+    from agent import hooks
+    from agent.loop import run_turn
+
+    for again in range(MAX_STOP_CONTINUATIONS + 1):
+        if not outcome.ok:
+            return outcome
+        said = await hooks.run(state, "Stop", {"stop_hook_active": again > 0})
+        if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
+            return outcome
+        state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
+        outcome = await run_turn(state, said.blocked, before_request=midturn.before_request)
+    return outcome
