@@ -103,6 +103,14 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
     "rewind_file_failed": ("Could not put back {line}", "无法恢复 {line}"),
     "rewind_came_back": ("Back to the conversation from before the last rewind ({n} messages).",
                          "已回到最近一次回退之前的对话（{n} 条消息）。"),
+    # sub-agents
+    "subagent_label": ("sub-agent \"{description}\"", "子代理“{description}”"),
+    "subagent_tool": ("  ↳ {label}: {call}", "  ↳ {label}：{call}"),
+    "approve_origin": ("{origin} asks: {header}", "{origin} 请求：{header}"),
+    "subagent_line": (
+        "Sub-agents: {runs} run(s), {requests} requests, {input:,} tokens in ({hit:,} cached), {out:,} out{cost}",
+        "子代理：{runs} 次，{requests} 次请求，输入 {input:,} tokens（命中缓存 {hit:,}），输出 {out:,}{cost}",
+    ),
     # the task list
     "todo_title": ("Tasks ({done}/{total} done)", "任务清单（已完成 {done}/{total}）"),
     "todo_empty": ("No task list yet: the model makes one for a task of several steps.",

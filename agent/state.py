@@ -58,6 +58,12 @@ class Stats:
     tier_clear_cost: float | None = None
     tier_summary_cost: float | None = None
     tier_currency: str = ""
+    # Sub-agents (agent.subagent): their runs, requests and tokens, apart from the agent's own.
+    subagent_runs: int = 0
+    subagent_requests: int = 0
+    subagent_input_tokens: int = 0
+    subagent_cache_hit_tokens: int = 0
+    subagent_output_tokens: int = 0
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

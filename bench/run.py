@@ -20,7 +20,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 SCRIPTS = ["synth", "token_error", "overhead", "cache", "compaction_time", "tiers", "background", "memory", "startup",
-           "streaming", "session_cost"]
+           "streaming", "session_cost", "subagent"]
 FIGURE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): (?P<value>.+?) \((?P<target>[^()]*(?:\([^()]*\)[^()]*)*)\)$")
 
 

@@ -205,6 +205,8 @@ class Renderer(Dispatcher):
             header = t("approve_fetch", self.lang, domain=plain(event.why))
         else:
             header = t("approve_run", self.lang)
+        if event.origin:  # a sub-agent's question (agent.subagent)
+            header = t("approve_origin", self.lang, origin=plain(event.origin), header=header)
         view, lines = command_view(event.subject, self.lang, header)
         self.console.print(view)
         answer = await read_answer(t("approve_question", self.lang, n=lines), True)
