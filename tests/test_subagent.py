@@ -146,3 +146,19 @@ async def test_the_question_says_it_comes_from_the_sub_agent():
     await renderer(ApprovalRequest("command", "make test", origin='sub-agent "\x1b[2Jbuild"'))
     text = out.getvalue()
     assert 'sub-agent "\\x1b[2Jbuild" asks: Run command' in text and "\x1b[2J" not in text
+
+
+def test_print_mode_json_counts_the_sub_agents(workspace, home, server):
+    import json as json_
+
+    from tests.test_main import run_main
+
+    (workspace / "a.txt").write_text("alpha\n")
+    result = run_main(["--base-url", server.base_url, "-p", "task read a.txt", "--output-format", "json"],
+                      workspace, home)
+    assert result.returncode == 0, result.stderr
+    out = json_.loads(result.stdout)
+    served = [r for r in server.requests if is_child(r["body"])]
+    assert out["subagents"]["runs"] == 1 and out["subagents"]["requests"] == len(served) == 2
+    assert out["subagents"]["input_tokens"] == sum(r["prompt_tokens"] for r in served)
+    assert out["tools"] == [{"name": "task", "is_error": False}]
