@@ -72,6 +72,12 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
         "billed as new input (this model's prices are not known).",
         "下一次请求无法使用 {old} 的前缀缓存：当前 {tokens:,} tokens 的上下文都按新输入计费（不知道这个模型的价格）。",
     ),
+    "model_images_in_history": (
+        "The conversation holds {n} image(s) and {model} does not take images: its requests will be refused "
+        "until they are compacted away (/compact) or rewound (/rewind); or start with --images on if it does.",
+        "对话里有 {n} 张图片，而 {model} 不接受图片：在压缩（/compact）或回退（/rewind）掉它们之前请求会被拒绝；"
+        "如果它其实支持，请加 --images on 启动。",
+    ),
     "settings_changed": ("{what}: from the next request on", "{what}：从下一次请求开始生效"),
     "effort_usage": ("/effort takes {choices}", "/effort 的参数：{choices}"),
     "thinking_usage": ("/thinking takes {choices}", "/thinking 的参数：{choices}"),
