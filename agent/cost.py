@@ -19,6 +19,10 @@ double every price alike, which changes no choice: only the ratios between the p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelResponse
 
 MILLION = 1_000_000
 
@@ -130,3 +134,9 @@ def format_money(amount: float, currency: str = "USD") -> str:
     digits = 6 if abs(amount) < 0.001 else 4
     text = f"{amount:,.{digits}f}"
     return f"{symbol}{text}" if symbol else f"{text} {currency}"
+
+
+def response_cache_hits(response: ModelResponse) -> int:
+    """Prompt tokens of a response served from the prefix cache: DeepSeek's field, else the usual one."""
+    details = response.usage.details or {}
+    return int(details.get("prompt_cache_hit_tokens") or response.usage.cache_read_tokens or 0)

@@ -127,6 +127,14 @@ class TodosChanged:
     items: tuple[tuple[str, str], ...]
 
 
+def tool_summary(event: ToolCallStarted) -> str:
+    """A tool call in a few words: its name and its main argument."""
+    for key in ("path", "pattern", "command", "url", "description"):
+        if isinstance(value := event.args.get(key), str):
+            return f"{event.tool_name} {' '.join(value.split())[:80]}"
+    return event.tool_name
+
+
 # --- requests: events the UI answers ---------------------------------------------------------
 
 
@@ -144,6 +152,8 @@ class ApprovalRequest:
     subject: str
     why: str = ""
     detail: str = ""
+    # Who asks, when not the agent itself: a sub-agent's label (agent.subagent).
+    origin: str = ""
 
 
 @dataclass(frozen=True)

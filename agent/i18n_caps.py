@@ -20,14 +20,14 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
         "从 {domain} 获取网页（本会话第一次；[a] 本会话一直允许这个域名）",
     ),
     "print_declined_fetch": (
-        "Declined to fetch {command}: -p cannot ask for approval. Rerun with --allowed-tools fetch_url to allow it.",
-        "已拒绝获取 {command}：-p 模式无法征求同意。如要允许，请加 --allowed-tools fetch_url 重新运行。",
+        "Declined to fetch {command}: -p cannot ask for approval. Rerun with `--allowed-tools fetch_url` to allow it.",
+        "已拒绝获取 {command}：-p 模式无法征求同意。如要允许，请加 `--allowed-tools fetch_url` 重新运行。",
     ),
     # images
     "image_unsupported": (
         "{path} is an image, and the model {model} does not take images: not sent (start with --images on "
         "if it does)",
-        "{path} 是图片，而模型 {model} 不接受图片：没有发送（如果它其实支持，请加 --images on 启动）",
+        "{path} 是图片，而模型 {model} 不接受图片：没有发送（如果它其实支持，请加 `--images on` 启动）",
     ),
     "image_too_large": (
         "{path} is an image of {size:,} bytes, over the {limit:,} a request may carry: scale it down first",
@@ -37,7 +37,7 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
     "image_not_attached": ("Not attached: {why}", "没有附上：{why}"),
     "image_compacted": (
         "Images shown earlier and not kept by this compaction (read_file a path to see it again): {paths}",
-        "之前展示过、这次压缩没有保留的图片（需要时用 read_file 重新查看）：{paths}",
+        "之前展示过、这次压缩没有保留的图片（需要时用 `read_file` 重新查看）：{paths}",
     ),
     # switching the model
     "cmd_model": ("Switch the model for the rest of the session", "本会话接下来改用另一个模型"),
@@ -45,9 +45,9 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
     "model_bad_window": ("'{value}' is not a window size (e.g. 32768 or 32k)",
                          "'{value}' 不是窗口大小（例如 32768 或 32k）"),
     "cmd_effort": ("How deeply the model thinks from now on", "从现在起模型思考的深度"),
-    "cmd_effort_args": ("high|max|default", "high|max|default"),
+    "cmd_effort_args": ("`high`|`max`|`default`", "`high`|`max`|`default`"),
     "cmd_thinking": ("Thinking mode on or off from now on", "从现在起开启或关闭思考模式"),
-    "cmd_thinking_args": ("on|off|default", "on|off|default"),
+    "cmd_thinking_args": ("`on`|`off`|`default`", "`on`|`off`|`default`"),
     "model_now": ("Model: {model} ({window:,} tokens). /model NAME switches.",
                   "模型：{model}（{window:,} tokens）。用 /model 模型名 切换。"),
     "model_switched": ("Switched to {model} · {window}", "已切换到 {model} · {window}"),
@@ -71,6 +71,12 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
         "The next request is not served from {old}'s prefix cache: its {tokens:,} tokens of context are all "
         "billed as new input (this model's prices are not known).",
         "下一次请求无法使用 {old} 的前缀缓存：当前 {tokens:,} tokens 的上下文都按新输入计费（不知道这个模型的价格）。",
+    ),
+    "model_images_in_history": (
+        "The conversation holds {n} image(s) and {model} does not take images: its requests will be refused "
+        "until they are compacted away (/compact) or rewound (/rewind); or start with --images on if it does.",
+        "对话里有 {n} 张图片，而 {model} 不接受图片：在压缩（/compact）或回退（/rewind）掉它们之前请求会被拒绝；"
+        "如果它其实支持，请加 `--images on` 启动。",
     ),
     "settings_changed": ("{what}: from the next request on", "{what}：从下一次请求开始生效"),
     "effort_usage": ("/effort takes {choices}", "/effort 的参数：{choices}"),
@@ -103,6 +109,14 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
     "rewind_file_failed": ("Could not put back {line}", "无法恢复 {line}"),
     "rewind_came_back": ("Back to the conversation from before the last rewind ({n} messages).",
                          "已回到最近一次回退之前的对话（{n} 条消息）。"),
+    # sub-agents
+    "subagent_label": ("sub-agent \"{description}\"", "子代理“{description}”"),
+    "subagent_tool": ("  ↳ {label}: {call}", "  ↳ {label}：{call}"),
+    "approve_origin": ("{origin} asks: {header}", "{origin} 请求：{header}"),
+    "subagent_line": (
+        "Sub-agents: {runs} run(s), {requests} requests, {input:,} tokens in ({hit:,} cached), {out:,} out{cost}",
+        "子代理：{runs} 次，{requests} 次请求，输入 {input:,} tokens（命中缓存 {hit:,}），输出 {out:,}{cost}",
+    ),
     # the task list
     "todo_title": ("Tasks ({done}/{total} done)", "任务清单（已完成 {done}/{total}）"),
     "todo_empty": ("No task list yet: the model makes one for a task of several steps.",

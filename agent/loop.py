@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import billing, debuglog
 from agent.clean_text import clean_messages
+from agent.cost import response_cache_hits  # noqa: F401 - its owner is agent.cost; summarizer imports it here
 from agent.events import (
     Notice,
     TextDelta,
@@ -352,11 +353,6 @@ def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> No
         diff = meta.get("diff") if isinstance(meta, dict) else None
         is_error = not isinstance(part, ToolReturnPart) or content.startswith("Error:")
         state.emit(ToolResult(part.tool_call_id, part.tool_name, content, is_error=is_error, diff=diff))
-
-
-def response_cache_hits(response: ModelResponse) -> int:
-    details = response.usage.details or {}
-    return int(details.get("prompt_cache_hit_tokens") or response.usage.cache_read_tokens or 0)
 
 
 def _record_usage(state: AppState, response: ModelResponse) -> None:

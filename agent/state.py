@@ -75,6 +75,12 @@ class Stats:
     served_model: str = ""
     last_undo: str | None = None  # the archive the last /compact undo restored
     compaction_failures: int = 0  # automatic ones that failed, in all (the breaker counts in a row)
+    # Sub-agents (agent.subagent): their runs, requests and tokens, apart from the agent's own.
+    subagent_runs: int = 0
+    subagent_requests: int = 0
+    subagent_input_tokens: int = 0
+    subagent_cache_hit_tokens: int = 0
+    subagent_output_tokens: int = 0
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

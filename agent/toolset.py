@@ -21,10 +21,13 @@ def all_tools() -> list[Tool[AppState]]:
     from pydantic_ai import Tool
 
     from agent.fetch_url import fetch_url
+    from agent.subagent import task
     from agent.todo import todo
     from agent.tools import TOOLS
 
-    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True)]
+    # `task` is not sequential: several sub-agents asked for at once run at the same time.
+    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True),
+            Tool(task, takes_ctx=True)]
 
 
 def tool_names() -> list[str]:
@@ -36,5 +39,14 @@ def unknown_tools(names: Iterable[str]) -> list[str]:
     return [name for name in names if name not in known]
 
 
+# The task list, web fetch and sub-agents add ~750 tokens of definitions to every request: at a 4k or
+# 8k window that is a tenth to a fifth of it, and such a model has no room for a web page or a
+# sub-agent's work anyway. Below this window the agent has the six file and shell tools only.
+EXTRAS = ("todo", "fetch_url", "task")
+EXTRAS_MIN_WINDOW = 16_000
+
+
 def active_tools(config: Config) -> list[Tool[AppState]]:
-    return [tool for tool in all_tools() if tool.name not in config.disallowed_tools]
+    small = config.context_window < EXTRAS_MIN_WINDOW
+    return [tool for tool in all_tools()
+            if tool.name not in config.disallowed_tools and not (small and tool.name in EXTRAS)]

@@ -1,9 +1,9 @@
 """What the fake OpenAI server answers: scripted reply kinds and the smart default.
 
 The smart default drives the agent by hand without a model: `read <path>`, `run <command>`,
-`write <path> <text>`, `edit <path> <old> <new>`, `todo a; [>] b; [x] c` and `fetch <url>` become
-tool calls, a tool result gets a short "Done" line, `slow` streams slowly, the compaction prompt gets
-a summary, anything else an echo.
+`write <path> <text>`, `edit <path> <old> <new>`, `todo a; [>] b; [x] c`, `fetch <url>`, `task <job>`
+and `tasks <job> | <job>` become tool calls, a tool result gets a short "Done" line, `slow` streams
+slowly, the compaction prompt gets a summary, anything else an echo.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _arg_name(schema: dict[str, Any], hints: tuple[str, ...], default: str) -> s
     return default
 
 
-_COMMANDS = re.compile(r"\b(read|run|write|edit|todo|fetch)\s+(\S.*)", re.S)
+_COMMANDS = re.compile(r"\b(read|run|write|edit|todo|fetch|tasks|task)\s+(\S.*)", re.S)
 # `todo a; [>] b; [x] c`: a task list, an item's mark giving its status (none: pending).
 _TODO_MARKS = {"[>]": "in_progress", "[x]": "completed"}
 
@@ -138,9 +138,13 @@ def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCal
         return None
     verb, rest = match.group(1), match.group(2).strip()
     name = {"read": "read_file", "run": "run_command", "write": "write_file", "edit": "edit_file",
-            "todo": "todo", "fetch": "fetch_url"}[verb]
+            "todo": "todo", "fetch": "fetch_url", "task": "task", "tasks": "task"}[verb]
     if name not in tools:
         return None
+    if verb in ("task", "tasks"):
+        # `task <job>` hands one job to a sub-agent; `tasks <job> | <job>` several at once.
+        jobs = [job.strip() for job in rest.split("|")] if verb == "tasks" else [rest]
+        return ToolCalls([(name, {"description": job[:30], "prompt": job}) for job in jobs if job])
     if verb == "todo":
         return ToolCalls([(name, {"items": _todo_items(rest)})])
     schema = tools[name]

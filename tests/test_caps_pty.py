@@ -131,3 +131,20 @@ def test_rewind_in_the_terminal(workspace, home, live_server):
     assert not (workspace / "a.txt").exists()
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_a_sub_agent_at_work_in_the_terminal(workspace, home, live_server):
+    (workspace / "notes.txt").write_text("the secret word is pineapple\n")
+    child = spawn(workspace, home, live_server)
+    screen = Screen(child)
+    wait_prompt(child)
+    type_line(child, "task read notes.txt")
+    child.expect("Done: task returned")
+    wait_prompt(child)
+    assert screen.count('↳ sub-agent "read notes.txt": read_file notes.txt') == 1, screen.lines()
+    assert screen.count("pineapple") == 0  # the sub-agent's reading is not the parent's answer
+    type_line(child, "/status")
+    child.expect_exact("Sub-agents: 1 run(s), 2 requests")
+    wait_prompt(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)

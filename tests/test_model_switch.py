@@ -91,3 +91,14 @@ async def test_effort_and_thinking_change_the_next_request(make_state, server, l
     assert server.requests[-1]["body"]["thinking"] == {"type": "disabled"}
     await dispatch(app, "/thinking sometimes")
     assert re.search("on \\| off \\| default", out.getvalue())
+
+
+async def test_a_switch_to_a_model_without_images_warns_of_the_images_held(make_state, server, workspace):
+    from tests.test_images import png
+
+    (workspace / "shot.png").write_bytes(png(10, 10))
+    state = make_state()
+    app, out = app_for(state)
+    await main.submit(app, "look at @shot.png")
+    await dispatch(app, "/model deepseek-v4-pro")
+    assert "holds 1 image(s) and deepseek-v4-pro does not take images" in " ".join(out.getvalue().split())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import compact
-from agent import model_switch, todo
+from agent import images, model_switch, todo
 from agent.background import cancel_background
 from agent.config import REASONING_EFFORTS, THINKING_CHOICES
 from agent.context import context_tokens
@@ -55,6 +55,8 @@ async def cmd_model(app: App, args: str) -> None:
     window = t("window_known" if switch.window_known else "window_assumed", lang, n=switch.window)
     app.say(t("model_switched", lang, model=name, window=window))
     app.say(model_switch.cache_note(state, old_model, context_tokens(state)), "warn")
+    if (shown := images.images_in(state.history)) and not images.takes_images(state.config):
+        app.say(t("model_images_in_history", lang, model=name, n=len(shown)), "warn")
 
 
 async def _compact_for(app: App, switch: model_switch.Switch) -> bool:

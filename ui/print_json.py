@@ -91,6 +91,11 @@ def result_record(view: JsonRenderer, code: int) -> dict[str, Any]:
     miss = max(0, now.input_tokens - start.input_tokens - hit)
     output = now.output_tokens - start.output_tokens
     prices = policy.prices(view.state)
+    sub = {name: getattr(now, f"subagent_{name}") - getattr(start, f"subagent_{name}")
+           for name in ("runs", "requests", "input_tokens", "cache_hit_tokens", "output_tokens")}
+    sub_miss = max(0, sub["input_tokens"] - sub["cache_hit_tokens"])
+    total = None if prices is None else (cost.money(hit, miss, output, prices)
+                                         + cost.money(sub["cache_hit_tokens"], sub_miss, sub["output_tokens"], prices))
     return {
         "type": "result",
         "result": final_answer(view.state),
@@ -100,9 +105,9 @@ def result_record(view: JsonRenderer, code: int) -> dict[str, Any]:
         "tools": [{"name": t["name"], "is_error": t["is_error"]} for t in view.tools],
         "requests": now.requests - start.requests,
         "usage": {"input_tokens": hit + miss, "cache_hit_tokens": hit, "output_tokens": output},
-        # Prices from agent.config's model table; null for a model whose prices are not known.
-        "cost": None if prices is None else {"amount": round(cost.money(hit, miss, output, prices), 6),
-                                             "currency": prices.currency},
+        "subagents": sub,  # the task tool's sub-agents, apart from `usage`
+        # The agent's and its sub-agents' tokens at agent.config's model prices; null when they are not known.
+        "cost": None if prices is None else {"amount": round(total, 6), "currency": prices.currency},
         "compactions": now.compactions - start.compactions,
         "errors": list(view.errors),
         "declined": list(view.declined),

@@ -60,7 +60,8 @@ class PrintRenderer(Dispatcher):
         # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
         key = {"write": "print_declined_write", "fetch": "print_declined_fetch"}.get(event.kind, "print_declined")
         self.declined.append(event.subject)
-        print(t(key, self.lang, command=plain(event.subject), why=plain(event.why)), file=sys.stderr)
+        line = t(key, self.lang, command=plain(event.subject), why=plain(event.why))
+        print(f"{plain(event.origin)}: {line}" if event.origin else line, file=sys.stderr)
         return None  # unanswered: agent.events.ask makes it "n"
 
 

@@ -108,6 +108,8 @@ def money_lines(state: AppState) -> list[Text | str]:
     if stats.last_input_tokens:
         share = 100 * stats.last_cache_hit_tokens / stats.last_input_tokens
         lines.append(t("last_request", lang, tokens=stats.last_input_tokens, share=share))
+    if stats.subagent_runs:
+        lines.append(subagent_line(state))
     lines.append(tier_line(state))
     if stats.background_started:
         reasons = ", ".join(f"{why} {n}" for why, n in sorted(stats.background_discarded.items()))
@@ -115,6 +117,16 @@ def money_lines(state: AppState) -> list[Text | str]:
         lines.append(t("background_counts", lang, started=stats.background_started, used=stats.background_used,
                        given_up=given_up))
     return lines
+
+
+def subagent_line(state: AppState) -> str:
+    """The sub-agents' requests and tokens (agent.subagent), priced like the agent's own."""
+    stats, prices = state.stats, policy.prices(state)
+    hit, out = stats.subagent_cache_hit_tokens, stats.subagent_output_tokens
+    miss = max(0, stats.subagent_input_tokens - hit)
+    amount = f" · {cost.format_money(cost.money(hit, miss, out, prices), prices.currency)}" if prices else ""
+    return t("subagent_line", state.lang, runs=stats.subagent_runs, requests=stats.subagent_requests,
+             input=stats.subagent_input_tokens, hit=hit, out=out, cost=amount)
 
 
 def tier_line(state: AppState) -> str:

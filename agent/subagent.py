@@ -1,0 +1,170 @@
+"""The `task` tool: a self-contained job handed to a sub-agent with a fresh context, so that the
+parent's context grows by the report only, not by everything the job read.
+
+The sub-agent runs the same model with the parent's instructions plus prompts/subagent.*.md, the
+tools the parent chose (read-only by default), the same approval rules (the user is asked as for
+the parent, the question saying it comes from the sub-agent; "always" answers hold for both), the
+parent's file history (its writes are part of the turn: /undo and /rewind take them back), and a
+token budget. Its own client records nothing: the parent's recorded request (agent.prefix) stays the
+parent's. Its whole transcript is written beside the session's archives and named in the result;
+its tokens and cost go into the session's stats (/status). Several task calls in one response run
+at once (pydantic-ai runs non-sequential tools concurrently).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import RunContext, Tool
+
+import session
+from agent.events import ApprovalRequest, CommandRunning, Notice, ToolCallStarted
+from agent.i18n import t
+from agent.state import AppState, Scratch, Stats  # at run time: pydantic-ai reads the tool's type hints
+
+READ_ONLY = ("read_file", "list_files", "grep")
+# What a parent may give a sub-agent: not `task` (no sub-agents of sub-agents) nor `todo` (the plan
+# is the parent's).
+GRANTABLE = ("read_file", "list_files", "grep", "write_file", "edit_file", "run_command", "fetch_url")
+# Tokens (input + output, summed over its requests) a sub-agent may use by default, and at most. Input
+# is billed again on every request, so a job of 20 requests at 15k tokens of context uses ~300k.
+DEFAULT_BUDGET = 300_000
+MAX_BUDGET = 2_000_000
+_numbers = itertools.count(1)
+
+
+def grantable_tools(names: list[str] | None, config: Any) -> list[Tool[AppState]]:
+    """The tools named (default: read-only), of those a sub-agent may have and the user did not take away."""
+    from agent.fetch_url import fetch_url
+    from agent.tools import TOOLS
+
+    wanted = READ_ONLY if names is None else tuple(names)
+    unknown = [n for n in wanted if n not in GRANTABLE]
+    if unknown:
+        raise ValueError(f"a sub-agent cannot have {', '.join(unknown)}; it may have {', '.join(GRANTABLE)}")
+    every = [*TOOLS, Tool(fetch_url, takes_ctx=True)]
+    return [tool for tool in every if tool.name in wanted and tool.name not in config.disallowed_tools]
+
+
+def child_state(parent: AppState, label: str) -> AppState:
+    """The sub-agent's deps: a fresh context, the parent's rules, its UI channel marked as the sub-agent's."""
+    from agent.file_state import ReadFileState
+    from agent.transcript import Transcript
+
+    def emit(event: Any) -> Any:
+        if isinstance(event, ApprovalRequest):
+            return parent.emit(dataclasses.replace(event, origin=label))
+        if isinstance(event, CommandRunning):
+            return parent.emit(event)
+        if isinstance(event, ToolCallStarted):
+            from agent.events import tool_summary
+
+            parent.emit(Notice(t("subagent_tool", parent.lang, label=label, call=tool_summary(event)), "dim"))
+        return None  # its text and thinking are its own: only the report goes back
+
+    return AppState(config=parent.config, transcript=Transcript("", parent.workspace), read_file_state=ReadFileState(),
+                    file_history=parent.file_history, emit=emit, always_allowed=parent.always_allowed,
+                    always_allowed_writes=parent.always_allowed_writes,
+                    always_allowed_domains=parent.always_allowed_domains, stats=Stats(), scratch=Scratch())
+
+
+def save_transcript(parent: AppState, messages: list) -> Path | None:
+    """The sub-agent's whole conversation beside the session's archives ("task-" first: not one of them)."""
+    folder = session.archive_dir(parent.workspace)
+    path = folder / f"task-{parent.session_id}-{datetime.now():%Y%m%d-%H%M%S}-{next(_numbers)}.jsonl"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        session.write_atomic(path, session.dump_messages(messages).encode())
+    except OSError:
+        return None
+    return path
+
+
+def count_usage(stats: Stats, messages: list) -> tuple[int, int, int, int]:
+    """(requests, input, cache hits, output) of the responses in `messages`, added to `stats`."""
+    from pydantic_ai.messages import ModelResponse
+
+    from agent.cost import response_cache_hits
+
+    responses = [m for m in messages if isinstance(m, ModelResponse)]
+    figures = (len(responses), sum(r.usage.input_tokens for r in responses),
+               sum(response_cache_hits(r) for r in responses), sum(r.usage.output_tokens for r in responses))
+    stats.subagent_runs += 1
+    stats.subagent_requests += figures[0]
+    stats.subagent_input_tokens += figures[1]
+    stats.subagent_cache_hit_tokens += figures[2]
+    stats.subagent_output_tokens += figures[3]
+    return figures
+
+
+async def _tool_calls(ctx: RunContext[AppState], stream: Any) -> None:
+    """Its tool calls, told on its channel as the loop tells the parent's (a line each for the user)."""
+    from pydantic_ai.messages import FunctionToolCallEvent
+
+    async for event in stream:
+        if isinstance(event, FunctionToolCallEvent):
+            args = event.part.args_as_dict() if event.args_valid is not False else {}
+            ctx.deps.emit(ToolCallStarted(event.part.tool_call_id, event.part.tool_name, args))
+
+
+async def run_subagent(parent: AppState, description: str, prompt: str, tools: list[Tool[AppState]],
+                       budget: int) -> str:
+    from pydantic_ai import Agent, capture_run_messages
+    from pydantic_ai.usage import UsageLimits
+
+    from agent.model import build_model, model_settings
+    from agent.prompts import load_prompt, system_prompt
+
+    label = t("subagent_label", parent.lang, description=description)
+    # The parent's instructions as sent (rendered when its agent was built), the sub-agent's after them.
+    base = parent.scratch.instructions or system_prompt(parent.workspace, parent.lang)
+    model = build_model(parent.config, None, on_retry=lambda event: parent.emit(event))
+    agent = Agent(model, model_settings=model_settings(parent.config),  # type: ignore[arg-type]
+                  instructions=base + "\n\n" + load_prompt("subagent", parent.lang),
+                  deps_type=AppState, tools=tools, retries=3)
+    limits = UsageLimits(request_limit=parent.config.max_requests, total_tokens_limit=budget)
+    report = ""
+    with capture_run_messages() as messages:
+        try:
+            deps = child_state(parent, label)
+            result = await agent.run(prompt, deps=deps, usage_limits=limits, event_stream_handler=_tool_calls)
+            report = result.output
+        except Exception as exc:  # noqa: BLE001 - the parent hears how its sub-agent ended, whatever it was
+            from agent.error_text import describe_error
+
+            report = f"Error: the sub-agent stopped: {describe_error(exc, parent.config)}"
+        finally:
+            await model.client.close()
+    messages = list(messages)
+    path = save_transcript(parent, messages)
+    requests, used, hits, output = count_usage(parent.stats, messages)
+    where = str(path) if path else "not saved (the archive folder could not be written)"
+    return (f"{report}\n\n[sub-agent \"{description}\": {requests} requests, {used:,} input tokens ({hits:,} "
+            f"cached), {output:,} output; its transcript: {where}]")
+
+
+async def task(ctx: RunContext[AppState], description: str, prompt: str, tools: list[str] | None = None,
+               token_budget: int | None = None) -> str:
+    """Hand a self-contained job (a search, reading across many files) to a sub-agent with a fresh
+    context; only its final report comes back. Its prompt must say all the job needs: it sees none
+    of this conversation. Several task calls at once run in parallel.
+
+    Args:
+        description: A few words naming the job.
+        prompt: The whole job, self-contained.
+        tools: Its tools (default read_file, list_files, grep; also write_file, edit_file, run_command, fetch_url).
+        token_budget: Tokens for all its requests (default 300000).
+    """
+    deps = ctx.deps
+    try:
+        granted = grantable_tools(tools, deps.config)
+    except ValueError as exc:
+        return f"Error: {exc}"
+    if not prompt.strip():
+        return "Error: the prompt is empty; say the whole job"
+    budget = min(max(token_budget or DEFAULT_BUDGET, 1_000), MAX_BUDGET)
+    return await run_subagent(deps, " ".join(description.split())[:80] or "task", prompt, granted, budget)
