@@ -6,6 +6,7 @@ import locale
 import os
 
 from agent.i18n_prices import PRICE_TEXTS
+from agent.i18n_session import SESSION_TEXTS
 from agent.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -361,6 +362,7 @@ TEXTS: dict[str, tuple[str, str]] = {
 # The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
 TEXTS.update(UI_TEXTS)
 TEXTS.update(PRICE_TEXTS)
+TEXTS.update(SESSION_TEXTS)
 
 
 def t(key: str, lang: str, **values: object) -> str:

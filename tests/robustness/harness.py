@@ -154,8 +154,10 @@ def archives(home: Path, workspace: Path, session_id: str) -> list[Path]:
 
 
 def lines_of(data: bytes) -> list[bytes]:
-    """The complete (newline-terminated) lines of a JSONL file."""
-    return data.split(b"\n")[:-1]
+    """The complete (newline-terminated) message lines of a JSONL file: its format header left out."""
+    from agent.session_format import version_of
+
+    return [line for line in data.split(b"\n")[:-1] if version_of(line) is None]
 
 
 def is_summary_line(line: bytes) -> bool:
