@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import session
-from agent import billing
+from agent import billing, session_format
 from agent.config import Config
 from agent.events import Notice
 from agent.file_history import Checkpoint, FileHistory
@@ -24,6 +24,9 @@ from agent.visible import plain
 
 def load_session(state: AppState, session_id: str) -> list:
     loaded = session.load(session_id, state.workspace)
+    if loaded.version > session_format.CURRENT:
+        state.emit(Notice(t("session_newer", state.lang, version=loaded.version, current=session_format.CURRENT),
+                          "warn"))
     if loaded.skipped:
         state.emit(Notice(t("skipped_lines", state.lang, n=len(loaded.skipped), first=loaded.skipped[0]), "warn"))
     for note in loaded.cut:

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from agent import long_lines
+from agent import long_lines, session_format
 from agent.atomic import replace_file, write_via_temp
 from agent.config import data_home
 from agent.faults import fault
@@ -78,9 +78,16 @@ def append_messages(session_id: str, messages: Sequence[ModelMessage], workspace
     if not messages:
         return
     data = dump_messages(messages).encode()
-    fd = _open_private(session_file(session_id, workspace), os.O_RDWR | os.O_CREAT | os.O_APPEND)
+    path = session_file(session_id, workspace)
+    fd = _open_private(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
     try:
         size = os.fstat(fd).st_size
+        if not size:
+            data = session_format.header() + data
+        elif session_format.older(os.pread(fd, 200, 0)):
+            # Lines of this version must not follow an older file's: the whole file goes up first.
+            write_atomic(path, session_format.upgraded_file(os.pread(fd, size, 0)) + data)
+            return
         # A crash mid-append leaves a last line without its newline; our first message must not be
         # glued to it (it would be skipped with the torn line on the next load).
         if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -106,7 +113,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def rewrite_messages(session_id: str, history: Sequence[ModelMessage], workspace: Path | None = None) -> None:
-    write_atomic(session_file(session_id, workspace), dump_messages(history).encode())
+    write_atomic(session_file(session_id, workspace), session_format.header() + dump_messages(history).encode())
 
 
 # --- loading -------------------------------------------------------------------------------
@@ -119,6 +126,8 @@ class Loaded:
     skipped: list[str]
     # Lines loaded cut short (agent.long_lines): the values of the i18n text "cut_line", with "line".
     cut: list[dict[str, object]] = field(default_factory=list)
+    # The file's format (agent.session_format); one newer than this code's may not load whole.
+    version: int = session_format.CURRENT
 
 
 def parse_lines(data: bytes) -> Loaded:
@@ -131,9 +140,10 @@ def parse_lines(data: bytes) -> Loaded:
             lines.append((number, raw))
             if note:
                 cut.append({"line": number, **note})
+    version, lines = session_format.message_lines(lines)
     try:
         # The usual case, a file with no bad line, in one pass: about twice as fast as line by line.
-        return Loaded(adapter.validate_json(b"[" + b",".join(raw for _, raw in lines) + b"]"), [], cut)
+        return Loaded(adapter.validate_json(b"[" + b",".join(raw for _, raw in lines) + b"]"), [], cut, version)
     except ValueError:
         pass
     messages: list[ModelMessage] = []
@@ -143,7 +153,7 @@ def parse_lines(data: bytes) -> Loaded:
             messages.extend(adapter.validate_json(b"[" + raw + b"]"))
         except ValueError as exc:  # pydantic.ValidationError and JSON errors are ValueErrors
             skipped.append(f"line {number}: {_reason(exc)}")
-    return Loaded(messages, skipped, cut)
+    return Loaded(messages, skipped, cut, version)
 
 
 def _reason(exc: ValueError) -> str:

@@ -9,6 +9,7 @@ from agent.i18n_caps import CAPS_TEXTS
 from agent.i18n_guard import GUARD_TEXTS
 from agent.i18n_prices import PRICE_TEXTS
 from agent.i18n_security import SECURITY_TEXTS
+from agent.i18n_session import SESSION_TEXTS
 from agent.i18n_setup import SETUP_TEXTS
 from agent.i18n_ui import UI_TEXTS
 
@@ -364,6 +365,7 @@ TEXTS.update(GUARD_TEXTS)
 TEXTS.update(PRICE_TEXTS)
 TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, commands, memory
 TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
+TEXTS.update(SESSION_TEXTS)
 
 
 def t(key: str, lang: str, **values: object) -> str:

@@ -130,7 +130,7 @@ def _remember(home: Path, stamp: str, windows: dict[str, int | None]) -> None:
         return  # the folder is made private by the session code (agent.project_dirs), not here
     text = json.dumps({"source": stamp, "windows": windows}, indent=1).encode()
     try:
-        write_via_temp(home / WINDOWS_FILE, lambda f: f.write(text))
+        write_via_temp(home / WINDOWS_FILE, lambda f: f.write(text), mode=0o600)
     except OSError:
         pass  # a read-only data folder: looked up again next time
 

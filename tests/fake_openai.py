@@ -141,6 +141,14 @@ class FakeOpenAI(fake_rules.ServerKind):
         with self._lock:
             self._queue.extend(replies)
 
+    def _hold(self, hang: Hang) -> None:
+        deadline = time.monotonic() + hang.seconds
+        while not self._stopping.is_set() and (left := deadline - time.monotonic()) > 0:
+            if hang.release is None:
+                self._stopping.wait(left)
+            elif hang.release.wait(min(left, 0.05)):
+                return
+
     def clear_script(self) -> None:
         """Forget the replies scripted and not used yet."""
         with self._lock:
@@ -291,7 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
         fake._settled(record, body)
         reply = fake._next_reply(body)
         if isinstance(reply, Hang):
-            fake._stopping.wait(reply.seconds)
+            fake._hold(reply)
             reply = reply.then or smart_reply(body)
         if fake.latency:
             time.sleep(fake.latency)

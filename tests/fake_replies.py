@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,10 +63,12 @@ class Slow:
 
 @dataclass
 class Hang:
-    """Answer nothing for `seconds`, then `then` (the smart default if None)."""
+    """Answer nothing for `seconds`, or until the test sets `release`, then `then` (the smart
+    default if None). Stopping the server ends every hang."""
 
     seconds: float
     then: Any = None
+    release: threading.Event | None = None
 
 
 @dataclass

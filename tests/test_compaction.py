@@ -12,7 +12,8 @@ from agent.events import CompactionFailed, CompactionFinished, Notice
 from agent.summary import is_summary
 from main import on_submit
 from tests.builders import SUMMARY, big_files, chat, long_answer, note
-from tests.fake_openai import Error, Hang, Slow, Text
+from tests.fake_openai import Error, Hang, Text
+from tests.robustness.harness import wait_for
 
 
 async def _fill(state, workspace, count: int = 4, notes: int = 0, lines: int = 150) -> None:
@@ -143,9 +144,9 @@ async def test_cancel_leaves_everything_as_it_was(make_state, workspace, server)
     state = make_state()
     await on_submit(state, "hello")
     before = _snapshot(state)
-    server.script(Slow(SUMMARY * 5, 0.2))
+    server.script(Hang(600))  # the summary never comes: the compaction is cancelled waiting on it
     task = asyncio.create_task(compact.run_compact(state))
-    await asyncio.sleep(0.5)
+    await asyncio.to_thread(wait_for, lambda: server.pending == 0, 30)  # the request is in flight
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

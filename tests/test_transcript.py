@@ -10,6 +10,7 @@ import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 import session
+from agent import session_format
 from agent.file_history import Checkpoint
 from agent.transcript import Transcript, read_undo_note
 
@@ -48,7 +49,8 @@ def test_append_saves_only_what_the_file_lacks(workspace):
     size = t.path.stat().st_size
     t.append(*_turn(2))
     assert t.persisted == 6 and _on_disk(t) == _parts(_history(3))
-    assert t.path.read_bytes()[:size] == session.dump_messages(t.messages[:4]).encode()  # appended, not rewritten
+    saved = session_format.header() + session.dump_messages(t.messages[:4]).encode()
+    assert t.path.read_bytes()[:size] == saved  # appended, not rewritten
 
 
 def test_a_failed_persist_changes_nothing_and_the_next_one_retries(workspace, monkeypatch):

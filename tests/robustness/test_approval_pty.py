@@ -4,11 +4,13 @@ Ctrl-C stops a grep whose regex would never end."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pexpect
 
 from tests.fake_openai import Hang, Text, ToolCalls
+from tests.robustness.harness import wait_for
 from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: fixture
 
 
@@ -43,20 +45,19 @@ def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):  # no
 
 
 def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_server):  # noqa: F811
-    live_server.script(Hang(2.0, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})])))
+    answer = threading.Event()  # the model answers (asks to run a command) only when the test says so
+    live_server.script(Hang(600, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})]),
+                            release=answer))
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
     type_line(child, "do something")
-    deadline = time.monotonic() + 20
-    while not live_server.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
-    child.send("y\r")  # meant for something else, typed while the model was still thinking
-    child.expect("Allow\\?")
-    time.sleep(1.0)
+    assert wait_for(lambda: live_server.requests, 20)  # the model is thinking
+    child.send("y\r")  # meant for something else: in the terminal's queue before the model answers
+    answer.set()
+    child.expect("Allow\\?")  # drawn only after the keys typed before it were dropped
     assert not (workspace / "typed-ahead").exists()
     child.send("n\r")
-    child.expect("the user declined")
+    child.expect("the user declined")  # the question was still open: the early "y" did not answer it
     wait_prompt(child)
     type_line(child, "/exit")
     child.expect(pexpect.EOF)

@@ -11,12 +11,17 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 import session
 from agent.file_state import ReadFileState
 from agent.mentions import build_mention_messages
 from agent.shell import execute
 from agent.tools import grep, read_file
 from tests.robustness.harness import agent_argv, agent_env
+
+# Hundreds of megabytes each, and one times the event loop: never two at once (pyproject's addopts).
+pytestmark = pytest.mark.xdist_group("heavy")
 
 MB = 1 << 20
 PRINT_200MB = "head -c 200000000 /dev/zero | tr '\\0' a"

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import compact
 import session
+from agent import session_format
 from agent.events import CompactionFailed, Notice
 from agent.loop import repair_history
 from agent.transcript import Transcript
@@ -68,7 +69,8 @@ async def test_truncated_last_line(home, workspace, server, resume):
     assert "skipped 1" in warning and f"line {len(VALID_LINES)}" in warning
     await _still_works(state, server)
     # The torn line is kept as it was (it may be recovered by hand); the new lines start on their own.
-    assert path.read_bytes().startswith(whole + torn + b"\n")
+    # The file was of format 0 (no header): the first append brought it to the current format.
+    assert path.read_bytes().startswith(session_format.header() + whole + torn + b"\n")
     assert len(session.load(session_id, workspace).skipped) == 1
 
 
@@ -124,7 +126,8 @@ def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_full_disk_while_appending(home, workspace, server, resume, monkeypatch):
-    session_id, path = _write(home, workspace, VALID)
+    current = session_format.header() + VALID  # a file of today's format: appended to, not upgraded
+    session_id, path = _write(home, workspace, current)
     state = resume(session_id)
     with monkeypatch.context() as disk:
         _full_disk(disk)
@@ -132,7 +135,7 @@ async def test_full_disk_while_appending(home, workspace, server, resume, monkey
         await on_submit(state, "two")
     warnings = [n for n in _notices(state, "warn") if "Could not write the session file" in n]
     assert len(warnings) == 2 and "No space left on device" in warnings[0]  # one per turn, not per message
-    assert path.read_bytes() == VALID  # rolled back: no half message on disk
+    assert path.read_bytes() == current  # rolled back: no half message on disk
     assert len(state.history) > len(HISTORY)  # the conversation went on in memory
     # Space again: the next turn saves everything the disk missed.
     await _still_works(state, server)

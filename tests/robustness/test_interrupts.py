@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from pathlib import Path
-from typing import Any
 
 import pexpect
 import pytest
@@ -24,7 +24,7 @@ from agent.transcript import Transcript
 from compact import take_background
 from main import on_submit
 from tests.builders import is_compaction, script_forever
-from tests.fake_openai import FakeOpenAI, Slow, smart_reply
+from tests.fake_openai import FakeOpenAI, Hang, Text, smart_reply
 from tests.fake_ui import FakeUI
 from tests.robustness.harness import (
     MAIN,
@@ -44,13 +44,14 @@ from tests.robustness.harness import (
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.</summary>"
 
 
-def slow_summaries(server: FakeOpenAI, seconds: float = 6.0) -> None:
-    """From now on compaction requests stream a summary for `seconds`; others get the default."""
+def hanging_summaries(server: FakeOpenAI) -> None:
+    """From now on compaction requests are never answered (until the server stops); others get the
+    default: a cancel then always comes while the compaction waits on its summary."""
+    script_forever(server, lambda body: Hang(600) if is_compaction(body) else smart_reply(body))
 
-    def reply(body: dict[str, Any]) -> Any:
-        return Slow(SUMMARY, delay_per_chunk=seconds / 20, chunks=20) if is_compaction(body) else smart_reply(body)
 
-    script_forever(server, reply)
+def _compactions(server: FakeOpenAI) -> int:
+    return sum(1 for r in server.requests if is_compaction(r["body"]))
 
 
 async def _cancel(task: asyncio.Task) -> None:
@@ -121,18 +122,17 @@ async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
     session.rewrite_messages(state.session_id, history, workspace)
     state.transcript = Transcript(state.session_id, workspace, history)
     before = session.session_file(state.session_id, workspace).read_bytes()
-    slow_summaries(server)
+    hanging_summaries(server)
     # The automatic compaction before a turn...
     task = asyncio.create_task(on_submit(state, "go on"))
-    await asyncio.to_thread(wait_for, lambda: any(is_compaction(r["body"]) for r in server.requests), 10)
-    await asyncio.sleep(0.3)
+    await asyncio.to_thread(wait_for, lambda: _compactions(server) == 1, 30)
     await _cancel(task)
     assert session.session_file(state.session_id, workspace).read_bytes() == before
     assert session.list_archives(state.session_id, workspace) == []
     assert state.history == history and not state.compaction.running
     # ...and /compact.
     task = asyncio.create_task(compact.run_compact(state))
-    await asyncio.sleep(1.0)
+    await asyncio.to_thread(wait_for, lambda: _compactions(server) == 2, 30)
     await _cancel(task)
     assert session.session_file(state.session_id, workspace).read_bytes() == before
     assert session.list_archives(state.session_id, workspace) == []
@@ -156,16 +156,19 @@ async def test_ctrl_c_during_a_background_compaction(make_state, server, workspa
     history = _in_band(state)
     session.rewrite_messages(state.session_id, history, workspace)
     state.transcript = Transcript(state.session_id, workspace, history)
-    slow_summaries(server, seconds=3)
+    summary = threading.Event()  # the background summary comes when the test says so
+    script_forever(server, lambda body: Hang(600, then=Text(SUMMARY), release=summary) if is_compaction(body)
+                   else smart_reply(body))
     task = asyncio.create_task(on_submit(state, "slow answer please"))
-    await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in answer(state), 10)
+    await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in answer(state), 30)
     background = state.compaction.background
     assert background is not None and not background.task.done()
     await _cancel(task)
     consistent(state)
     # The summary in the background goes on; it is swapped in when the threshold comes, and the
     # history it is swapped into is still a valid one.
-    reply = await asyncio.wait_for(background.task, 10)
+    summary.set()
+    reply = await asyncio.wait_for(background.task, 30)
     assert reply.summary
     swap = take_background(state)
     assert swap is not None
@@ -181,13 +184,14 @@ async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, ser
     session.rewrite_messages(state.session_id, history, workspace)
     state.transcript = Transcript(state.session_id, workspace, history)
     before = session.session_file(state.session_id, workspace).read_bytes()
-    slow_summaries(server, seconds=4)
-    await on_submit(state, "hello")  # starts the background summary
+    hanging_summaries(server)
+    await on_submit(state, "hello")  # starts the background summary, which will never come
     assert state.compaction.background is not None
+    await asyncio.to_thread(wait_for, lambda: _compactions(server) == 1, 30)
     swap = take_background(state)
     assert swap is not None
     task = asyncio.create_task(swap)
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0)  # one turn of the loop: the swap is waiting on the summary
     await _cancel(task)
     assert session.list_archives(state.session_id, workspace) == []
     assert session.session_file(state.session_id, workspace).read_bytes().startswith(before)
@@ -247,7 +251,7 @@ def test_ctrl_c_in_a_real_terminal(home, workspace, server):
     """Ctrl-C (SIGINT from the terminal) while streaming, at an approval prompt, while an
     (always-approved) command runs and during /compact; then the REPL goes on."""
     prepare_session(home, workspace, long_history(turns=2, words=20))
-    slow_summaries(server)
+    hanging_summaries(server)  # /compact waits on its summary until Ctrl-C
     term = Terminal(home, workspace, server, "--continue")
     try:
         term.say("slow answer please")

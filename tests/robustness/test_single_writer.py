@@ -11,6 +11,7 @@ import pytest
 import main
 import session
 from agent.events import Listing, Notice, Question
+from tests.fake_replies import Hang
 from tests.robustness.harness import (
     crash_text,
     long_history,
@@ -31,9 +32,13 @@ def _lock_holder(home, workspace, session_id) -> str:
 def test_second_process_is_refused_and_a_killed_one_leaves_no_lock(tmp_path, workspace, server):
     home = tmp_path / "home"
     session_id = prepare_session(home, workspace, long_history(turns=2, words=20))
-    first = start_agent(workspace, home, server, "--continue", "-p", "slow answer please")
+    # The first agent's request is answered only when the server stops: it holds the session for as
+    # long as the test needs, however loaded the machine (a slow answer could end first).
+    server.script(Hang(600))
+    first = start_agent(workspace, home, server, "--continue", "-p", "hello")
     try:
         assert wait_for(lambda: _lock_holder(home, workspace, session_id) == str(first.pid), 20)
+        assert wait_for(lambda: len(server.requests) == 1, 60)  # it is waiting on its answer
         before = session_path(home, workspace, session_id).read_bytes()
         for args in (["--continue", "-p", "me too"], ["--resume", session_id, "-p", "me too"], ["--continue"]):
             second = run_agent(workspace, home, server, *args)
