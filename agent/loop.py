@@ -121,6 +121,7 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
     start = list(state.history)
     tool_results: dict[str, Any] = {}
     got_response = False
+    in_flight = False  # a request sent and not answered yet: Ctrl-C then still counts it
     run = None
     save_errors: list[str] = []
 
@@ -145,11 +146,16 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
                     # The run's own messages start after its cleaned copy of the history we passed.
                     state.scratch.turn_offset = len(run.all_messages())
                 if agent.is_model_request_node(node):
-                    state.emit(WaitingForModel())
+                    state.emit(WaitingForModel(_waiting_label(state)))
+                    in_flight = True
                     async with node.stream(run.ctx) as stream:
                         async for event in stream:
                             _emit_stream_event(state, event)
+                        in_flight = False
                         _record_usage(state, stream.response)
+                    if stream.response.finish_reason == "length":
+                        # Cut at max_tokens (ours or the server's -n): never shown as if complete.
+                        state.emit(Notice(t("answer_cut", state.lang, n=stream.response.usage.output_tokens), "warn"))
                     got_response = True
                 elif agent.is_call_tools_node(node):
                     async with node.stream(run.ctx) as stream:
@@ -158,6 +164,9 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
                 save(_ours(state, run))
         return TurnOutcome(ok=True)
     except asyncio.CancelledError:
+        if in_flight:
+            # The server got it and worked on it (it may have billed it): the totals say so.
+            state.stats.requests += 1
         _settle(state, run, start, tool_results, got_response, save, INTERRUPTED)
         raise
     except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
@@ -315,6 +324,17 @@ def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> No
         diff = meta.get("diff") if isinstance(meta, dict) else None
         is_error = not isinstance(part, ToolReturnPart) or content.startswith("Error:")
         state.emit(ToolResult(part.tool_call_id, part.tool_name, content, is_error=is_error, diff=diff))
+
+
+def _waiting_label(state: AppState) -> str:
+    """For a local server, what it is doing while nothing comes: processing the prompt."""
+    from agent.model import is_local
+
+    if not is_local(state.config):
+        return ""
+    from agent.context import context_tokens
+
+    return t("spin_local_prompt", state.lang, n=context_tokens(state))
 
 
 def response_cache_hits(response: ModelResponse) -> int:
