@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent import server_errors
-from agent.config import RETIRED_MODELS, Config, is_deepseek_url
+from agent.config import RETIRED_MODELS, Config, is_local_url
 from agent.i18n import t
 
 
@@ -35,7 +35,7 @@ def describe_error(exc: BaseException, config: Config) -> str:
     if isinstance(exc, ModelNotFoundError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 404):
         # A local server's 404 is most often a base URL without /v1, rarely the model.
         return t("err_not_found", lang, model=config.model)
-    if config.base_url and not is_deepseek_url(config.base_url) and server_errors.is_too_long(exc):
+    if is_local_url(config.base_url) and server_errors.is_too_long(exc):
         # A local server's refusal: it knows its context size, the user needs the flag to set.
         n_ctx = server_errors.server_window(exc)
         detail = _short(_message(exc))

@@ -10,7 +10,7 @@ LOCAL_TEXTS: dict[str, tuple[str, str]] = {
         "The {server} server's chat template for '{model}' does not support tools: the model will not see "
         "the agent's tools. Start llama-server with --jinja --chat-template-file <a template with tools>.",
         "{server} 服务器给 '{model}' 用的对话模板不支持工具：模型看不到智能体的工具。"
-        "请用 `--jinja --chat-template-file <支持工具的模板>` 启动 llama-server。",
+        "请用 `--jinja --chat-template-file <支持工具的模板>` 启动 `llama-server`。",
     ),
     "local_window_adopted": (
         "The server runs with a context of {n:,} tokens: using it as the window.",
@@ -46,8 +46,8 @@ LOCAL_TEXTS: dict[str, tuple[str, str]] = {
     "err_timeout": (
         "No answer from the model at {url} within {seconds:.0f} s (a CPU server may still be processing a long "
         "prompt). Raise CODING_AGENT_TIMEOUT (seconds), or compact to shorten the prompt.",
-        "{seconds:.0f} 秒内没有收到 {url} 的回答（CPU 上的服务器可能仍在处理很长的提示）。"
-        "可以调大 CODING_AGENT_TIMEOUT（秒），或压缩以缩短提示。",
+        "{seconds:.0f} 秒内没有收到 {url} 的回答（只用处理器运行的服务器可能仍在处理很长的提示）。"
+        "可以调大 `CODING_AGENT_TIMEOUT`（秒），或压缩以缩短提示。",
     ),
     "compact_cut_short_plain": (
         "the summary was cut short at the output limit ({tokens:,} tokens). Try /compact with instructions to "

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agent.config import Config, is_deepseek_url
+from agent.config import Config, is_local_url
 from agent.events import Retrying
 from agent.prefix import RequestRecorder, join, summarizing
 
@@ -35,11 +35,7 @@ def request_timeout(config: Config | None = None) -> float:
 
 
 def is_local(config: Config) -> bool:
-    """An endpoint other than DeepSeek's API and OpenAI's: a server someone runs a model on."""
-    from urllib.parse import urlparse
-
-    host = (urlparse(config.base_url or "").hostname or "").lower()
-    return bool(config.base_url) and not is_deepseek_url(config.base_url) and host != "api.openai.com"
+    return is_local_url(config.base_url)
 
 
 def build_model(

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from agent import debuglog
-from agent.config import Config, is_deepseek_url
+from agent.config import Config, is_local_url
 from agent.i18n import t
 
 PROBE_TIMEOUT = 2.0
@@ -47,7 +47,7 @@ def _get_json(url: str, body: dict | None = None) -> Any:
 
 
 def probe(config: Config) -> ServerCaps | None:
-    if not config.base_url or is_deepseek_url(config.base_url):
+    if not is_local_url(config.base_url):
         return None
     root = _root(config.base_url)
     props = _get_json(f"{root}/props")

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from urllib.parse import urlparse
 
 from agent import debuglog, tokens
-from agent.config import is_deepseek_url
+from agent.config import is_local_url
 
 # A probe must never hold up the start for long: a server that answers at all answers at once.
 PROBE_TIMEOUT = 2.0
@@ -105,8 +105,8 @@ _probed: dict[tuple[str, str], ServerTokenizer | None] = {}
 
 
 def probe(base_url: str | None, model: str) -> ServerTokenizer | None:
-    """The endpoint's tokenizer if it answers `/tokenize` sensibly; never for DeepSeek's API."""
-    if not base_url or is_deepseek_url(base_url):
+    """The endpoint's tokenizer if it answers `/tokenize` sensibly; never asked of DeepSeek or OpenAI."""
+    if not is_local_url(base_url):
         return None
     key = (base_url, model)
     if key not in _probed:

@@ -120,3 +120,23 @@ def test_a_local_servers_refusal_for_length_names_the_window_to_set(body, n_ctx)
     text = describe_error(exc, Config(model="m", base_url="http://127.0.0.1:8080/v1"))
     assert "longer than its context" in text and "{" not in text
     assert (f"--context-window {n_ctx}" in text) if n_ctx else "pass its real context size" in text.lower()
+
+
+async def test_a_server_without_tokenize_or_props_leaves_counting_and_the_window_alone(make_state, server):
+    from agent import server_tokens, tokens
+    from controller import check_server
+
+    state = make_state(model="qwen3-coder:30b", context_window=32_000)
+    check_server(state)
+    assert tokens._server_count is None and server_tokens.probe(server.base_url, "qwen3-coder:30b") is None
+    assert state.config.context_window == 32_000 and not state.emit.events
+    assert server.requests == []  # the probes are not chat requests
+
+
+def test_deepseek_and_openai_are_never_probed():
+    from agent import server_tokens
+    from agent.config import Config
+    from agent.server_caps import probe
+
+    assert probe(Config(base_url=None)) is None and probe(Config(base_url="https://api.openai.com/v1")) is None
+    assert server_tokens.probe("https://api.deepseek.com", "deepseek-v4-flash") is None

@@ -7,9 +7,13 @@ from agent.context import context_tokens
 from agent.events import Notice, TextDelta, ToolCallStarted, ToolResult, UsageUpdate, WaitingForModel
 from main import on_submit
 
-# A 135M model chooses no tool by itself; told to repeat the markup, it does, and the server parses it.
-TOOL_CALL = ('Reply with exactly this and nothing else: '
-             '<tool_call>{"name": "read_file", "arguments": {"path": "hello.py"}}</tool_call>')
+# A 135M model chooses no tool by itself; told to repeat the markup it often does, and the server
+# parses it into tool_calls. Whether it does depends on the whole prompt (the system prompt names the
+# machine's OS): a few wordings, the first that the model repeats counts.
+CALL = '<tool_call>{"name": "read_file", "arguments": {"path": "hello.py"}}</tool_call>'
+TOOL_CALLS = (f"Reply with exactly this and nothing else: {CALL}",
+              f"Repeat exactly: {CALL}",
+              "Repeat exactly:\n<tool_call>\n" + CALL[len("<tool_call>"):-len("</tool_call>")] + "\n</tool_call>")
 
 
 def errors(state) -> list[str]:
@@ -32,10 +36,12 @@ async def test_a_turn_answers_and_counts_with_the_servers_tokenizer(local_state)
 
 async def test_a_forced_tool_call_is_parsed_and_run(local_state, workspace):
     (workspace / "hello.py").write_text("print('hello from the file')\n")
-    state = local_state(4096)
-    await on_submit(state, TOOL_CALL)
-    assert not errors(state)
-    calls = state.emit.of(ToolCallStarted)
+    for prompt in TOOL_CALLS:
+        state = local_state(4096)
+        await on_submit(state, prompt)
+        assert not errors(state)
+        if calls := state.emit.of(ToolCallStarted):
+            break
     assert calls and calls[0].tool_name == "read_file" and calls[0].args.get("path") == "hello.py"
     (result, *_) = state.emit.of(ToolResult)
     assert "hello from the file" in result.content
