@@ -84,12 +84,20 @@ def restore_file_messages(
             except ToolError:
                 continue
             # The very text that goes into the history: the recount after finds its count (tokens).
-            yield (str(path), content, read), tokens.count_text(content)
+            yield (_relative(path, state.workspace), content, read), tokens.count_text(content)
 
     picked = choose_restored(readable(), budgets_for(state).restore if budget is None else budget, RESTORE_MAX_FILES)
     for _path, _content, read in picked:
         new_state.merge(read)
     return read_messages([(path, content) for path, content, _read in picked])
+
+
+def _relative(path: Any, workspace: Path) -> str:
+    """The path as the model and the user wrote it everywhere else: relative to the workspace."""
+    try:
+        return str(Path(path).relative_to(workspace))
+    except ValueError:
+        return str(path)  # outside the workspace (the transcript archive): only the full path says where
 
 
 def _check_archive_writable(state: AppState) -> None:

@@ -89,7 +89,17 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
         state.emit(Notice(legacy))
     messages = load_session(state, session_id) if session_id else []
     switch_session(state, session_id or session.new_session_id(), messages)
+    check_server(state)
     return state
+
+
+def check_server(state: AppState) -> None:
+    """Ask a local server once what it can do (tools, its context) and to count for us (/tokenize)."""
+    from agent import server_caps, server_tokens
+
+    for line in server_caps.check(state.config):
+        state.emit(Notice(line, "warn"))
+    server_tokens.use(state.config.base_url, state.config.model)
 
 
 def pick_session(config: Config) -> str | None:

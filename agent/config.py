@@ -55,6 +55,12 @@ def is_deepseek_url(url: str | None) -> bool:
     return host == "api.deepseek.com" or host.endswith(".deepseek.com")
 
 
+def is_local_url(url: str | None) -> bool:
+    """A server someone runs a model on: any endpoint but DeepSeek's API and OpenAI's."""
+    host = (urlparse(url or "").hostname or "").lower()
+    return bool(url) and not is_deepseek_url(url) and host != "api.openai.com"
+
+
 def data_home() -> Path:
     return Path(os.environ.get("CODING_AGENT_HOME") or Path.home() / ".coding-agent")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agent.config import RETIRED_MODELS, Config
+from agent import server_errors
+from agent.config import RETIRED_MODELS, Config, is_local_url
 from agent.i18n import t
 
 
@@ -34,6 +35,12 @@ def describe_error(exc: BaseException, config: Config) -> str:
     if isinstance(exc, ModelNotFoundError) or (isinstance(exc, ModelHTTPError) and exc.status_code == 404):
         # A local server's 404 is most often a base URL without /v1, rarely the model.
         return t("err_not_found", lang, model=config.model)
+    if is_local_url(config.base_url) and server_errors.is_too_long(exc):
+        # A local server's refusal: it knows its context size, the user needs the flag to set.
+        n_ctx = server_errors.server_window(exc)
+        detail = _short(_message(exc))
+        return t("err_context_server", lang, n_ctx=n_ctx, detail=detail) if n_ctx \
+            else t("err_context_local", lang, detail=detail)
     if isinstance(exc, ModelContextWindowExceededError):
         return t("err_context", lang)
     body = str(getattr(exc, "body", None) or "") if isinstance(exc, ModelHTTPError) else ""
@@ -49,6 +56,10 @@ def describe_error(exc: BaseException, config: Config) -> str:
     if isinstance(exc, ModelAPIError):
         # "Could not reach" is wrong for an answer that broke off or was not JSON: say what happened.
         causes = {type(e).__name__: e for e in _causes(exc)}
+        if "APITimeoutError" in causes or "ReadTimeout" in causes:
+            from agent.model import request_timeout
+
+            return t("err_timeout", lang, url=config.endpoint, seconds=request_timeout(config))
         if "RemoteProtocolError" in causes or "ReadError" in causes:
             detail = _short(causes.get("RemoteProtocolError") or causes["ReadError"])
             return t("err_broken_stream", lang, detail=detail)
@@ -72,6 +83,17 @@ def _causes(exc: BaseException) -> list[BaseException]:
         chain.append(exc)
         exc = exc.__cause__ or exc.__context__
     return chain
+
+
+def _message(exc: BaseException) -> str:
+    """The error's own message: llama.cpp's body is a dict (`{"message": ..., "n_ctx": ...}`)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        for value in (inner.get("message"), body.get("error")):  # LM Studio: {"error": "text"}
+            if isinstance(value, str):
+                return value
+    return str(body or getattr(exc, "message", "") or exc)
 
 
 def _short(detail: object, limit: int = 200) -> str:

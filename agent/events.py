@@ -48,7 +48,10 @@ class UsageUpdate:
 
 @dataclass(frozen=True)
 class WaitingForModel:
-    """A model request is on its way; the UI shows a spinner until its first token."""
+    """A model request is on its way; the UI shows a spinner until its first token, with `label`
+    when there is more to say (a local server processing a long prompt streams nothing meanwhile)."""
+
+    label: str = ""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import os
 
 from agent.i18n_caps import CAPS_TEXTS
 from agent.i18n_guard import GUARD_TEXTS
+from agent.i18n_local import LOCAL_TEXTS
 from agent.i18n_prices import PRICE_TEXTS
 from agent.i18n_security import SECURITY_TEXTS
 from agent.i18n_session import SESSION_TEXTS
@@ -65,7 +66,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Context filled up during this turn ({used:,} / {threshold:,} tokens), compacting and continuing",
         "本轮执行中上下文接近上限（{used:,} / {threshold:,} tokens），压缩后继续",
     ),
-    "auto_compact_failed": ("Automatic compaction failed: {reason}", "自动压缩失败：{reason}"),
+    "auto_compact_failed": (
+        "Automatic compaction failed: {reason}. Nothing was changed.", "自动压缩失败：{reason}。没有做任何改动。",
+    ),
     "auto_compact_off": (
         "Automatic compaction failed {n} times in a row and is now off; use /compact to try by hand.",
         "自动压缩连续失败 {n} 次，已停止自动压缩；可以用 /compact 手动压缩。",
@@ -77,8 +80,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "模型试图调用工具而不是写摘要",
     ),
     "compact_no_archive": (
-        "cannot write the archive folder {path}: {error}; nothing was changed",
-        "无法写入存档目录 {path}：{error}；没有做任何改动",
+        "cannot write the archive folder {path}: {error}",
+        "无法写入存档目录 {path}：{error}",
     ),
     "compact_not_smaller": (
         "the summary was not smaller than the history ({before:,} → {after:,} tokens); kept the history",
@@ -265,10 +268,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "（例如 `hermes`、`llama3_json`、`deepseek_v3`）。服务器返回：{detail}",
     ),
     "compact_cut_short": (
-        "the summary was cut short at the output limit ({tokens:,} tokens, reasoning included); nothing was "
-        "changed. Try /compact with instructions to be briefer, or --thinking off",
-        "摘要在输出上限处被截断（{tokens:,} tokens，含思考）；没有做任何改动。"
-        "可以试试带“写简短些”说明的 /compact，或 `--thinking off`",
+        "the summary was cut short at the output limit ({tokens:,} tokens, reasoning included). Try /compact "
+        "with instructions to be briefer, or --thinking off",
+        "摘要在输出上限处被截断（{tokens:,} tokens，含思考）。可以试试带“写简短些”说明的 /compact，或 `--thinking off`",
     ),
     "compact_tools_off": (
         "Tools are off during compaction: this call was not run. Write the summary now, as asked, "
@@ -366,6 +368,7 @@ TEXTS.update(PRICE_TEXTS)
 TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, commands, memory
 TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
+TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
 
 
 def t(key: str, lang: str, **values: object) -> str:

@@ -127,6 +127,7 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
     start = list(state.history)
     tool_results: dict[str, Any] = {}
     got_response = False
+    in_flight = False  # a request sent and not answered yet: Ctrl-C then still counts it
     run = None
     save_errors: list[str] = []
     # The text of the answer streaming now, kept should Ctrl-C cut it off.
@@ -156,14 +157,19 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
                     # The run's own messages start after its cleaned copy of the history we passed.
                     state.scratch.turn_offset = len(run.all_messages())
                 if agent.is_model_request_node(node):
-                    state.emit(WaitingForModel())
+                    state.emit(WaitingForModel(_waiting_label(state)))
                     partial.clear()
+                    in_flight = True
                     async with node.stream(run.ctx) as stream:
                         async for event in stream:
                             if (text := _emit_stream_event(state, event)) is not None:
                                 partial.append(text)
+                        in_flight = False
                         _record_usage(state, stream.response)
                     partial.clear()
+                    if stream.response.finish_reason == "length":
+                        # Cut at max_tokens (ours or the server's -n): never shown as if complete.
+                        state.emit(Notice(t("answer_cut", state.lang, n=stream.response.usage.output_tokens), "warn"))
                     got_response = True
                 elif agent.is_call_tools_node(node):
                     async with node.stream(run.ctx) as stream:
@@ -174,6 +180,9 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
     except asyncio.CancelledError:
         from pydantic_ai.messages import ModelRequest, UserPromptPart
 
+        if in_flight:
+            # The server got it and worked on it (it may have billed it): the totals say so.
+            state.stats.requests += 1
         asked = start + (prelude or []) + [ModelRequest(parts=[UserPromptPart(user_input)])]
         _interrupted(state, run, asked, tool_results, "".join(partial), got_response, save)
         raise
@@ -353,6 +362,17 @@ def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> No
         diff = meta.get("diff") if isinstance(meta, dict) else None
         is_error = not isinstance(part, ToolReturnPart) or content.startswith("Error:")
         state.emit(ToolResult(part.tool_call_id, part.tool_name, content, is_error=is_error, diff=diff))
+
+
+def _waiting_label(state: AppState) -> str:
+    """For a local server, what it is doing while nothing comes: processing the prompt."""
+    from agent.model import is_local
+
+    if not is_local(state.config):
+        return ""
+    from agent.context import context_tokens
+
+    return t("spin_local_prompt", state.lang, n=context_tokens(state))
 
 
 def _record_usage(state: AppState, response: ModelResponse) -> None:

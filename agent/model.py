@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agent.config import Config
+from agent.config import Config, is_local_url
 from agent.events import Retrying
 from agent.prefix import RequestRecorder, join, summarizing
 
@@ -23,8 +23,19 @@ def max_retries() -> int:
     return int(os.environ.get("CODING_AGENT_MAX_RETRIES", MAX_RETRIES))
 
 
-def request_timeout() -> float:
-    return float(os.environ.get("CODING_AGENT_TIMEOUT", "300"))
+# Seconds without a byte from the server. A CPU server sends nothing while it processes a prompt
+# (llama.cpp: ~220 tokens/s on 2 cores, so a cold 40k-token prompt takes three minutes): a local
+# server gets half an hour before the wait counts as a failure.
+TIMEOUT, LOCAL_TIMEOUT = 300.0, 1800.0
+
+
+def request_timeout(config: Config | None = None) -> float:
+    default = LOCAL_TIMEOUT if config is not None and is_local(config) else TIMEOUT
+    return float(os.environ.get("CODING_AGENT_TIMEOUT") or default)
+
+
+def is_local(config: Config) -> bool:
+    return is_local_url(config.base_url)
 
 
 def build_model(
@@ -43,7 +54,7 @@ def build_model(
         # Local servers take no key; the client insists on a string.
         api_key=config.api_key or "no-key",
         max_retries=max_retries(),
-        timeout=request_timeout(),
+        timeout=request_timeout(config),
     )
     client.on_retry = on_retry
     _send_messages_untransformed(client, recorder)
@@ -66,6 +77,12 @@ def model_settings(config: Config) -> dict[str, Any]:
     # call and its result, which the APIs refuse (tests/test_images.py). The frames explain themselves.
     settings: dict[str, Any] = {"framing_announcement": "never"}
     if not config.model.startswith("deepseek"):
+        # Without a limit a local model that loops generates until the server's own end (minutes on
+        # a CPU); the room the guard keeps for the answer is also what it may write. A summary
+        # request sets its own.
+        from agent.overflow import answer_room
+
+        settings["max_tokens"] = answer_room(config.context_window)
         return settings
     if config.thinking is False:
         settings["thinking"] = False

@@ -31,10 +31,15 @@ if TYPE_CHECKING:
 MAX_ANSWER_ROOM = 8_192
 
 
+def answer_room(window: int) -> int:
+    """Tokens kept free for an ordinary answer: also the turn's max_tokens on a local server."""
+    return min(MAX_ANSWER_ROOM, window // 16)
+
+
 def ceiling(state: AppState) -> int:
     """The largest ordinary request: the window minus room for the answer."""
     window = state.config.context_window
-    return window - min(MAX_ANSWER_ROOM, window // 16)
+    return window - answer_room(window)
 
 
 async def make_fit(

@@ -20,6 +20,7 @@ from agent.events import Notice
 from agent.i18n import t
 from agent.prefix import PrefixMismatch, joined_onto, summary_requests
 from agent.summary import SummaryReply, compaction_prompt, extract_summary, previous_summary
+from agent.summary_shape import firmer_prompt, is_summary_shaped
 from agent.tiers import clear_tool_results, fit_messages
 
 if TYPE_CHECKING:
@@ -32,6 +33,10 @@ MAX_FIT_RETRIES = 3
 SHRINK = 0.75
 # Rounds of tool calls answered "tools are off" before the request is sent without tools.
 MAX_TOOL_ROUNDS = 3
+
+
+class NotASummary(CompactError):
+    """The reply has none of a summary's shape (agent.summary_shape)."""
 
 
 def request_limit(state: AppState) -> int:
@@ -62,7 +67,11 @@ async def request_summary(state: AppState, history: Sequence[ModelMessage], extr
                 raise
             debuglog.log("compact_too_long", attempt=attempt, ratio=round(margin.ratio(state), 4))
             messages = smaller
-    reply = _read_reply(state, responses, left_out)
+    try:
+        reply = _read_reply(state, responses, left_out)
+    except NotASummary:  # a greeting, a question: asked once more, firmly; a second one fails the compaction
+        debuglog.log("compact_not_a_summary")
+        reply = _read_reply(state, await _summary_call(state, messages, firmer_prompt(prompt, state.lang)), left_out)
     if not reply.summary:
         raise CompactError(t("compact_empty", state.lang))
     if state.stats.usage_missing and left_out == 0:
@@ -263,6 +272,10 @@ def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) 
         raise CompactError(t("compact_tool_call", state.lang))
     if last.finish_reason == "length":
         # A summary cut off mid-way would lose whatever its missing sections held: never commit it.
-        raise CompactError(t("compact_cut_short", state.lang, tokens=last.usage.output_tokens))
+        # --thinking off is advice only for a model that thinks.
+        key = "compact_cut_short" if state.config.thinks else "compact_cut_short_plain"
+        raise CompactError(t(key, state.lang, tokens=last.usage.output_tokens))
     text = "".join(p.content for p in last.parts if isinstance(p, TextPart))
+    if not is_summary_shaped(text):
+        raise NotASummary(t("compact_not_a_summary", state.lang, chars=len(text)))
     return SummaryReply(extract_summary(text), left_out, total_in, total_out, total_hits)

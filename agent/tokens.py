@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,12 +151,34 @@ def _memo_put(text: str, n: int) -> None:
         _memo[id(text)] = (text, n)
 
 
+# The server's own count of a text, where it has a tokenizer to ask (agent.server_tokens); None:
+# ours. Every estimate goes through `_length`, so this is the one place counting changes.
+_server_count: Callable[[str], int | None] | None = None
+
+
+def use_counter(count: Callable[[str], int | None] | None) -> None:
+    """Count texts with `count` (None: with our tokenizer again); counts made before are dropped."""
+    global _server_count
+    _server_count = count
+    _counts.clear()
+    with _memo_lock:
+        _memo.clear()
+
+
+def _length(text: str) -> int:
+    if _server_count is not None and text:
+        n = _server_count(text)
+        if n is not None:
+            return n
+    return len(encode(text))
+
+
 def count_text(text: str) -> int:
     if len(text) < _MEMO_OVER:
-        return len(encode(text))
+        return _length(text)
     n = _memo_get(text)
     if n is None:
-        n = len(encode(text))
+        n = _length(text)
         _memo_put(text, n)
     return n
 
@@ -165,7 +187,7 @@ def count_texts(texts: Sequence[str]) -> list[int]:
     """The counts of many texts at once: one batch, which the tokenizer spreads over all cores and
     which pays its per-call cost once (hundreds of user messages or tool results at a compaction)."""
     tk = _tokenizer or _load()
-    if tk is None or len(texts) < 2:
+    if tk is None or len(texts) < 2 or _server_count is not None:
         return [count_text(t) for t in texts]
     counts = [0] * len(texts)
     batched = []

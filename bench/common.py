@@ -79,11 +79,12 @@ def _fmt(value: Any) -> str:
 
 
 class Report:
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, on_emulator: bool = True) -> None:
         self.title = title
         self.figures: list[str] = []
         print(f"== {title} ==", flush=True)
-        print(ON_EMULATOR, flush=True)
+        if on_emulator:
+            print(ON_EMULATOR, flush=True)
 
     def note(self, text: str) -> None:
         print(text, flush=True)

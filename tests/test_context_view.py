@@ -8,7 +8,7 @@ from rich.console import Console
 
 import compact
 from tests.builders import big_files, chat, responder, script_forever
-from ui.context_view import breakdown, render
+from ui.context_view import breakdown, render, scaled
 
 
 def _text(state) -> str:
@@ -32,7 +32,19 @@ async def test_breakdown_by_kind_and_tool(make_state, workspace, server):
     assert abs(total - compact.context_tokens(state)) <= 0.05 * total
     text = _text(state)
     assert "Tool results: read_file" in text and "Instructions + tools" in text and "Free" in text
-    assert f"{rows[('tool', 'read_file')]:,}" in text
+    # Shown scaled to the gauge's figure (the server's count): one total on the screen.
+    gauge = compact.context_tokens(state)
+    shown = {(kind, name): n for kind, name, n in scaled(breakdown(state), gauge)}
+    assert sum(shown.values()) == gauge and f"Context: {gauge:,} /" in text
+    assert f"{shown[('tool', 'read_file')]:,}" in text
+
+
+def test_scaled_rows_keep_their_order_and_sum_to_the_total():
+    rows = [("fixed", "", 1000), ("user", "", 240), ("tool", "read_file", 3000)]
+    shown = scaled(rows, 5057)
+    assert sum(n for *_, n in shown) == 5057
+    assert shown[2][2] > shown[0][2] > shown[1][2] and [r[:2] for r in shown] == [r[:2] for r in rows]
+    assert scaled(rows, 0) == rows
 
 
 async def test_after_a_compaction_summary_and_restored_files(make_state, workspace, server):

@@ -1,7 +1,8 @@
 """/context: what fills the window, as a bar and a table.
 
-Counted with the DeepSeek tokenizer part by part, so the shares add up; the total can differ a
-little from the gauge, which trusts the provider's count of the last request.
+Counted part by part with our tokenizer (or the server's, agent.server_tokens), then scaled so
+the parts add up to the gauge's figure, which trusts the server's count of the last request: one
+screen never shows two totals (5,057 in the toolbar, 4,240 here, on llama.cpp).
 """
 
 from __future__ import annotations
@@ -84,14 +85,29 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
     return rows + tools
 
 
+def scaled(rows: list[tuple[str, str, int]], total: int) -> list[tuple[str, str, int]]:
+    """`rows` in proportion, summing to `total` exactly (largest remainders get the odd tokens)."""
+    counted = sum(n for _k, _name, n in rows)
+    if not counted or not total or counted == total:
+        return rows
+    shares = [n * total / counted for _k, _name, n in rows]
+    whole = [int(s) for s in shares]
+    by_remainder = sorted(range(len(rows)), key=lambda i: whole[i] - shares[i])
+    for i in by_remainder[: total - sum(whole)]:
+        whole[i] += 1
+    return [(k, name, n) for (k, name, _n), n in zip(rows, whole, strict=True)]
+
+
 def _label(kind: str, name: str, lang: str) -> str:
     # ctx_fixed, ctx_summary, ... ctx_free; a tool name is the model's (a session file keeps it).
     return t(f"ctx_{kind}", lang, name=plain(name))
 
 
 def render(state: AppState) -> list[Text | Table]:
+    from agent.context import context_tokens
+
     lang, window = state.lang, state.config.context_window
-    rows = breakdown(state)
+    rows = scaled(breakdown(state), context_tokens(state))
     used = sum(n for _k, _name, n in rows)
     limit = threshold(state)
     bar = Text("[")

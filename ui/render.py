@@ -44,6 +44,8 @@ MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "lis
 DIFF_MAX_LINES = 60
 COMMAND_TAIL_LINES = 5  # a command's last lines shown; the model gets the whole output
 COMMAND_LINE_MAX = 200
+# A yes/no question asks again this often when the answer is neither, then takes it as "no".
+REASKS = 3
 NOTICE_STYLES = {"error": "bold red", "warn": "yellow", "info": "cyan", "dim": "dim", "plain": ""}
 # The REPL's prompt for one answer: (question, fresh_keys) -> the answer typed, stripped and lower-case.
 # With fresh_keys, keys typed before the question was drawn do not count.
@@ -131,7 +133,7 @@ class Renderer(Dispatcher):
         self.tick()
 
     def on_waiting(self, event: WaitingForModel) -> None:
-        self._keep_waiting(t("spin_model", self.lang))
+        self._keep_waiting(event.label or t("spin_model", self.lang))
 
     def on_command_running(self, event: CommandRunning) -> None:
         self.end_answer()
@@ -223,8 +225,16 @@ class Renderer(Dispatcher):
         self.stop_spinner()
         if not event.yes_no:
             return await read_answer(event.text, False)
-        answer = await read_answer(event.text + " [y/N] ", False)
-        return "y" if answer in ("y", "yes", "是") else "n"
+        # Another line (a command typed by habit: /context) is not a "no": say so and ask again.
+        for _ in range(REASKS):
+            answer = (await read_answer(event.text + " [y/N] ", False)).strip().lower()
+            if answer in ("y", "yes", "是"):
+                return "y"
+            if answer in ("", "n", "no", "否"):
+                return "n"
+            self.console.print(Text(t("answer_y_or_n", self.lang, answer=plain(answer[:40])), style="yellow"))
+        self.console.print(Text(t("answer_taken_as_no", self.lang), style="yellow"))
+        return "n"
 
     def _flush_thinking(self) -> None:
         if self._thinking:

@@ -1,0 +1,65 @@
+"""A turn, a forced tool call and the gauge, on a real llama-server with SmolLM2's real tokenizer."""
+
+from __future__ import annotations
+
+from agent import tokens
+from agent.context import context_tokens
+from agent.events import Notice, TextDelta, ToolCallStarted, ToolResult, UsageUpdate, WaitingForModel
+from main import on_submit
+
+# A 135M model chooses no tool by itself; told to repeat the markup it often does, and the server
+# parses it into tool_calls. Whether it does depends on the whole prompt (the system prompt names the
+# machine's OS): a few wordings, the first that the model repeats counts.
+CALL = '<tool_call>{"name": "read_file", "arguments": {"path": "hello.py"}}</tool_call>'
+TOOL_CALLS = (f"Reply with exactly this and nothing else: {CALL}",
+              f"Repeat exactly: {CALL}",
+              "Repeat exactly:\n<tool_call>\n" + CALL[len("<tool_call>"):-len("</tool_call>")] + "\n</tool_call>")
+
+
+def errors(state) -> list[str]:
+    return [n.text for n in state.emit.of(Notice) if n.level == "error"]
+
+
+async def test_a_turn_answers_and_counts_with_the_servers_tokenizer(local_state):
+    state = local_state(4096)
+    assert tokens._server_count is not None  # /tokenize answered: our counts are the server's
+    await on_submit(state, "Say hello in one short sentence.")
+    assert not errors(state)
+    assert "".join(e.text for e in state.emit.of(TextDelta)).strip()
+    (usage,) = state.emit.of(UsageUpdate)
+    assert usage.input_tokens > 100
+    # The turn's request asked for at most the answer room (the guard's): 4096 // 16.
+    assert usage.output_tokens <= 256
+    (waiting,) = state.emit.of(WaitingForModel)
+    assert "processing the prompt" in waiting.label
+
+
+async def test_a_forced_tool_call_is_parsed_and_run(local_state, workspace):
+    (workspace / "hello.py").write_text("print('hello from the file')\n")
+    for prompt in TOOL_CALLS:
+        state = local_state(4096)
+        await on_submit(state, prompt)
+        assert not errors(state)
+        if calls := state.emit.of(ToolCallStarted):
+            break
+    assert calls and calls[0].tool_name == "read_file" and calls[0].args.get("path") == "hello.py"
+    (result, *_) = state.emit.of(ToolResult)
+    assert "hello from the file" in result.content
+
+
+async def test_the_gauge_matches_the_servers_count_of_the_next_request(local_state, workspace):
+    """Before a request, our figure for it; after, the server's: equal within 2%."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    (workspace / "notes.txt").write_text("\n".join(f"{i:4}  line {i} of the notes: x = {i * 7}" for i in range(60)))
+    state = local_state(4096)
+    await on_submit(state, "Say hi.")
+    text = "Summarize @notes.txt in one sentence."
+    from agent.mentions import build_mention_messages, find_mentions
+
+    prelude, _ = build_mention_messages(find_mentions(text), state)
+    estimate = context_tokens(state, prelude + [ModelRequest(parts=[UserPromptPart(text)])])
+    await on_submit(state, text)
+    assert not errors(state)
+    server = state.emit.of(UsageUpdate)[-1].input_tokens
+    assert abs(estimate - server) <= 0.02 * server, (estimate, server)

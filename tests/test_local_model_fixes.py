@@ -1,0 +1,142 @@
+"""Findings of the llama.cpp run (issue 21) that the emulator reproduces exactly: a junk summary, the
+compaction failure text, a restored file's path, the [y/N] question, a refusal's wording."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pydantic_ai.messages import ModelResponse, ToolCallPart
+from rich.console import Console
+
+import compact
+from agent.errors import CompactError
+from agent.events import Question
+from agent.summary import is_summary
+from agent.summary_shape import is_summary_shaped
+from tests.builders import SUMMARY, big_files, chat, is_compaction, long_answer
+from tests.fake_openai import Text
+from ui.render import REASKS, Renderer
+
+JUNK = "I'm ready to help. What's the task you'd like to discuss?"
+
+
+def test_a_greeting_is_not_a_summary_and_a_sectioned_reply_is():
+    assert not is_summary_shaped(JUNK)
+    assert is_summary_shaped("1. Primary requests and intent: fix the parser")
+    assert is_summary_shaped("Files and code: a.py was read")
+    assert is_summary_shaped("<summary>the work so far</summary>")
+    assert is_summary_shaped("当前工作与下一步：修复解析器")
+
+
+async def test_a_junk_summary_is_asked_again_firmly_then_committed(make_state, server):
+    state = make_state(context_window=32_000)
+    server.script(long_answer(1), long_answer(2))
+    await chat(state, ["hello", "how are you"])
+    server.script(Text(JUNK), Text(SUMMARY))
+    await compact.run_compact(state)
+    assert is_summary(state.history[0])
+    asks = [r["body"]["messages"][-1]["content"] for r in server.requests if is_compaction(r["body"])]
+    assert len(asks) == 2 and "was not a summary" in asks[1] and "was not a summary" not in asks[0]
+
+
+async def test_two_junk_summaries_fail_the_compaction_and_change_nothing(make_state, server):
+    state = make_state(context_window=32_000)
+    server.script(long_answer(1), long_answer(2))
+    await chat(state, ["hello", "how are you"])
+    before = list(state.history)
+    on_disk = state.transcript.path.read_bytes()
+    server.script(Text(JUNK), Text(JUNK))
+    with pytest.raises(CompactError, match="not a summary"):
+        await compact.run_compact(state)
+    assert state.history == before and state.transcript.path.read_bytes() == on_disk
+
+
+async def test_a_cut_summary_says_nothing_was_changed_once_and_no_thinking_advice_without_thinking(
+        make_state, server):
+    from agent.i18n import t
+
+    state = make_state(context_window=32_000, model="smollm2-135m")
+    server.script(long_answer(1), long_answer(2))
+    await chat(state, ["hello", "how are you"])
+    server.script(Text("<summary>1. The user asked to rea", finish="length"))
+    with pytest.raises(CompactError) as caught:
+        await compact.run_compact(state)
+    shown = t("compact_failed", "en", reason=caught.value)
+    assert shown.lower().count("nothing was changed") == 1
+    assert "--thinking" not in shown and "reasoning" not in shown
+
+
+async def test_a_restored_file_comes_back_with_its_relative_path(make_state, workspace, server):
+    state = make_state(context_window=32_000)
+    big_files(workspace, 1, lines=40)
+    await chat(state, ["read big0.txt"])
+    server.script(long_answer(1), long_answer(2))  # a summary must be smaller than what it replaces
+    await chat(state, ["a", "b"])
+    server.script(Text(SUMMARY))
+    await compact.run_compact(state)
+    paths = [p.args_as_dict()["path"] for m in state.history if isinstance(m, ModelResponse)
+             for p in m.parts if isinstance(p, ToolCallPart) and p.tool_name == "read_file"]
+    assert paths == ["big0.txt"]
+
+
+async def _ask(answers: list[str]) -> tuple[str, str, int]:
+    out = io.StringIO()
+    asked = []
+
+    async def read_answer(question: str, fresh: bool) -> str:
+        asked.append(question)
+        return answers.pop(0)
+
+    renderer = Renderer(Console(file=out, width=100, color_system=None), "en", read_answer=read_answer)
+    answer = await renderer._question(Question("Put back the history?", yes_no=True), read_answer)
+    return answer, out.getvalue(), len(asked)
+
+
+async def test_the_yes_no_question_asks_again_on_another_line():
+    answer, shown, asked = await _ask(["/context", "y"])
+    assert answer == "y" and asked == 2 and "'/context' is not an answer" in shown
+    assert (await _ask([""]))[0] == "n"
+    answer, shown, asked = await _ask(["what?"] * REASKS)
+    assert answer == "n" and asked == REASKS and "Taken as no" in shown
+
+
+@pytest.mark.parametrize(("body", "n_ctx"), [
+    ({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                "type": "exceed_context_size_error", "n_prompt_tokens": 4650, "n_ctx": 4096}}, 4096),
+    ({"object": "error", "message": "This model's maximum context length is 8192 tokens. However, you requested "
+      "9000 tokens (8488 in the messages, 512 in the completion).", "type": "BadRequestError"}, 8192),
+    ({"error": "The number of tokens to keep from the initial prompt is greater than the context length "
+      "(n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length"}, 4096),
+    ({"error": {"message": "the input length exceeds the context length"}}, None),
+])
+def test_a_local_servers_refusal_for_length_names_the_window_to_set(body, n_ctx):
+    from pydantic_ai.exceptions import ModelHTTPError
+
+    from agent.config import Config
+    from agent.error_text import describe_error
+
+    exc = ModelHTTPError(400, "m", body)
+    text = describe_error(exc, Config(model="m", base_url="http://127.0.0.1:8080/v1"))
+    assert "longer than its context" in text and "{" not in text
+    assert (f"--context-window {n_ctx}" in text) if n_ctx else "pass its real context size" in text.lower()
+
+
+async def test_a_server_without_tokenize_or_props_leaves_counting_and_the_window_alone(make_state, server):
+    from agent import server_tokens, tokens
+    from controller import check_server
+
+    state = make_state(model="qwen3-coder:30b", context_window=32_000)
+    check_server(state)
+    assert tokens._server_count is None and server_tokens.probe(server.base_url, "qwen3-coder:30b") is None
+    assert state.config.context_window == 32_000 and not state.emit.events
+    assert server.requests == []  # the probes are not chat requests
+
+
+def test_deepseek_and_openai_are_never_probed():
+    from agent import server_tokens
+    from agent.config import Config
+    from agent.server_caps import probe
+
+    assert probe(Config(base_url=None)) is None and probe(Config(base_url="https://api.openai.com/v1")) is None
+    assert server_tokens.probe("https://api.deepseek.com", "deepseek-v4-flash") is None
