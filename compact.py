@@ -1,8 +1,8 @@
 """Context compaction, the driver: decide (the cheap tier or a summary), call the model
-(agent.summarizer), then commit through the transcript (agent.transcript): the full session is
+(agent.compaction.summarizer), then commit through the transcript (agent.state.transcript): the full session is
 archived, the rebuilt history replaces it, the compaction state is set and the event emitted. What
-to clear, keep and restore, and the new history itself, are the pure core (agent.rebuild,
-agent.tiers, agent.summary).
+to clear, keep and restore, and the new history itself, are the pure core (agent.compaction.rebuild,
+agent.compaction.tiers, agent.compaction.summary).
 
 Everything before the rewrite can fail or be cancelled and leaves history, session file,
 ReadFileState and checkpoints exactly as they were: the only await is the LLM call, and the commit
@@ -19,16 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import session
-from agent import background as bg
-from agent import debuglog, policy, tokens, undo
-from agent.budgets import for_state as budgets_for
-from agent.budgets import restore_room
-from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
-from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
-from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
-from agent.file_state import ReadFileState
-from agent.i18n import t
-from agent.rebuild import (
+from agent import debuglog
+from agent.compaction import background as bg
+from agent.compaction import policy, undo
+from agent.compaction.budgets import for_state as budgets_for
+from agent.compaction.budgets import restore_room
+from agent.compaction.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
+from agent.compaction.rebuild import (
     RESTORE_MAX_FILES,
     cheap_tier,
     cheap_tier_enough,
@@ -39,14 +36,19 @@ from agent.rebuild import (
     refuse_result,
     summary_parts,
 )
-from agent.summarizer import request_summary, sent_split
-from agent.summary import SummaryParts, build_summary_message, is_summary
-from agent.undo import UndoPlan
+from agent.compaction.summarizer import request_summary, sent_split
+from agent.compaction.summary import SummaryParts, build_summary_message, is_summary
+from agent.compaction.undo import UndoPlan
+from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
+from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
+from agent.state.file_state import ReadFileState
+from agent.text.i18n import t
+from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from agent.state import AppState
+    from agent.state.app import AppState
 
 MAX_COMPACT_FAILURES = 3
 # Two automatic compactions within this many turns count as thrashing.
@@ -66,10 +68,10 @@ class CompactResult:
 def restore_file_messages(
     old_state: ReadFileState, new_state: ReadFileState, state: AppState, budget: int | None = None
 ) -> list:
-    """Re-read the newest-read files (agent.rebuild.choose_restored: at most 5, within the budget)
+    """Re-read the newest-read files (agent.compaction.rebuild.choose_restored: at most 5, within the budget)
     into the new history, through the same mechanism as @-mentions. A file that is gone is skipped."""
-    from agent.mentions import read_messages
-    from agent.tools import ToolError, read_for_model
+    from agent.tools.builtin import ToolError, read_for_model
+    from agent.tools.mentions import read_messages
 
     def readable() -> Any:
         for path in reversed(old_state.paths()):
@@ -168,7 +170,7 @@ def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | N
 def take_mid_turn(
     state: AppState, tail_budget: int, prompt: ModelMessage
 ) -> Coroutine[None, None, CompactResult] | None:
-    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used)."""
+    """The same in the middle of a turn (agent.compaction.background.take_mid_turn says when it may be used)."""
     taken = bg.take_mid_turn(state, tail_budget, prompt)
     return None if taken is None else _swap(state, *taken)
 
@@ -246,12 +248,12 @@ def _commit(
 
 
 def plan_undo(state: AppState) -> UndoPlan:
-    """What "/compact undo" would restore (agent.undo), worked out before asking."""
+    """What "/compact undo" would restore (agent.compaction.undo), worked out before asking."""
     return undo.plan_undo(state.transcript, state.lang)
 
 
 def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str, str, int]:
-    """The "/compact undo": the newest archive's history and the turns made since (agent.undo)."""
+    """The "/compact undo": the newest archive's history and the turns made since (agent.compaction.undo)."""
     return undo.undo_compaction(state.transcript, state.file_history, plan or plan_undo(state))
 
 
@@ -284,7 +286,7 @@ async def attempt(state: AppState, trigger: str, start: Any) -> bool:
         _failed(state, trigger, str(exc))
         return False
     except Exception as exc:  # noqa: BLE001 - an automatic compaction must never break the turn
-        from agent.error_text import describe_error
+        from agent.provider.error_text import describe_error
 
         _failed(state, trigger, describe_error(exc, state.config))
         return False

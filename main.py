@@ -22,9 +22,9 @@ from agent.config import (
     known_context_window,
 )
 from agent.events import Notice
-from agent.file_state import ReadFileState
-from agent.i18n import default_lang, t
-from agent.state import AppState, Stats
+from agent.state.app import AppState, Stats
+from agent.state.file_state import ReadFileState
+from agent.text.i18n import default_lang, t
 from controller import start_state, start_warm_up
 
 __version__ = "0.1.0"
@@ -130,8 +130,8 @@ async def on_submit(state: AppState, user_input: str) -> None:
 
     import compact
     import midturn
-    from agent.loop import run_turn
-    from agent.mentions import attached_paths, build_mention_messages, find_mentions
+    from agent.tools.mentions import attached_paths, build_mention_messages, find_mentions
+    from agent.turn.loop import run_turn
 
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
@@ -165,7 +165,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
         app.say(exc.text(app.lang), "error")
     except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session
         from agent import debuglog
-        from agent.error_text import describe_error
+        from agent.provider.error_text import describe_error
 
         debuglog.log("submit_error", error=repr(exc)[:500])
         app.say(describe_error(exc, app.state.config), "error")
@@ -175,7 +175,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
 async def _fit_or_attach(app, text: str) -> str | None:
     """A message too large for the window is not sent unasked: the user may attach it as a file."""
-    from agent.oversize import attach, check_message, warning
+    from agent.compaction.oversize import attach, check_message, warning
 
     found = check_message(app.state, text)
     if found is None:
@@ -210,7 +210,7 @@ async def print_mode(state: AppState, prompt: str) -> int:
 
     early, state.emit = state.emit, (view := PrintRenderer(state.lang))
     replay_early(state, early)
-    from agent.oversize import check_message, warning
+    from agent.compaction.oversize import check_message, warning
 
     if (found := check_message(state, prompt)) is not None:
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
@@ -225,7 +225,7 @@ async def print_mode(state: AppState, prompt: str) -> int:
 
 def check_config(config: Config) -> None:
     """Bad numbers stop here with one line, not with a traceback at the first turn."""
-    from agent.context import CompactAtOutOfRange, compact_threshold
+    from agent.compaction.context import CompactAtOutOfRange, compact_threshold
 
     if config.model in RETIRED_MODELS and is_deepseek_url(config.base_url):
         raise ValueError(t("model_retired", config.lang, model=config.model, new=RETIRED_MODELS[config.model]))
@@ -245,9 +245,9 @@ def check_config(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = build_config(args)
-    from agent.keys import scrub_environment
+    from agent.provider.keys import scrub_environment
 
-    # The key is in config.api_key now; nothing this process starts may find it (agent.keys).
+    # The key is in config.api_key now; nothing this process starts may find it (agent.provider.keys).
     scrub_environment()
     try:
         check_config(config)
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     if not config.api_key and not config.base_url:
         print(t("no_api_key", config.lang), file=sys.stderr)
         return 2
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     if args.prompt is not None:
         tokens.preload()  # one-shot: nothing to show first, load the tokenizer meanwhile
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def repl(state: AppState) -> int:
-    from agent.background import cancel_background
+    from agent.compaction.background import cancel_background
     from ui.app import App
 
     early = state.emit

@@ -18,12 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from agent import long_lines
-from agent.atomic import replace_file, write_via_temp
-from agent.faults import fault
+from agent.store import long_lines
+from agent.store.atomic import replace_file, write_via_temp
+from agent.store.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
-from agent.project_dirs import ARCHIVE_DIR_NAME, _private_dir, archive_dir, folder_name, project_dir  # noqa: F401
+from agent.store.project_dirs import ARCHIVE_DIR_NAME, _private_dir, archive_dir, folder_name, project_dir  # noqa: F401
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -115,7 +115,7 @@ class Loaded:
     messages: list[ModelMessage]
     # One line per skipped line: "line 7: <why>".
     skipped: list[str]
-    # Lines loaded cut short (agent.long_lines): the values of the i18n text "cut_line", with "line".
+    # Lines loaded cut short (agent.store.long_lines): the values of the i18n text "cut_line", with "line".
     cut: list[dict[str, object]] = field(default_factory=list)
 
 
@@ -306,7 +306,7 @@ class SessionLocked(Exception):
         super().__init__(self.text("en"))
 
     def text(self, lang: str) -> str:
-        from agent.i18n import t
+        from agent.text.i18n import t
 
         pid = t("locked_pid", lang, pid=self.holder) if self.holder.isdigit() else ""
         return t("session_locked", lang, id=self.session_id, pid=pid)

@@ -1,10 +1,10 @@
 """Per-turn overhead outside the model, at 100, 1,000 and 8,000 messages.
 
-Each simulated turn does what main.on_submit and agent.loop do around the model calls, on a session
+Each simulated turn does what main.on_submit and agent.turn.loop do around the model calls, on a session
 loaded from disk: parse @-mentions and build the pending input, the watermark check
 (compact.context_tokens), the checkpoint (file_history.make_checkpoint), the session append
 (loop.sync_history after each of the turn's 4 messages), the toolbar text (ui.app.App.toolbar), and
-the mid-turn guard before each of the turn's 2 model requests (agent.guard's ContextGuard, running
+the mid-turn guard before each of the turn's 2 model requests (agent.turn.guard's ContextGuard, running
 midturn's hook). The turn's messages (a tool call, a ~200-token tool result, an answer) are appended
 with realistic usage, so the next turn's check anchors on the newest usage as in a live session.
 
@@ -35,8 +35,8 @@ STEPS = ["input + mentions", "watermark (context_tokens)", "checkpoint", "sessio
 
 
 def recount_uncached(state: Any) -> int:
-    from agent import tokens
-    from agent.context import fixed_prefix_tokens
+    from agent.compaction.context import fixed_prefix_tokens
+    from agent.tokens import count as tokens
 
     total = fixed_prefix_tokens(state)
     for m in state.history:
@@ -50,7 +50,7 @@ def turn_messages(state: Any, i: int, context: int) -> tuple[list, int]:
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
     from pydantic_ai.usage import RequestUsage
 
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     body = "\n".join(f"{n:6}\tvalue_{i}_{n} = compute_{n % 7}(items[{n}], limit={n * 3})  # 第{n}行" for n in range(14))
     call = ToolCallPart("read_file", {"path": f"src/mod_{i}.py", "offset": 1, "limit": 14}, tool_call_id=f"c{i}")
@@ -75,7 +75,7 @@ class Run:
     def __init__(self, n: int, server: Any, ws: Path) -> None:
         from rich.console import Console
 
-        from agent import guard
+        from agent.turn import guard
         from ui.app import App
 
         async def _submit(app: Any, text: str) -> None:
@@ -97,10 +97,10 @@ class Run:
 
         import compact
         import midturn
-        from agent.file_state import ReadFileState
-        from agent.guard import hooked
-        from agent.loop import sync_history
-        from agent.mentions import build_mention_messages, find_mentions
+        from agent.state.file_state import ReadFileState
+        from agent.tools.mentions import build_mention_messages, find_mentions
+        from agent.turn.guard import hooked
+        from agent.turn.loop import sync_history
 
         state, times = self.state, self.times
         text = f"Step {i}: now make compute_{i % 7} skip empty items, then run the tests. 然后跑一下测试。"
@@ -205,7 +205,7 @@ async def run(quick: bool) -> None:
     report.figure("turn_overhead_baseline_over_ours", round(big["baseline recount"] / big["total"]), "x")
     report.figure(f"request_client_side_{sizes[-1]}", round(1000 * big["request client side"]), "ms")
     report.figure(f"request_client_side_{sizes[0]}", round(1000 * small["request client side"], 1), "ms")
-    # Each turn builds only what follows the last request (agent.prefix.reuse): the median of the real
+    # Each turn builds only what follows the last request (agent.provider.prefix.reuse): the median of the real
     # turns is one that reused (the first sends a history that was never sent before).
     client_ratio = big["request client side"] / small["request client side"]
     report.figure(f"request_client_side_ratio_{sizes[-1]}_over_{sizes[0]}", round(client_ratio, 2), "x", "<= 2x",

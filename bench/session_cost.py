@@ -125,7 +125,7 @@ def summary_for(window: int) -> str:
 
 def _patch_summarizer(strategy: str) -> Any:
     """The baselines' summary request; returns what to restore."""
-    from agent import summarizer
+    from agent.compaction import summarizer
 
     original = summarizer._summary_call
     if strategy not in ("summary, no tools", "separate, 0% cache"):
@@ -134,9 +134,9 @@ def _patch_summarizer(strategy: str) -> Any:
     async def call(state: Any, messages: list, prompt: str) -> Any:
         from pydantic_ai import Agent
 
-        from agent.context import output_reserve
-        from agent.loop import get_agent
-        from agent.prefix import joined_onto
+        from agent.compaction.context import output_reserve
+        from agent.provider.prefix import joined_onto
+        from agent.turn.loop import get_agent
 
         instructions = state.scratch.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
         bare = Agent(get_agent(state).model, instructions=instructions)
@@ -149,7 +149,7 @@ def _patch_summarizer(strategy: str) -> Any:
 
 
 async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, Any]:
-    from agent import summarizer
+    from agent.compaction import summarizer
     from agent.events import CompactionFailed, CompactionFinished, Notice
     from main import on_submit
     from tests.builders import is_compaction

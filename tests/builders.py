@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent.state import AppState
+from agent.state.app import AppState
 from tests.fake_openai import Reply, Text, smart_reply
 
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. The user asked to read files. 5. read big0.txt</summary>"
@@ -57,7 +57,7 @@ async def chat(state: AppState, texts: list[str]) -> None:
     """Submit `texts` as turns with automatic compaction off, to fill the context."""
     from main import on_submit
 
-    # The window is widened meanwhile, so that nothing (agent.overflow) stops the history from
+    # The window is widened meanwhile, so that nothing (agent.compaction.overflow) stops the history from
     # growing past what one request can hold: tests of compaction under pressure need that.
     auto, state.config.auto_compact = state.config.auto_compact, False
     window, state.config.context_window = state.config.context_window, 10 * state.config.context_window

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import tokens
+from agent.tokens import count as tokens
 
 
 @dataclass

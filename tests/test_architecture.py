@@ -15,7 +15,7 @@ NOT_SOURCE = ("tests", "bench")
 
 # Below agent/ only session.py (it stores): the loop, the tools and the tokens never reach up to the
 # compaction layer (compact.py, midturn.py), the controller, ui/ or main.py; they get what they need
-# from above as parameters (e.g. the loop's before-request hook, agent.guard).
+# from above as parameters (e.g. the loop's before-request hook, agent.turn.guard).
 AGENT_MAY_IMPORT = ("agent", "session")
 
 MAX_LINES = 400
@@ -127,7 +127,7 @@ def test_no_import_cycle():
 
 def test_agent_never_imports_the_layers_above_it():
     graph = import_graph(ROOT)
-    assert "agent.loop" in graph and "compact" in graph
+    assert "agent.turn.loop" in graph and "compact" in graph
     offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if m.split(".")[0] == "agent"
                        for target in targets if target.split(".")[0] not in AGENT_MAY_IMPORT)
     assert offenders == [], f"agent/ gets what it needs from above by parameters, not imports: {offenders}"

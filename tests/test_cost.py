@@ -1,4 +1,4 @@
-"""The cost model (agent.cost): prices, money, and which compaction action is cheaper."""
+"""The cost model (agent.compaction.cost): prices, money, and which compaction action is cheaper."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from agent import cost
+from agent.compaction import cost
 
 FLASH = cost.prices_for("deepseek-v4-flash")
 

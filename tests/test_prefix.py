@@ -1,4 +1,4 @@
-"""The compaction request reuses the last request's messages (agent.prefix): the same bytes as
+"""The compaction request reuses the last request's messages (agent.provider.prefix): the same bytes as
 sending the whole history through pydantic-ai, checked against the local server."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ import asyncio
 import pytest
 
 import compact
-from agent import debuglog, summarizer
+from agent import debuglog
+from agent.compaction import summarizer
 from agent.events import CompactionFinished
-from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
-from agent.warmup import warm_up
+from agent.provider.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
+from agent.turn.warmup import warm_up
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
@@ -147,7 +148,7 @@ def test_join_outside_and_inside():
 def _resume(state, make_state, **config):
     """A new state on the same session, loaded from disk as --continue does."""
     import session
-    from agent.transcript import Transcript
+    from agent.state.transcript import Transcript
 
     resumed = make_state(**config)
     resumed.transcript = Transcript(state.session_id, state.workspace,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from openai._utils import _json
 
-from agent import request_body
-from agent.request_body import BodyEncoder
+from agent.provider import request_body
+from agent.provider.request_body import BodyEncoder
 from main import on_submit
 from tests.builders import responder, script_forever
 from tests.fake_openai import FakeOpenAI, Text, ToolCalls

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 import compact
-from agent import background, tokens
+from agent.compaction import background
+from agent.compaction.summarizer import request_limit
 from agent.events import CompactionFinished
-from agent.summarizer import request_limit
+from agent.tokens import count as tokens
 from main import on_submit
 from tests.builders import is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls

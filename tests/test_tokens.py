@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from agent import tokens
+from agent.tokens import count as tokens
 from tests.fake_openai import Text, ToolCalls
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,7 +182,7 @@ async def test_history_count_agrees_with_the_server(server):
         return DATA
 
     server.script(
-        ToolCalls([("read_file", {"path": "agent/tokens.py"}), ("list_files", {"pattern": "*"})],
+        ToolCalls([("read_file", {"path": "agent/tokens/count.py"}), ("list_files", {"pattern": "*"})],
                   content="Let me look.", reasoning="先看看代码。"),
         ToolCalls([("list_files", {"pattern": "src/*.py"})]),
         Text(EN * 10, reasoning="思考 " + EN),

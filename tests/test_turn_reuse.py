@@ -1,9 +1,9 @@
 """Ordinary turns build only their new tail: the request is the last one's bytes plus what follows,
-exactly what pydantic-ai builds from the whole history (agent.prefix.reuse)."""
+exactly what pydantic-ai builds from the whole history (agent.provider.prefix.reuse)."""
 
 from __future__ import annotations
 
-from agent import prefix
+from agent.provider import prefix
 from main import on_submit
 from tests.builders import note, responder, script_forever
 from tests.fake_openai import Empty, FakeOpenAI, Text, ToolCalls

@@ -15,8 +15,8 @@ from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 
 from agent.config import data_home
-from agent.i18n import t
-from agent.state import AppState
+from agent.state.app import AppState
+from agent.text.i18n import t
 from ui.approval import clear_typeahead
 from ui.registry import CommandHost
 from ui.render import Renderer
@@ -101,7 +101,7 @@ class App(CommandHost):
     def toolbar(self) -> HTML:
         from html import escape
 
-        from agent.gauge import gauge_text, read_gauge
+        from agent.compaction.gauge import gauge_text, read_gauge
 
         state = self.state
         try:

@@ -15,7 +15,7 @@ import sys
 
 from rich.text import Text
 
-from agent.i18n import t
+from agent.text.i18n import t
 
 # C0 and C1 controls (newline aside), DEL, and the invisible or direction-changing characters that
 # make text read differently from what it is (zero-width, bidi overrides, line separators).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from agent.events import ApprovalRequest, CompactionFailed, CompactionFinished, Notice, Retrying, TextDelta
-from agent.i18n import t
+from agent.text.i18n import t
 from ui.approval import plain
 from ui.dispatch import Dispatcher, Reply
 from ui.render import compaction_done, retry_text

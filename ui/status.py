@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 
 import session
-from agent import cost, policy
-from agent.gauge import gauge_text, read_gauge
-from agent.i18n import t
-from agent.state import AppState
+from agent.compaction import cost, policy
+from agent.compaction.gauge import gauge_text, read_gauge
+from agent.state.app import AppState
+from agent.text.i18n import t
 
 BAR_WIDTH = 30
 

@@ -12,10 +12,10 @@ import tracemalloc
 from pathlib import Path
 
 import session
-from agent.file_state import ReadFileState
-from agent.mentions import build_mention_messages
-from agent.shell import execute
-from agent.tools import grep, read_file
+from agent.state.file_state import ReadFileState
+from agent.tools.builtin import grep, read_file
+from agent.tools.mentions import build_mention_messages
+from agent.tools.shell import execute
 from tests.robustness.harness import agent_argv, agent_env
 
 MB = 1 << 20

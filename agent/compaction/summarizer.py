@@ -1,0 +1,252 @@
+"""The one LLM call of a compaction, shaped to be served from the provider's prefix cache.
+
+The design used a separate agent without tools. That changes the request's prefix (no tool
+definitions), so DeepSeek bills the whole history at the cache-miss price, 12-50x the hit price.
+Instead we send exactly what the last agent request sent — same instructions, same tools, same
+tool_choice (none given, i.e. "auto"), same messages in the same order — with the compaction prompt
+appended as the final user message. A special tool_choice would be refused by DeepSeek in thinking
+mode and ignored by Ollama. A tool the model calls anyway gets "tools are off" for its result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from agent import debuglog
+from agent.compaction.context import fixed_prefix_tokens, history_tokens, output_reserve
+from agent.compaction.summary import SummaryReply, compaction_prompt, extract_summary, previous_summary
+from agent.compaction.tiers import clear_tool_results, fit_messages
+from agent.errors import CompactError
+from agent.events import Notice
+from agent.provider.prefix import PrefixMismatch, joined_onto, summary_requests
+from agent.text.i18n import t
+from agent.tokens import count as tokens
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage, ModelResponse
+
+    from agent.state.app import AppState
+
+# A request the provider still rejects as too long is retried this many times, smaller each time.
+MAX_FIT_RETRIES = 3
+SHRINK = 0.75
+# Rounds of tool calls answered "tools are off" before the request is sent without tools.
+MAX_TOOL_ROUNDS = 3
+
+
+def request_limit(state: AppState) -> int:
+    """The largest compaction request: the window minus the summary's output reserve."""
+    window = state.config.context_window
+    return window - output_reserve(window)
+
+
+async def request_summary(state: AppState, history: Sequence[ModelMessage], extra: str = "") -> SummaryReply:
+    prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
+    limit = request_limit(state)
+    messages, left_out = fit_request(state, history, prompt, limit)
+    for attempt in range(MAX_FIT_RETRIES + 1):
+        try:
+            responses = await _summary_call(state, messages, prompt)
+            break
+        except Exception as exc:
+            if not _too_long(exc) or attempt == MAX_FIT_RETRIES:
+                raise
+            limit = int(limit * SHRINK)
+            debuglog.log("compact_too_long", attempt=attempt, new_limit=limit)
+            messages, left_out = fit_request(state, history, prompt, limit)
+    reply = _read_reply(state, responses, left_out)
+    if not reply.summary:
+        raise CompactError(t("compact_empty", state.lang))
+    if state.stats.usage_missing and left_out == 0:
+        _warn_if_cut_by_the_server(state, history, reply.summary)
+    return reply
+
+
+def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = "") -> int | None:
+    """Where to cut when the whole history no longer fits a compaction request: after the messages
+    the last request was built from, when that start fits and what follows fits the room of the
+    kept tail and the restored files (agent.compaction.budgets). That start is what the provider has cached,
+    so its summary is served from the cache, and the rest is kept verbatim after the summary;
+    clearing tool results or leaving out the oldest messages (fit_request) would change the prefix
+    and bill the whole request at the miss price (issue 14 measured 3-25% cached)."""
+    from agent.compaction.budgets import for_state as budgets_for
+
+    sent = state.scratch.recorder.covering(history)
+    if sent is None or sent.stale or not 0 < len(sent.history) < len(history):
+        return None
+    prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
+    prompt_tokens, limit = tokens.count_text(prompt), request_limit(state)
+    if history_tokens(state, history) + prompt_tokens <= limit:
+        return None  # the whole history fits: nothing to cut
+    n = len(sent.history)
+    plan = budgets_for(state)
+    if history_tokens(state, history[:n]) + prompt_tokens > limit:
+        return None
+    if tokens.count_messages(history[n:]) > plan.tail + plan.restore:
+        return None
+    return n
+
+
+def _warn_if_cut_by_the_server(state: AppState, history: Sequence[ModelMessage], summary: str) -> None:
+    """A server without usage (Ollama) drops the oldest messages past its own context size without a
+    word. A summary that knows the newest request but not the first one is the trace it leaves."""
+    from agent.compaction.summary import missing_user_messages, user_messages
+
+    users = user_messages(history)
+    if len(users) < 2 or missing_user_messages(summary, users[-1:], state.lang):
+        return
+    if missing_user_messages(summary, users[:1], state.lang):
+        state.emit(Notice(t("server_cut_context", state.lang, window=state.config.context_window), level="warn"))
+
+
+def fit_request(
+    state: AppState, history: Sequence[ModelMessage], prompt: str, limit: int
+) -> tuple[list[ModelMessage], int]:
+    """The full history when it fits (best for the cache); else the cheap tier, then the oldest
+    messages left out (pairs intact) until it fits."""
+    prompt_tokens = tokens.count_text(prompt)
+    # The provider's own count of the last request tells whether the whole history fits, without
+    # tokenizing a million tokens again (1.9 s on a resumed 1M-token session).
+    if history_tokens(state, history) + prompt_tokens <= limit:
+        return list(history), 0
+    fixed = fixed_prefix_tokens(state) + prompt_tokens
+    if fixed + tokens.count_messages(history) <= limit:
+        return list(history), 0
+    cleared, _saved = clear_tool_results(history, keep_tokens=limit // 4)
+    return fit_messages(cleared, limit, fixed)
+
+
+def _too_long(exc: BaseException) -> bool:
+    from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
+
+    if isinstance(exc, ModelContextWindowExceededError):
+        return True
+    if isinstance(exc, ModelHTTPError) and exc.status_code in (400, 413):
+        text = str(exc.body or exc.message).lower()
+        return "context length" in text or "too long" in text or "maximum context" in text
+    return False
+
+
+def _rejects_tools(exc: BaseException) -> bool:
+    """A 400 about tool calling itself (vLLM started without --enable-auto-tool-choice)."""
+    from pydantic_ai.exceptions import ModelHTTPError
+
+    return isinstance(exc, ModelHTTPError) and exc.status_code == 400 and "tool" in str(exc.body or exc).lower() \
+        and "choice" in str(exc.body or exc).lower()
+
+
+def summary_max_tokens(state: AppState, request_tokens: int = 0) -> int:
+    """The summary's output budget. In thinking mode max_tokens covers the reasoning too: give the
+    reasoning as much again, as far as the window has room after the request (never below the
+    summary's own reserve, which the request was fitted to leave) and the model's ceiling allows."""
+    from agent.config import model_info
+
+    window = state.config.context_window
+    reserve = output_reserve(window)
+    budget = 2 * reserve if state.config.thinks else reserve
+    budget = max(reserve, min(budget, window - request_tokens))
+    info = model_info(state.config.model)
+    return min(budget, info.max_output) if info else budget
+
+
+async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: str) -> list[ModelResponse]:
+    from pydantic_ai import Agent
+
+    from agent.provider.model import model_settings
+    from agent.turn.loop import get_agent
+
+    agent = get_agent(state)
+    # No tool_choice: the same as an ordinary turn's, so the prefix is the turn's byte for byte
+    # whatever the server supports (DeepSeek refuses all but "auto" in thinking mode).
+    request_tokens = history_tokens(state, messages) + tokens.count_text(prompt)
+    settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state, request_tokens)}
+    with summary_requests():
+        try:
+            responses = await _responses_reusing(agent, state, messages, prompt, settings)
+            if not _calls_tools(responses[-1]):
+                return responses
+            debuglog.log("compact_kept_calling_tools", rounds=len(responses))
+            state.emit(Notice(t("compact_kept_calling", state.lang, n=len(responses)), level="warn"))
+        except Exception as exc:
+            if not _rejects_tools(exc):
+                raise
+            responses = []
+            debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
+        # Ask without tools: the prefix changes (the cache is lost) but a summary comes.
+        bare = Agent(agent.model, instructions=state.scratch.instructions, model_settings=model_settings(state.config))
+        with joined_onto(None):
+            return responses + await _responses(bare, state, messages, prompt, settings)
+
+
+def _calls_tools(response: ModelResponse) -> bool:
+    from pydantic_ai.messages import ToolCallPart
+
+    return any(isinstance(p, ToolCallPart) for p in response.parts)
+
+
+async def _responses_reusing(
+    agent: Any, state: AppState, messages: list, prompt: str, settings: dict
+) -> list[ModelResponse]:
+    """Through pydantic-ai only the messages after the last request, when the history starts with
+    the ones it was built from: the client puts that request's messages in front (agent.provider.prefix)."""
+    sent = state.scratch.recorder.covering(messages)
+    if sent is not None:
+        debuglog.log("compact_reuses_request", messages=len(sent.history), after=len(messages) - len(sent.history))
+        try:
+            with joined_onto(sent):
+                return await _responses(agent, state, messages[len(sent.history) :], prompt, settings)
+        except PrefixMismatch as exc:
+            debuglog.log("compact_prefix_mismatch", reason=str(exc))
+    # The whole request, never joined onto what the turn in progress joins onto (agent.provider.prefix.reuse).
+    with joined_onto(None):
+        return await _responses(agent, state, messages, prompt, settings)
+
+
+async def _responses(agent: Any, state: AppState, messages: list, prompt: str, settings: dict) -> list[ModelResponse]:
+    """Run the agent until a response without tool calls, at most MAX_TOOL_ROUNDS + 1 requests.
+
+    A tool call is answered by the guard (agent.turn.guard) with "tools are off, write the summary now",
+    never run; the next request extends the previous one, so the prefix cache still holds."""
+    responses: list[ModelResponse] = []
+    async with agent.iter(prompt, message_history=messages, deps=state, model_settings=settings) as run:
+        async for node in run:
+            if agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as stream:
+                    async for _event in stream:
+                        pass
+                responses.append(stream.response)
+                if not _calls_tools(stream.response) or len(responses) > MAX_TOOL_ROUNDS:
+                    return responses
+    if not responses:
+        raise RuntimeError("the compaction request produced no response")
+    return responses
+
+
+def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) -> SummaryReply:
+    from pydantic_ai.messages import TextPart
+
+    from agent.turn.loop import response_cache_hits
+
+    stats = state.stats
+    total_in = total_out = total_hits = 0
+    for response in responses:
+        usage = response.usage
+        hits = response_cache_hits(response)
+        stats.compaction_tokens += usage.input_tokens + usage.output_tokens
+        stats.requests += 1
+        stats.input_tokens += usage.input_tokens
+        stats.output_tokens += usage.output_tokens
+        stats.cache_hit_tokens += hits
+        stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
+        total_in, total_out, total_hits = total_in + usage.input_tokens, total_out + usage.output_tokens, \
+            total_hits + hits
+        debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
+    last = responses[-1]
+    if _calls_tools(last):
+        raise CompactError(t("compact_tool_call", state.lang))
+    if last.finish_reason == "length":
+        # A summary cut off mid-way would lose whatever its missing sections held: never commit it.
+        raise CompactError(t("compact_cut_short", state.lang, tokens=last.usage.output_tokens))
+    text = "".join(p.content for p in last.parts if isinstance(p, TextPart))
+    return SummaryReply(extract_summary(text), left_out, total_in, total_out, total_hits)
