@@ -47,7 +47,7 @@ def test_the_two_tables_do_not_share_a_key():
     """agent.text.i18n merges UI_TEXTS into TEXTS: a key in both would silently lose one of its texts."""
     from agent.text.i18n_ui import UI_TEXTS
 
-    tree = ast.parse(Path(ROOT / "agent" / "i18n.py").read_text(encoding="utf-8"))
+    tree = ast.parse(Path(ROOT / "agent" / "text" / "i18n.py").read_text(encoding="utf-8"))
     [table] = [node.value for node in ast.walk(tree) if isinstance(node, ast.AnnAssign)
                and getattr(node.target, "id", "") == "TEXTS"]
     assert isinstance(table, ast.Dict)
