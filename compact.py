@@ -44,6 +44,7 @@ from agent.events import CompactionFailed, CompactionFinished, CompactionStarted
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
 from agent.tokens import count as tokens
+from agent.turn.loop import get_agent
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -130,7 +131,8 @@ async def run_compact(
             at = {id(m): i for i, m in enumerate(history)}
             tail = [m for m in keep if at.get(id(m), cut) < cut] + history[cut:]
             debuglog.log("compact_sent_part", summarized=cut, kept=len(history) - cut)
-        reply = await request_summary(state, history if cut is None else history[:cut], custom_instructions)
+        summarized = history if cut is None else history[:cut]
+        reply = await request_summary(state, get_agent(state), summarized, custom_instructions)
     finally:
         state.compaction.running = False
     return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, tail)
@@ -271,7 +273,7 @@ async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage
     used = context_tokens(state, pending)
     limit = threshold(state)
     if used < limit:
-        bg.maybe_start_background(state, used)
+        bg.maybe_start_background(state, get_agent(state), used)
         return
     state.emit(Notice(t("auto_compact", state.lang, used=used, threshold=limit)))
     await attempt(state, "auto", lambda: take_background(state) or run_compact(state, trigger="auto"))

@@ -18,6 +18,7 @@ from agent.compaction.rebuild import kept_for_fit, mid_turn_keep, turn_prompt
 from agent.events import Notice
 from agent.text.i18n import t
 from agent.turn.guard import Refit
+from agent.turn.loop import get_agent
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -48,7 +49,7 @@ async def _compacted(state: AppState, messages: list[ModelMessage], used: int) -
     limit = threshold(state)
     if used < limit:
         # A long turn past the lower mark: its summary is written while the turn goes on.
-        background.maybe_start_background(state, used, messages)
+        background.maybe_start_background(state, get_agent(state), used, messages)
         return False
     state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
     plan = budgets_for(state)

@@ -23,7 +23,7 @@ from agent.store.atomic import replace_file, write_via_temp
 from agent.store.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
-from agent.store.project_dirs import ARCHIVE_DIR_NAME, _private_dir, archive_dir, folder_name, project_dir  # noqa: F401
+from agent.store.project_dirs import ARCHIVE_DIR_NAME, archive_dir, folder_name, private_dir, project_dir  # noqa: F401
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -267,7 +267,7 @@ def archive_session(session_id: str, workspace: Path | None = None) -> Path:
     The copy is written under a temp name and renamed when complete, so an archive that exists is
     always whole.
     """
-    folder = _private_dir(archive_dir(workspace))
+    folder = private_dir(archive_dir(workspace))
     stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
     path = folder / f"{session_id}-{stamp}.jsonl"
     n = 1

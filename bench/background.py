@@ -80,7 +80,7 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     saved_start = background.maybe_start_background
     compact.auto_compact_if_needed = timed
     if mode == "blocking":
-        background.maybe_start_background = lambda st, used: None
+        background.maybe_start_background = lambda st, agent, used: None
     try:
         used0 = compact.context_tokens(state)
         t0 = time.perf_counter()

@@ -131,15 +131,14 @@ def _patch_summarizer(strategy: str) -> Any:
     if strategy not in ("summary, no tools", "separate, 0% cache"):
         return original
 
-    async def call(state: Any, messages: list, prompt: str) -> Any:
+    async def call(agent: Any, state: Any, messages: list, prompt: str) -> Any:
         from pydantic_ai import Agent
 
         from agent.compaction.context import output_reserve
         from agent.provider.prefix import joined_onto
-        from agent.turn.loop import get_agent
 
         instructions = state.scratch.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
-        bare = Agent(get_agent(state).model, instructions=instructions)
+        bare = Agent(agent.model, instructions=instructions)
         settings = {"max_tokens": output_reserve(state.config.context_window)}
         with joined_onto(None):  # never onto the turn's request (a summary started mid-turn)
             return await summarizer._responses(bare, state, messages, prompt, settings)

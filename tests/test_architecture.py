@@ -18,6 +18,14 @@ NOT_SOURCE = ("tests", "bench")
 # from above as parameters (e.g. the loop's before-request hook, agent.turn.guard).
 AGENT_MAY_IMPORT = ("agent", "session")
 
+# agent/'s parts from the top down: each imports only itself and the parts below it, so, e.g., the
+# compaction never imports the turn, and the state never the tools. session.py (the session files)
+# sits among them: the state and everything above store through it; it stands on agent/store/ alone.
+# The shared modules (agent/config.py, events, errors, debuglog) are the vocabulary of all of them.
+LAYERS = ("agent.turn", "agent.compaction", "agent.tools", "agent.state", "agent.provider", "agent.tokens",
+          "session", "agent.store", "agent.text", "agent.shared")
+SHARED = ("agent.config", "agent.events", "agent.errors", "agent.debuglog")
+
 MAX_LINES = 400
 # Over MAX_LINES today, with their current length as a ceiling: none may grow; one split below MAX_LINES
 # leaves the list.
@@ -131,6 +139,59 @@ def test_agent_never_imports_the_layers_above_it():
     offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if m.split(".")[0] == "agent"
                        for target in targets if target.split(".")[0] not in AGENT_MAY_IMPORT)
     assert offenders == [], f"agent/ gets what it needs from above by parameters, not imports: {offenders}"
+
+
+def layer_of(module: str) -> str | None:
+    """The part of agent/ (or session.py) a module belongs to; None for the layers above agent/."""
+    if module in SHARED:
+        return "agent.shared"
+    if module == "session":
+        return module
+    parts = module.split(".")
+    if parts[0] != "agent" or len(parts) == 1:
+        return None  # agent/__init__.py only describes the parts
+    part = ".".join(parts[:2])
+    assert part in LAYERS, f"{module}: a module of agent/ belongs to a part (LAYERS) or is shared (SHARED)"
+    return part
+
+
+def test_every_part_of_agent_has_its_package_and_says_what_it_owns_and_may_import():
+    for part in LAYERS:
+        if part in ("session", "agent.shared"):
+            continue
+        init = ROOT / Path(*part.split(".")) / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert "import" in doc.lower(), f"{init.relative_to(ROOT)}: say in its docstring what it owns and may import"
+    flat = {p.stem for p in (ROOT / "agent").glob("*.py")} - {"__init__"}
+    assert {f"agent.{m}" for m in flat} == set(SHARED), "a new module of agent/ goes into the part it serves"
+
+
+def test_the_parts_of_agent_import_only_the_parts_below_them():
+    graph = import_graph(ROOT)
+    rank = {part: i for i, part in enumerate(LAYERS)}
+    assert {layer_of(m) for m in graph} >= set(LAYERS)
+    offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if layer_of(m)
+                       for target in targets if layer_of(target) and rank[layer_of(target)] < rank[layer_of(m)])
+    assert offenders == [], f"a part imports only itself and the parts below it ({' > '.join(LAYERS)}): {offenders}"
+
+
+def test_the_layer_check_sees_an_arrow_upwards():
+    graph = {"agent.compaction.rebuild": {"agent.turn.loop"}, "agent.turn.loop": {"agent.compaction.rebuild"}}
+    rank = {part: i for i, part in enumerate(LAYERS)}
+    up = [(m, t) for m, ts in graph.items() for t in ts if rank[layer_of(t)] < rank[layer_of(m)]]
+    assert up == [("agent.compaction.rebuild", "agent.turn.loop")]
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """session.py and the rest use each other's public names only (a `_name` is its module's own)."""
+    modules = project_modules(ROOT)
+    offenders = []
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules:
+                offenders += [f"{module}: {node.module}.{a.name}" for a in node.names
+                              if a.name.startswith("_") and f"{node.module}.{a.name}" not in modules]
+    assert offenders == []
 
 
 def source_files(root: Path) -> list[Path]:

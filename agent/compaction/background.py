@@ -21,12 +21,16 @@ from agent.text.i18n import t
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage
 
     from agent.state.app import AppState
 
-def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMessage] | None = None) -> None:
-    """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far)."""
+def maybe_start_background(
+    state: AppState, agent: Agent[AppState, str], used: int, history: Sequence[ModelMessage] | None = None
+) -> None:
+    """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far),
+    asked of the turn's `agent` (agent.compaction.summarizer.request_summary)."""
     snapshot = list(state.history if history is None else history)
     if state.compaction.background is not None or used < lower_mark(state) or not snapshot:
         return
@@ -37,7 +41,7 @@ def maybe_start_background(state: AppState, used: int, history: Sequence[ModelMe
         return
     from agent.compaction.summarizer import request_summary
 
-    task = asyncio.get_running_loop().create_task(request_summary(state, snapshot))
+    task = asyncio.get_running_loop().create_task(request_summary(state, agent, snapshot))
     # A failure is handled when the result is wanted; retrieve it so asyncio does not warn.
     task.add_done_callback(lambda t_: t_.cancelled() or t_.exception())
     state.compaction.background = Background(snapshot, task, used)

@@ -24,6 +24,7 @@ from agent.text.i18n import t
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
+    from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage, ModelResponse
 
     from agent.state.app import AppState
@@ -41,13 +42,18 @@ def request_limit(state: AppState) -> int:
     return window - output_reserve(window)
 
 
-async def request_summary(state: AppState, history: Sequence[ModelMessage], extra: str = "") -> SummaryReply:
+async def request_summary(
+    state: AppState, agent: Agent[AppState, str], history: Sequence[ModelMessage], extra: str = ""
+) -> SummaryReply:
+    """The summary of `history`, asked of `agent`: the turn's own agent (agent.turn.loop.get_agent, which the
+    caller passes in, so the compaction never imports the turn), whose instructions and tools make the
+    request's prefix the turn's, byte for byte: the provider serves it from its cache."""
     prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
     limit = request_limit(state)
     messages, left_out = fit_request(state, history, prompt, limit)
     for attempt in range(MAX_FIT_RETRIES + 1):
         try:
-            responses = await _summary_call(state, messages, prompt)
+            responses = await _summary_call(agent, state, messages, prompt)
             break
         except Exception as exc:
             if not _too_long(exc) or attempt == MAX_FIT_RETRIES:
@@ -150,13 +156,13 @@ def summary_max_tokens(state: AppState, request_tokens: int = 0) -> int:
     return min(budget, info.max_output) if info else budget
 
 
-async def _summary_call(state: AppState, messages: list[ModelMessage], prompt: str) -> list[ModelResponse]:
+async def _summary_call(
+    agent: Agent[AppState, str], state: AppState, messages: list[ModelMessage], prompt: str
+) -> list[ModelResponse]:
     from pydantic_ai import Agent
 
     from agent.provider.model import model_settings
-    from agent.turn.loop import get_agent
 
-    agent = get_agent(state)
     # No tool_choice: the same as an ordinary turn's, so the prefix is the turn's byte for byte
     # whatever the server supports (DeepSeek refuses all but "auto" in thinking mode).
     request_tokens = history_tokens(state, messages) + tokens.count_text(prompt)
@@ -226,19 +232,12 @@ async def _responses(agent: Any, state: AppState, messages: list, prompt: str, s
 def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) -> SummaryReply:
     from pydantic_ai.messages import TextPart
 
-    from agent.turn.loop import response_cache_hits
-
     stats = state.stats
     total_in = total_out = total_hits = 0
     for response in responses:
         usage = response.usage
-        hits = response_cache_hits(response)
+        hits = stats.add(usage)
         stats.compaction_tokens += usage.input_tokens + usage.output_tokens
-        stats.requests += 1
-        stats.input_tokens += usage.input_tokens
-        stats.output_tokens += usage.output_tokens
-        stats.cache_hit_tokens += hits
-        stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
         total_in, total_out, total_hits = total_in + usage.input_tokens, total_out + usage.output_tokens, \
             total_hits + hits
         debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)

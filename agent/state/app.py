@@ -18,8 +18,7 @@ from agent.state.transcript import Transcript
 if TYPE_CHECKING:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage
-
-    from agent.compaction.summary import SummaryReply
+    from pydantic_ai.usage import RequestUsage
 
 
 def _drop(event: Event) -> None:
@@ -59,6 +58,16 @@ class Stats:
     tier_summary_cost: float | None = None
     tier_currency: str = ""
 
+    def add(self, usage: RequestUsage) -> int:
+        """Count one response's usage (a turn's or a compaction's); returns its cache hits."""
+        hits = cache_hits(usage)
+        self.requests += 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cache_hit_tokens += hits
+        self.last_input_tokens, self.last_cache_hit_tokens = usage.input_tokens, hits
+        return hits
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
@@ -71,6 +80,12 @@ class Stats:
             if _fits(value, getattr(stats, f.name), str(f.type)):
                 setattr(stats, f.name, dict(value) if isinstance(value, dict) else value)
         return stats
+
+
+def cache_hits(usage: RequestUsage) -> int:
+    """Prompt tokens the provider's cache served. DeepSeek reports them as `prompt_cache_hit_tokens`,
+    which pydantic-ai keeps in `details`; OpenAI's `cached_tokens` it maps to `cache_read_tokens`."""
+    return int((usage.details or {}).get("prompt_cache_hit_tokens") or usage.cache_read_tokens or 0)
 
 
 def _fits(value: object, default: object, annotation: str) -> bool:
@@ -90,7 +105,9 @@ class Background:
     """A summary being written in the background (agent.compaction.background) from a snapshot of the history."""
 
     snapshot: list[ModelMessage]
-    task: asyncio.Task[SummaryReply]
+    # Its result is an agent.compaction.summary.SummaryReply, not named here: the state sits below the
+    # compaction (tests/test_architecture.py), and the background module is the one that reads it.
+    task: asyncio.Task
     before: int  # the context's tokens when it started
 
 

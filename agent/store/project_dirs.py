@@ -12,7 +12,8 @@ from agent.config import data_home
 ARCHIVE_DIR_NAME = "compact-history"
 
 
-def _private_dir(path: Path) -> Path:
+def private_dir(path: Path) -> Path:
+    """`path`, made if missing, readable by the user alone: sessions hold what the user typed."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         os.chmod(path, 0o700)
@@ -56,10 +57,10 @@ def _migrate(projects: Path, workspace: Path) -> None:
 def project_dir(workspace: Path | None = None) -> Path:
     """Where this working directory's sessions live: <home>/projects/<slug>-<hash>."""
     workspace = workspace or Path.cwd()
-    home = _private_dir(data_home())
-    projects = _private_dir(home / "projects")
+    home = private_dir(data_home())
+    projects = private_dir(home / "projects")
     _migrate(projects, workspace)
-    return _private_dir(projects / folder_name(workspace))
+    return private_dir(projects / folder_name(workspace))
 
 
 def archive_dir(workspace: Path | None = None) -> Path:

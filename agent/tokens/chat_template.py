@@ -31,7 +31,7 @@ Piece = str | int
 # ---- The rendering rule, shared with the fake server ----
 
 
-def _content_texts(content: Any) -> list[str]:
+def content_texts(content: Any) -> list[str]:
     """Texts of an OpenAI message `content`: a string, or a list of parts of which text ones count."""
     if content is None:
         return []
@@ -48,7 +48,7 @@ def render_message(msg: Mapping[str, Any]) -> list[Piece]:
     """One OpenAI chat message as the model reads it. The tool_call_id and names of tool messages
     are not shown to the model, as in DeepSeek's template."""
     role = msg.get("role")
-    texts = _content_texts(msg.get("content"))
+    texts = content_texts(msg.get("content"))
     if role in ("system", "developer"):
         return [SYS_BEGIN, *texts, SYS_END]
     if role == "tool":

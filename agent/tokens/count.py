@@ -27,7 +27,7 @@ from agent.tokens.chat_template import (  # noqa: F401
     TOOL_SEP,
     USER,
     Piece,
-    _content_texts,
+    content_texts,
     openai_messages,
     render_message,
     render_request,

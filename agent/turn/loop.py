@@ -317,25 +317,15 @@ def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> No
         state.emit(ToolResult(part.tool_call_id, part.tool_name, content, is_error=is_error, diff=diff))
 
 
-def response_cache_hits(response: ModelResponse) -> int:
-    details = response.usage.details or {}
-    return int(details.get("prompt_cache_hit_tokens") or response.usage.cache_read_tokens or 0)
-
-
 def _record_usage(state: AppState, response: ModelResponse) -> None:
     usage = response.usage
-    hits = response_cache_hits(response)
     stats = state.stats
-    stats.requests += 1
-    stats.input_tokens += usage.input_tokens
-    stats.output_tokens += usage.output_tokens
-    stats.cache_hit_tokens += hits
+    hits = stats.add(usage)
     stats.usage_missing = not usage.input_tokens
     sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
         from agent.compaction.context import calibrate_prefix
 
         calibrate_prefix(state, sent.history, usage.input_tokens)
-    stats.last_input_tokens, stats.last_cache_hit_tokens = usage.input_tokens, hits
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))
