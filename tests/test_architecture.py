@@ -22,8 +22,9 @@ AGENT_MAY_IMPORT = ("agent", "session")
 # compaction never imports the turn, and the state never the tools. session.py (the session files)
 # sits among them: the state and everything above store through it; it stands on agent/store/ alone.
 # The shared modules (agent/config.py, events, errors, debuglog) are the vocabulary of all of them.
-LAYERS = ("agent.turn", "agent.compaction", "agent.tools", "agent.state", "agent.provider", "agent.tokens",
-          "session", "agent.store", "agent.text", "agent.shared")
+# (Named by folder, not dotted: the layout's rewrite script reads a package's dotted name as the old module's.)
+LAYERS = tuple(part if part == "session" else "agent." + part for part in (
+    "turn", "compaction", "tools", "state", "provider", "tokens", "session", "store", "text", "shared"))
 SHARED = ("agent.config", "agent.events", "agent.errors", "agent.debuglog")
 
 MAX_LINES = 400
