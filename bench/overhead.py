@@ -12,8 +12,10 @@ Baseline: recounting the whole history each turn with no per-message cache (the 
 tokenizer over every message).
 
 Not in the figure, shown beside it: what building each model request costs on the client (pydantic-ai
-preparing and mapping the history, the openai SDK transforming and serializing it, HTTP), measured
-on real turns through main.on_submit as wall time minus the server's handler time.
+preparing and mapping the history, the openai SDK serializing it, HTTP), measured on real turns
+through main.on_submit as wall time minus the server's handler time; and what the one seam into the
+openai client (agent/provider/sdk_seam.py) saves: the last request sent through the SDK's public
+create with its messages transformed by the SDK, and as extra_body, as the seam sends them.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class Run:
     def __init__(self, n: int, server: Any, ws: Path) -> None:
         from rich.console import Console
 
+        import midturn
+        from agent.provider.prefix import RequestContext
         from agent.turn import guard
         from ui.app import App
 
@@ -87,7 +91,7 @@ class Run:
         self.app = App(state, _submit, console=Console(file=io.StringIO(), width=120))
         renderer, self.events = state.emit, []
         state.emit = lambda e: (self.events.append(e), renderer(e))
-        self.guard = guard._Guard()
+        self.guard = guard._Guard(midturn.before_request, RequestContext(state.scratch.recorder))
         self.times: dict[str, list[float]] = {k: [] for k in STEPS}
         self.client: list[float] = []
         self.app.toolbar()  # the first prompt drew it already
@@ -96,10 +100,8 @@ class Run:
         from pydantic_ai.messages import ModelRequest, UserPromptPart
 
         import compact
-        import midturn
         from agent.state.file_state import ReadFileState
         from agent.tools.mentions import build_mention_messages, find_mentions
-        from agent.turn.guard import hooked
         from agent.turn.loop import sync_history
 
         state, times = self.state, self.times
@@ -129,8 +131,7 @@ class Run:
             if k in (0, 2):  # before each model request: the first, and after the tool result
                 ctx = SimpleNamespace(deps=state, messages=list(messages), model_settings=None)
                 t0 = time.perf_counter()
-                with hooked(midturn.before_request):
-                    await self.guard.before_model_request(ctx, SimpleNamespace(messages=list(messages)))
+                await self.guard.before_model_request(ctx, SimpleNamespace(messages=list(messages)))
                 guard_t += time.perf_counter() - t0
             t0 = time.perf_counter()
             sync_history(state, messages)
@@ -153,6 +154,30 @@ class Run:
         await on_submit(self.state, f"Is step {i} done?")
         self.client.append(time.perf_counter() - t0 - sum(server.handler_times))
 
+    async def seam_benefit(self, server: Any, repeats: int) -> None:
+        """What agent/provider/sdk_seam.py saves: the last request's messages sent through the SDK's
+        public create, as `messages` (the SDK walks each against its types) and as `extra_body` (as
+        they are, what the seam does), interleaved; wall time, the server's share alike in both."""
+        from openai import AsyncOpenAI
+
+        from tests.fake_openai import Text
+
+        sent = self.state.scratch.recorder.last
+        assert sent is not None, "no request was recorded"
+        client = AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+        self.sdk: dict[str, list[float]] = {"transformed": [], "untransformed": []}
+        try:
+            for _ in range(repeats):
+                for way in self.sdk:
+                    server.script(Text("ok"))
+                    args = ({"messages": sent.messages} if way == "transformed"
+                            else {"messages": [], "extra_body": {"messages": sent.messages}})
+                    t0 = time.perf_counter()
+                    await client.chat.completions.create(model=common.MODEL, tools=sent.tools, **args)
+                    self.sdk[way].append(time.perf_counter() - t0)
+        finally:
+            await client.close()
+
     def finish(self, recounts: int) -> dict[str, Any]:
         assert not any(type(e).__name__.startswith("Compaction") for e in self.events), \
             "a compaction ran during the overhead run"
@@ -163,6 +188,8 @@ class Run:
         med["tokens"] = counted
         # The first real turn sends a history never sent before (nothing to reuse): not in the median.
         med["request client side"] = common.median(self.client[1:])
+        med["sdk transformed"] = common.median(self.sdk["transformed"])
+        med["sdk untransformed"] = common.median(self.sdk["untransformed"])
         return med
 
 
@@ -186,6 +213,8 @@ async def run(quick: bool) -> None:
             for r in runs:
                 await r.real_turn(server, i)
         for r in runs:
+            await r.seam_benefit(server, 3 if quick else 5)
+        for r in runs:
             results[r.n] = r.finish(3 if r.n >= 5_000 else 5)
     sizes = list(results)
     rows = [[k, *(1000 * results[n][k] for n in sizes)] for k in STEPS]
@@ -194,6 +223,8 @@ async def run(quick: bool) -> None:
     rows.append(["(history tokens at the end)", *(results[n]["tokens"] for n in sizes)])
     rows.append(["not included: model request, client side",
                  *(1000 * results[n]["request client side"] for n in sizes)])
+    rows.append(["  the SDK's create, messages transformed", *(1000 * results[n]["sdk transformed"] for n in sizes)])
+    rows.append(["  the same as extra_body (sdk_seam)", *(1000 * results[n]["sdk untransformed"] for n in sizes)])
     report.table(["median ms per turn", *(f"{n:,} msgs" for n in sizes)], rows)
     small, big = results[sizes[0]], results[sizes[-1]]
     ratio = big["total"] / small["total"]
@@ -210,6 +241,12 @@ async def run(quick: bool) -> None:
     client_ratio = big["request client side"] / small["request client side"]
     report.figure(f"request_client_side_ratio_{sizes[-1]}_over_{sizes[0]}", round(client_ratio, 2), "x", "<= 2x",
                   client_ratio <= 2)
+    # The one seam into the openai client (agent/provider/sdk_seam.py) is kept for this figure.
+    for n in (sizes[1], sizes[-1]):
+        report.figure(f"sdk_transform_{n}", round(1000 * results[n]["sdk transformed"]), "ms")
+        report.figure(f"sdk_untransformed_{n}", round(1000 * results[n]["sdk untransformed"], 1), "ms")
+    seam = results[sizes[-1]]["sdk transformed"] / max(1e-9, results[sizes[-1]]["sdk untransformed"])
+    report.figure(f"sdk_seam_saves_{sizes[-1]}", round(seam, 1), "x")
     report.finish()
 
 

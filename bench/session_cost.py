@@ -135,13 +135,12 @@ def _patch_summarizer(strategy: str) -> Any:
         from pydantic_ai import Agent
 
         from agent.compaction.context import output_reserve
-        from agent.provider.prefix import joined_onto
 
         instructions = state.scratch.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
         bare = Agent(agent.model, instructions=instructions)
         settings = {"max_tokens": output_reserve(state.config.context_window)}
-        with joined_onto(None):  # never onto the turn's request (a summary started mid-turn)
-            return await summarizer._responses(bare, state, messages, prompt, settings)
+        # Never joined onto the turn's request (a summary started mid-turn): `_responses` sends it whole.
+        return await summarizer._responses(bare, state, messages, prompt, settings)
 
     summarizer._summary_call = call
     return original

@@ -19,7 +19,8 @@ from agent.compaction.summary import SummaryReply, compaction_prompt, extract_su
 from agent.compaction.tiers import clear_tool_results, fit_messages
 from agent.errors import CompactError
 from agent.events import Notice
-from agent.provider.prefix import PrefixMismatch, joined_onto, summary_requests
+from agent.provider.prefix import PrefixMismatch, RequestContext, SentRequest
+from agent.provider.prefix import settings as prefix_settings
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 
@@ -162,27 +163,39 @@ async def _summary_call(
     from pydantic_ai import Agent
 
     from agent.provider.model import model_settings
+    from agent.provider.retries import Retries
 
     # No tool_choice: the same as an ordinary turn's, so the prefix is the turn's byte for byte
     # whatever the server supports (DeepSeek refuses all but "auto" in thinking mode).
     request_tokens = history_tokens(state, messages) + tokens.count_text(prompt)
     settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state, request_tokens)}
-    with summary_requests():
-        try:
-            responses = await _responses_reusing(agent, state, messages, prompt, settings)
-            if not _calls_tools(responses[-1]):
-                return responses
-            debuglog.log("compact_kept_calling_tools", rounds=len(responses))
-            state.emit(Notice(t("compact_kept_calling", state.lang, n=len(responses)), level="warn"))
-        except Exception as exc:
-            if not _rejects_tools(exc):
-                raise
-            responses = []
-            debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
-        # Ask without tools: the prefix changes (the cache is lost) but a summary comes.
-        bare = Agent(agent.model, instructions=state.scratch.instructions, model_settings=model_settings(state.config))
-        with joined_onto(None):
-            return responses + await _responses(bare, state, messages, prompt, settings)
+    try:
+        responses = await _responses_reusing(agent, state, messages, prompt, settings)
+        if not _calls_tools(responses[-1]):
+            return responses
+        debuglog.log("compact_kept_calling_tools", rounds=len(responses))
+        state.emit(Notice(t("compact_kept_calling", state.lang, n=len(responses)), level="warn"))
+    except Exception as exc:
+        if not _rejects_tools(exc):
+            raise
+        responses = []
+        debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
+    # Ask without tools: the prefix changes (the cache is lost) but a summary comes.
+    bare = Agent(agent.model, instructions=state.scratch.instructions, model_settings=model_settings(state.config),
+                 capabilities=[Retries()])
+    return responses + await _responses(bare, state, messages, prompt, settings)
+
+
+def ToolsOff() -> Any:  # noqa: N802 - reads as a class where the run is started
+    """A compaction's request carries the tools (so its prefix is the turn's), and a model may call one
+    anyway (Ollama ignores tool_choice): such a call is answered, never run."""
+    from pydantic_ai.capabilities import AbstractCapability
+
+    class _ToolsOff(AbstractCapability):
+        async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
+            return t("compact_tools_off", ctx.deps.lang)
+
+    return _ToolsOff()
 
 
 def _calls_tools(response: ModelResponse) -> bool:
@@ -200,22 +213,24 @@ async def _responses_reusing(
     if sent is not None:
         debuglog.log("compact_reuses_request", messages=len(sent.history), after=len(messages) - len(sent.history))
         try:
-            with joined_onto(sent):
-                return await _responses(agent, state, messages[len(sent.history) :], prompt, settings)
+            return await _responses(agent, state, messages[len(sent.history) :], prompt, settings, join=sent)
         except PrefixMismatch as exc:
             debuglog.log("compact_prefix_mismatch", reason=str(exc))
-    # The whole request, never joined onto what the turn in progress joins onto (agent.provider.prefix.reuse).
-    with joined_onto(None):
-        return await _responses(agent, state, messages, prompt, settings)
+    return await _responses(agent, state, messages, prompt, settings)
 
 
-async def _responses(agent: Any, state: AppState, messages: list, prompt: str, settings: dict) -> list[ModelResponse]:
+async def _responses(
+    agent: Any, state: AppState, messages: list, prompt: str, settings: dict, join: SentRequest | None = None
+) -> list[ModelResponse]:
     """Run the agent until a response without tool calls, at most MAX_TOOL_ROUNDS + 1 requests.
 
-    A tool call is answered by the guard (agent.turn.guard) with "tools are off, write the summary now",
-    never run; the next request extends the previous one, so the prefix cache still holds."""
+    Its requests start with `join`'s messages (agent.provider.prefix), or are sent whole; they are
+    never recorded as the turn's. A tool call is answered with "tools are off, write the summary now"
+    (`ToolsOff`), never run; the next request extends the previous one, so the prefix cache still holds."""
+    run_settings = prefix_settings(RequestContext(recorder=None, join=join), settings)
     responses: list[ModelResponse] = []
-    async with agent.iter(prompt, message_history=messages, deps=state, model_settings=settings) as run:
+    async with agent.iter(prompt, message_history=messages, deps=state, model_settings=run_settings,
+                          capabilities=[ToolsOff()]) as run:
         async for node in run:
             if agent.is_model_request_node(node):
                 async with node.stream(run.ctx) as stream:

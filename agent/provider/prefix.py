@@ -5,7 +5,7 @@ Sent through pydantic-ai as a whole, it costs ~0.5 s of CPU at 10,000 messages b
 goes out (bench/compaction_time.py): pydantic-ai prepares and maps every message of the history
 on every request. The last request's messages, as the JSON-ready dicts the openai client got,
 already exist. We keep them and let pydantic-ai build only what follows them; the model client
-(agent.provider.model) joins the two. The start of the compaction request is then the previous request's
+(agent.provider.sdk_seam) joins the two. The start of the compaction request is then the previous request's
 bytes exactly, which is also what the provider's prefix cache holds.
 
 Ordinary turns do the same (`reuse`): a turn whose history starts with the last request's messages
@@ -17,14 +17,12 @@ the cheap tier, a shortened request), the whole request goes through pydantic-ai
 
 A session resumed near the threshold has sent nothing yet, and its first turn would compact. The
 warm-up (agent.turn.warmup, in a worker thread while the user types) has pydantic-ai build the request
-its history makes, records it and sends nothing: `priming_run`.
+its history makes, records it and sends nothing: `RequestContext.priming`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar, Token
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,10 +60,10 @@ class RequestRecorder:
     def expect(self, history: list[Any]) -> None:
         self._pending = history
 
-    def record(self, messages: list[dict[str, Any]], tools: Any) -> None:
+    def record(self, messages: list[dict[str, Any]], tools: Any, priming: bool = False) -> None:
         """Called by the client with each request; in a priming run, raises `Primed` instead of sending."""
         pending, self._pending = self._pending, None
-        if _PRIMING.get():
+        if priming:
             if pending is not None and messages and messages[-1] == {"role": "user", "content": PRIME_PROMPT}:
                 self.last = SentRequest(pending, messages[:-1], tools)
             raise Primed
@@ -91,58 +89,49 @@ def starts_with(history: Sequence[Any], prefix: Sequence[Any]) -> bool:
     return len(history) >= len(prefix) and all(a is b for a, b in zip(prefix, history, strict=False))
 
 
-_JOIN: ContextVar[SentRequest | None] = ContextVar("join_onto", default=None)
-_PRIMING: ContextVar[bool] = ContextVar("priming", default=False)
-# Set while a compaction's summary requests run: the guard, the recorder and the tools look at it.
-_SUMMARIZING: ContextVar[bool] = ContextVar("summarizing", default=False)
+@dataclass
+class RequestContext:
+    """What one run's requests tell the client beyond what pydantic-ai sends: the one channel from a
+    run to the client.
+
+    It rides in the run's model settings (`settings`: `extra_body` under CONTEXT_KEY), which pydantic-ai
+    hands to the openai client's `create` as they are, and the seam (agent.provider.sdk_seam) takes it
+    out before the body is sent. One object per run: a background summary and the turn beside it each
+    have their own, which a per-process or per-state flag could not give them."""
+
+    # Where the run's requests are recorded (the state's recorder); None for a compaction's requests.
+    recorder: RequestRecorder | None = None
+    # Put this request's messages in front of what pydantic-ai built (`join`); None sends them as built.
+    join: SentRequest | None = None
+    # A turn joining onto the last request (`reuse`): instructions that differ fall back to pydantic-ai's
+    # messages with a note in the debug log, where a compaction's request raises PrefixMismatch.
+    lenient: bool = False
+    # Set by the turn's guard before each request: this one goes out as given (a history fitted to the
+    # window for this request only), with nothing put in front of it.
+    whole: bool = False
+    # A priming run (agent.turn.warmup): its request is recorded and never sent (`Primed`).
+    priming: bool = False
 
 
-@contextmanager
-def summary_requests() -> Iterator[None]:
-    """Requests made inside are a compaction's: not recorded, not guarded, their tool calls not run."""
-    token = _SUMMARIZING.set(True)
-    try:
-        yield
-    finally:
-        _SUMMARIZING.reset(token)
+# The key of `extra_body` that carries the RequestContext to the seam; never sent.
+CONTEXT_KEY = "__coding_agent_request_context__"
 
 
-def summarizing() -> bool:
-    return _SUMMARIZING.get()
-# True inside a turn that joins onto the last request (`reuse`); a compaction request sets it False.
-_LENIENT: ContextVar[bool] = ContextVar("lenient_join", default=False)
-# Set for one request of a joining turn that must go out as given (a history fitted to the window
-# for this request only, agent.turn.guard): the recorded messages must not be put in front of it.
-_WHOLE: ContextVar[bool] = ContextVar("request_given_whole", default=False)
+def settings(context: RequestContext, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Model settings for a run whose requests carry `context` (merged over `base`, the run's own)."""
+    base = dict(base or {})
+    base["extra_body"] = {**(base.get("extra_body") or {}), CONTEXT_KEY: context}
+    return base
 
 
-def send_whole(whole: bool) -> None:
-    """Whether the next request of this run goes out as pydantic-ai built it (see `join`). Set before
-    every turn request: pydantic-ai carries a hook's context changes on to the rest of the run."""
-    _WHOLE.set(whole)
-
-
-@contextmanager
-def joined_onto(sent: SentRequest | None) -> Iterator[None]:
-    """Requests made inside start with `sent`'s messages (see `join`); with None, pydantic-ai's
-    messages go as they are, even inside a turn that joins onto an earlier request (`reuse`)."""
-    token, lenient, whole = _JOIN.set(sent), _LENIENT.set(False), _WHOLE.set(False)
-    try:
-        yield
-    finally:
-        _WHOLE.reset(whole)
-        _LENIENT.reset(lenient)
-        _JOIN.reset(token)
-
-
-def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
-    """`messages` with the recorded request put in front, inside `joined_onto`; else unchanged.
+def join(messages: list[dict[str, Any]], tools: Any, context: RequestContext | None) -> list[dict[str, Any]]:
+    """`messages` with `context`'s recorded request put in front; else unchanged.
 
     pydantic-ai was given only the messages after the recorded ones, so it built the system
     message(s) and then those: the system messages must equal the recorded ones, and so must the
     tools, or the result would not be the request pydantic-ai would have built."""
-    sent = _JOIN.get()
-    if sent is None or sent.stale or _WHOLE.get():
+    sent = context.join if context is not None else None
+    if sent is None or sent.stale or context.whole:
         return messages
     if tools != sent.tools:
         raise PrefixMismatch("the tools differ from the recorded request")
@@ -150,13 +139,15 @@ def join(messages: list[dict[str, Any]], tools: Any) -> list[dict[str, Any]]:
     # pydantic-ai adds system messages when something in the history needs them (the preamble for a
     # <system> frame of a retry, the note about text that looks like a frame). Built from the whole
     # history they come first; built from the tail they stand inside it. The whole history has one
-    # if either part has it: the fuller set goes first, and none inside.
+    # if either part has it: the fuller set goes first, and none inside. Where pydantic-ai puts them
+    # is its own choice: tests/test_turn_reuse.py fails loudly if it changes (the joined request must
+    # be the bytes pydantic-ai builds from the whole history).
     body = [m for m in messages[lead:] if m.get("role") not in _SYSTEM]
     extras = [m for m in messages[lead:] if m.get("role") in _SYSTEM]
     wanted = extras + messages[:lead]
     merged = _fuller(wanted, sent.messages[:old])
     if merged is None:
-        if not _LENIENT.get():
+        if not context.lenient:
             raise PrefixMismatch("the instructions differ from the recorded request")
         from agent import debuglog
 
@@ -184,35 +175,16 @@ def _fuller(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[str, 
     return None
 
 
-def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], tuple[Token, Token] | None]:
-    """For an ordinary turn: the messages to give pydantic-ai, and the join to end with `end_reuse`.
+def reuse(recorder: RequestRecorder, history: list[Any]) -> tuple[list[Any], RequestContext]:
+    """For an ordinary turn: the messages to give pydantic-ai, and the run's request context.
 
     When `history` starts with the last request's messages, pydantic-ai gets only what follows them
     and every request of the run starts with that request's bytes (see `join`): at 10,000 messages
     it would otherwise prepare and map the whole history again for each request."""
+    context = RequestContext(recorder)
     sent = recorder.covering(history)
     if sent is None or not sent.history or len(history) <= len(sent.history):
-        return list(history), None
+        return list(history), context
     recorder.joined = sent
-    _WHOLE.set(False)  # what an earlier run's last request set (agent.turn.guard) is not this turn's
-    return list(history[len(sent.history) :]), (_JOIN.set(sent), _LENIENT.set(True))
-
-
-def end_reuse(tokens: tuple[Token, Token] | None) -> None:
-    if tokens is not None:
-        _LENIENT.reset(tokens[1])
-        _JOIN.reset(tokens[0])
-
-
-def priming() -> bool:
-    return _PRIMING.get()
-
-
-@contextmanager
-def priming_run() -> Iterator[None]:
-    """Requests made inside are recorded and never sent: the client raises `Primed` (agent.turn.warmup)."""
-    token = _PRIMING.set(True)
-    try:
-        yield
-    finally:
-        _PRIMING.reset(token)
+    context.join, context.lenient = sent, True
+    return list(history[len(sent.history) :]), context

@@ -71,18 +71,18 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
     from pydantic_ai import Agent
 
     from agent.provider.model import build_model, model_settings
+    from agent.provider.retries import Retries
     from agent.tools.builtin import TOOLS
-    from agent.turn.guard import ContextGuard
 
     return Agent(
-        # `state.emit` is looked up at each retry: the UI replaces it after the agent is built.
-        build_model(state.config, state.scratch.recorder, on_retry=lambda event: state.emit(event)),
+        build_model(state.config),
         model_settings=model_settings(state.config),  # type: ignore[arg-type]
         instructions=state.scratch.instructions,
         deps_type=AppState,
         tools=TOOLS,
         retries=3,
-        capabilities=[ContextGuard()],
+        # Retrying is told through the run's deps (`state.emit`, which the UI replaces after the agent is built).
+        capabilities=[Retries()],
     )
 
 
@@ -108,14 +108,10 @@ async def run_turn(
 ) -> TurnOutcome:
     """Run one turn. `prelude` are messages placed before the user's text (@-mention reads);
     `before_request` is called before each of its model requests (compaction mid-turn, agent.turn.guard)."""
-    from agent.turn.guard import hooked
-
-    with hooked(before_request):
-        return await _run_turn(state, user_input, prelude)
-
-
-async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage] | None) -> TurnOutcome:
     from pydantic_ai.usage import UsageLimits
+
+    from agent.provider import prefix
+    from agent.turn.guard import TurnGuard
 
     agent = get_agent(state)
     start = list(state.history)
@@ -130,15 +126,15 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
             save_errors.append(error)
             state.emit(Notice(error, level="warn"))
 
-    from agent.provider import prefix
-
     base = start + (prelude or [])
     # pydantic-ai builds only what follows the last request; the client puts that in front.
-    given, reuse = prefix.reuse(state.scratch.recorder, base)
+    given, context = prefix.reuse(state.scratch.recorder, base)
     try:
         # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
         limits = UsageLimits(request_limit=state.config.max_requests)
-        async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits) as run:
+        async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
+                              model_settings=prefix.settings(context),  # type: ignore[arg-type]
+                              capabilities=[TurnGuard(before_request, context)]) as run:
             state.scratch.turn_base, state.scratch.turn_offset = base, -1
             async for node in run:
                 if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):
@@ -168,8 +164,6 @@ async def _run_turn(state: AppState, user_input: str, prelude: list[ModelMessage
         state.emit(Notice(message, level="error"))
         _settle(state, run, start, tool_results, got_response, save, ENDED)
         return TurnOutcome(ok=False, error=message)
-    finally:
-        prefix.end_reuse(reuse)
 
 
 def _settle(

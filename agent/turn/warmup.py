@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent import debuglog
 from agent.compaction.context import context_tokens, fixed_prefix_tokens, lower_mark
-from agent.provider.prefix import PRIME_PROMPT, Primed, priming_run
+from agent.provider.prefix import PRIME_PROMPT, Primed, RequestContext, settings
 from agent.turn.loop import get_agent, new_agent
 
 if TYPE_CHECKING:
@@ -48,11 +48,11 @@ def prime_if_near(state: AppState) -> bool:
 async def _prime(state: AppState, history: list[ModelMessage]) -> None:
     agent = new_agent(state)
     try:
-        with priming_run():
-            state.scratch.recorder.expect(history)
-            async with agent.iter(PRIME_PROMPT, message_history=history, deps=state) as run:
-                async for _node in run:
-                    pass
+        state.scratch.recorder.expect(history)
+        primed = settings(RequestContext(recorder=state.scratch.recorder, priming=True))
+        async with agent.iter(PRIME_PROMPT, message_history=history, deps=state, model_settings=primed) as run:
+            async for _node in run:
+                pass
     except Primed:
         pass
     finally:
