@@ -219,3 +219,18 @@ def test_every_top_level_module_is_installed():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["py-modules"])
     top_level = {p.stem for p in ROOT.glob("*.py")}
     assert top_level - listed == set()
+
+
+def documented_modules(text: str) -> set[str]:
+    """The modules docs/architecture.md lists under "Every module": the first cell of each table row."""
+    section = text.split("\n## Every module", 1)[1].split("\n## ", 1)[0]
+    rows = (line for line in section.splitlines() if line.startswith("| `"))
+    return {row.split("`")[1] for row in rows}
+
+
+def test_docs_architecture_lists_every_module_and_no_other():
+    listed = documented_modules((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    tree = {path.relative_to(ROOT).as_posix() for path in project_modules(ROOT).values() if path.name != "__init__.py"}
+    assert "agent/turn/loop.py" in tree
+    assert sorted(tree - listed) == [], "add a row to docs/architecture.md's 'Every module' for each new module"
+    assert sorted(listed - tree) == [], "docs/architecture.md lists modules that no longer exist"
