@@ -14,6 +14,7 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 import session
 from agent.config import (
     DEFAULT_MODEL,
+    DEFAULT_WINDOW,
     REASONING_EFFORTS,
     RETIRED_MODELS,
     THINKING_CHOICES,
@@ -95,7 +96,7 @@ def api_key(args: argparse.Namespace) -> str | None:
 
 def build_config(args: argparse.Namespace) -> Config:
     known = known_context_window(args.model)
-    window = int(args.context_window) if args.context_window else (known or 131_072)
+    window = int(args.context_window) if args.context_window else (known or DEFAULT_WINDOW)
     return Config(
         model=args.model,
         base_url=args.base_url,

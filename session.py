@@ -25,6 +25,10 @@ from agent.store.faults import fault
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
 from agent.store.project_dirs import ARCHIVE_DIR_NAME, archive_dir, folder_name, private_dir, project_dir  # noqa: F401
 
+# The metadata key that marks a compaction's summary message in a session file (agent.compaction.summary
+# builds the message and owns recognising it; the preview here reads the raw line, unparsed).
+SUMMARY_KEY = "compact_summary"
+
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
@@ -216,7 +220,7 @@ def _preview(path: Path, depth: int = 0) -> str:
                     continue
                 try:
                     message = json.loads(raw)
-                    if (message.get("metadata") or {}).get("compact_summary") is not None:
+                    if (message.get("metadata") or {}).get(SUMMARY_KEY) is not None:
                         archives = message["metadata"].get("archives") or [None]
                         if depth < 3 and isinstance(archives[0], str):
                             if words := _preview(Path(archives[0]), depth + 1):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agent.compaction.summary import is_summary
+from agent.config import DEFAULT_WINDOW
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
@@ -13,9 +15,9 @@ if TYPE_CHECKING:
 
     from agent.state.app import AppState
 
-# The design's figures for a 131,072-token window (deepseek-chat): the summary's output and the
-# compaction prompt need 20,000 tokens, and 10,000 more keep a safety margin.
-CONTEXT_WINDOW = 131_072
+# The design's figures are for its window, the default one (deepseek-chat's 131,072 tokens): the
+# summary's output and the compaction prompt need 20,000 tokens, and 10,000 more keep a safety margin.
+CONTEXT_WINDOW = DEFAULT_WINDOW
 COMPACT_OUTPUT_RESERVE = 20_000
 AUTO_COMPACT_BUFFER = 10_000
 # Never plan a summary output smaller than this: below it a summary of a long session is useless.
@@ -160,14 +162,10 @@ def _usage_anchor(history: Sequence[ModelMessage]) -> tuple[int | None, int]:
         message = history[index]
         if message.kind == "response" and message.usage.input_tokens:
             return index, message.usage.input_tokens + message.usage.output_tokens
-        if message.kind == "request" and _is_summary(message):
+        if message.kind == "request" and is_summary(message):
             # Usage before a summary belongs to the compacted history: never anchor across it.
             return None, 0
     return None, 0
-
-
-def _is_summary(message: ModelMessage) -> bool:
-    return bool(message.metadata and message.metadata.get("compact_summary") is not None)
 
 
 def threshold(state: AppState) -> int:

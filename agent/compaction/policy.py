@@ -42,13 +42,13 @@ def outlook(
     clear_after: int, keep: Sequence[ModelMessage] = (),
 ) -> cost.Outlook:
     from agent.compaction.budgets import for_state as budgets_for
-    from agent.compaction.summary import previous_summary
+    from agent.compaction.summary import previous_summary, summary_text
 
     fixed = fixed_prefix_tokens(state)
     first = next((i for i, (a, b) in enumerate(zip(history, cleared, strict=False)) if a is not b), len(cleared))
     unchanged = fixed + tokens.count_messages(history[:first])
     earlier = previous_summary(history)
-    earlier_text = (earlier.metadata or {}).get("compact_summary") if earlier is not None else None
+    earlier_text = summary_text(earlier) if earlier is not None else None
     summary_out = tokens.count_text(earlier_text) if earlier_text else DEFAULT_SUMMARY_TOKENS
     summary_out = min(summary_out, output_reserve(state.config.context_window))
     # The summary carries the user messages too (agent.compaction.budgets), within their budget.

@@ -9,7 +9,6 @@ clear_tool_results, fit_messages), the summary's text and the user messages it m
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -24,7 +23,7 @@ from agent.compaction.summary import (
     strip_wrapper,
     user_messages,
 )
-from agent.compaction.tiers import clear_tool_results
+from agent.compaction.tiers import clear_tool_results, without_usage
 from agent.errors import CompactError
 from agent.text.i18n import t
 from agent.tokens import count as tokens
@@ -179,15 +178,6 @@ def summary_parts(history: Sequence[ModelMessage], tail: Sequence[ModelMessage],
         files=files_touched(compacted, earlier_meta.get("files")),
         left_out=left_out,
     )
-
-
-def without_usage(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """Kept responses must not carry usage measured on the old, larger history: the gauge would
-    count from it."""
-    from pydantic_ai.messages import ModelResponse
-    from pydantic_ai.usage import RequestUsage
-
-    return [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m for m in messages]
 
 
 def compacted_history(head: ModelMessage, restored: Sequence[ModelMessage],

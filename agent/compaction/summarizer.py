@@ -125,14 +125,13 @@ def fit_request(
 
 
 def _too_long(exc: BaseException) -> bool:
+    """The request did not fit: pydantic-ai's category for it (it reads the provider's code and the
+    wording OpenAI-compatible servers use), and a 413, which a proxy's body-size limit sends and no
+    category covers."""
     from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
 
-    if isinstance(exc, ModelContextWindowExceededError):
-        return True
-    if isinstance(exc, ModelHTTPError) and exc.status_code in (400, 413):
-        text = str(exc.body or exc.message).lower()
-        return "context length" in text or "too long" in text or "maximum context" in text
-    return False
+    return isinstance(exc, ModelContextWindowExceededError) or (isinstance(exc, ModelHTTPError)
+                                                                and exc.status_code == 413)
 
 
 def _rejects_tools(exc: BaseException) -> bool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from agent.text.prompts import load_prompt
 from agent.tokens import count as tokens
+from session import SUMMARY_KEY
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelRequest
@@ -176,6 +177,8 @@ def files_touched(messages: Sequence[ModelMessage], earlier: dict[str, dict] | N
     """Files the agent changed, from the tool calls and their successful results in the history."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
+    from agent.tools.builtin import is_error_text
+
     records = {path: FileRecord(**fields) for path, fields in (earlier or {}).items()}
     calls: dict[str, ToolCallPart] = {}
     for message in messages:
@@ -190,7 +193,7 @@ def files_touched(messages: Sequence[ModelMessage], earlier: dict[str, dict] | N
                     continue
                 result = part.model_response_str()
                 path = str(call.args_as_dict().get("path", ""))
-                if not path or result.startswith("Error"):
+                if not path or is_error_text(result):
                     continue
                 record = records.setdefault(path, FileRecord())
                 if call.tool_name == "edit_file":
@@ -245,14 +248,21 @@ def build_summary_message(parts: SummaryParts, lang: str, workspace: Path) -> Mo
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     files = {p: {"created": r.created, "edits": r.edits, "writes": r.writes} for p, r in parts.files.items()}
-    metadata = {"compact_summary": parts.summary, "archives": parts.archives, "files": files,
+    metadata = {SUMMARY_KEY: parts.summary, "archives": parts.archives, "files": files,
                 "user_messages": parts.user_messages}
     return ModelRequest(parts=[UserPromptPart(content=render_summary(parts, lang, workspace))], metadata=metadata)
 
 
 def is_summary(message: ModelMessage) -> bool:
-    metadata = getattr(message, "metadata", None)
-    return bool(metadata and metadata.get("compact_summary") is not None)
+    """Whether `message` is a compaction's summary: the one rule (context, policy, tiers, undo, the
+    overflow and the /context view call it)."""
+    return summary_text(message) is not None
+
+
+def summary_text(message: ModelMessage) -> str | None:
+    """The summary a summary message carries, as the model wrote it; None for any other message."""
+    text = (getattr(message, "metadata", None) or {}).get(SUMMARY_KEY)
+    return text if isinstance(text, str) else None
 
 
 def earlier_user_messages(summary: ModelMessage | None) -> list[str]:

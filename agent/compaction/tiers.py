@@ -28,7 +28,8 @@ SUPERSEDED = "[Superseded: {call} was read again later; see the newer result.]"
 
 
 def without_usage(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """Kept responses must not carry usage measured on the old, larger history: the gauge counts afresh."""
+    """Responses kept after a history changed under them must not carry usage measured on the old one:
+    the gauge counts from the newest usage (agent.compaction.context), so it counts afresh instead."""
     from pydantic_ai.messages import ModelResponse
     from pydantic_ai.usage import RequestUsage
 

@@ -42,16 +42,12 @@ class UndoPlan:
 
 def later_messages(current: Sequence[ModelMessage], rebuilt: int | None) -> list[ModelMessage] | None:
     """The messages after the first `rebuilt` (the history a compaction wrote): those made since."""
-    import dataclasses
-
-    from pydantic_ai.messages import ModelResponse
-    from pydantic_ai.usage import RequestUsage
+    from agent.compaction.tiers import without_usage
 
     if rebuilt is None:
         return None
     # Their usage measured the compacted history: after the restored one it would mislead the gauge.
-    return [dataclasses.replace(m, usage=RequestUsage()) if isinstance(m, ModelResponse) else m
-            for m in current[rebuilt:]]
+    return without_usage(current[rebuilt:])
 
 
 def count_turns(messages: Sequence[ModelMessage]) -> int:

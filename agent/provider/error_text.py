@@ -48,11 +48,14 @@ def describe_error(exc: BaseException, config: Config) -> str:
         return t("err_http", lang, status=exc.status_code, detail=_short(exc.body or exc.message))
     if isinstance(exc, ModelAPIError):
         # "Could not reach" is wrong for an answer that broke off or was not JSON: say what happened.
-        causes = {type(e).__name__: e for e in _causes(exc)}
-        if "RemoteProtocolError" in causes or "ReadError" in causes:
-            detail = _short(causes.get("RemoteProtocolError") or causes["ReadError"])
-            return t("err_broken_stream", lang, detail=detail)
-        if "JSONDecodeError" in causes:
+        from json import JSONDecodeError
+
+        from httpx2 import ReadError, RemoteProtocolError  # the openai client's HTTP library
+
+        causes = _causes(exc)
+        if broken := next((e for e in causes if isinstance(e, RemoteProtocolError | ReadError)), None):
+            return t("err_broken_stream", lang, detail=_short(broken))
+        if any(isinstance(e, JSONDecodeError) for e in causes):
             return t("err_bad_json", lang, url=config.endpoint, detail=_short(exc))
         return t("err_api", lang, detail=_short(str(exc)), url=config.endpoint)
     if isinstance(exc, UnexpectedModelBehavior):

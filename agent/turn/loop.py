@@ -198,7 +198,12 @@ def _ours(state: AppState, run: Any) -> list[ModelMessage]:
 
 
 def repair(messages: list[ModelMessage], results: dict[str, Any], note: str = INTERRUPTED) -> list[ModelMessage]:
-    """Close every tool call that has no return, so the next request is accepted."""
+    """Close every tool call that has no return, so the next request is accepted.
+
+    Not pydantic-ai's `messages.repair_messages`, which does the same closing but also merges adjacent
+    requests (our session file only grows by appends: a merge would rewrite what it holds) and answers
+    every dangling call with one placeholder, where ours keeps a result that came and says why one did
+    not (`note`: interrupted, ended by an error, lost in a crash)."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
     messages = list(messages)
@@ -239,7 +244,8 @@ def repair_history(messages: list[ModelMessage]) -> tuple[list[ModelMessage], in
     A crash mid-tool leaves a tool call without its result (pydantic-ai then refuses every new
     prompt, and the API refuses the request); a skipped corrupt line can leave a result without
     its call. Every call gets a result in the request right after it, results without a call go.
-    Untouched messages are kept as the same objects.
+    Untouched messages are kept as the same objects (pydantic-ai's `repair_messages` merges adjacent
+    messages instead: see `repair`).
     """
     from pydantic_ai.messages import ModelRequest, ToolCallPart, ToolReturnPart
 
@@ -298,6 +304,8 @@ def _emit_stream_event(state: AppState, event: Any) -> None:
 def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> None:
     from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolReturnPart
 
+    from agent.tools.builtin import is_error_text
+
     if isinstance(event, FunctionToolCallEvent):
         args = event.part.args_as_dict() if event.args_valid is not False else {}
         state.emit(ToolCallStarted(event.part.tool_call_id, event.part.tool_name, args))
@@ -307,7 +315,7 @@ def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> No
         content = part.model_response_str() if isinstance(part, ToolReturnPart) else part.model_response()
         meta = getattr(part, "metadata", None)
         diff = meta.get("diff") if isinstance(meta, dict) else None
-        is_error = not isinstance(part, ToolReturnPart) or content.startswith("Error:")
+        is_error = not isinstance(part, ToolReturnPart) or is_error_text(content)
         state.emit(ToolResult(part.tool_call_id, part.tool_name, content, is_error=is_error, diff=diff))
 
 
