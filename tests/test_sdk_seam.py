@@ -72,21 +72,22 @@ def test_a_create_without_the_arguments_the_seam_wraps_is_refused():
         class chat:  # noqa: N801 - the SDK's attribute
             completions = Completions()
 
-    with pytest.raises(sdk_seam.SeamBroken, match="messages, tools and extra_body"):
+    with pytest.raises(sdk_seam.SeamBroken, match="messages, tools, stream and extra_body"):
         sdk_seam.send_untransformed(Client())  # type: ignore[arg-type]
 
 
 async def test_pydantic_ai_sends_through_the_wrapped_create(make_state, server, monkeypatch):
-    """The SDK's own create gets no messages to transform (they ride in extra_body), and the run's
-    request context reaches the wrap (the request is recorded) and never the server."""
+    """pydantic-ai calls the create the seam took over, never the SDK's own (which would walk and
+    encode every message again), and the run's request context reaches the seam (the request is
+    recorded) and never the server."""
     from openai.resources.chat import AsyncCompletions
 
-    seen: list[tuple[int, bool]] = []
+    seen: list[int] = []
     original = AsyncCompletions.create
 
     @functools.wraps(original)
     async def spy(self, *args, **kwargs):
-        seen.append((len(kwargs["messages"]), "messages" in (kwargs.get("extra_body") or {})))
+        seen.append(len(kwargs["messages"]))
         return await original(self, *args, **kwargs)
 
     monkeypatch.setattr(AsyncCompletions, "create", spy)
@@ -94,14 +95,15 @@ async def test_pydantic_ai_sends_through_the_wrapped_create(make_state, server, 
     server.script(Text("hello"))
     outcome = await run_turn(state, "hi")
     assert outcome.ok, outcome.error
-    assert seen == [(0, True)], "pydantic-ai no longer calls the client's chat.completions.create the seam wraps"
+    assert seen == [], "pydantic-ai no longer calls the client's chat.completions.create the seam takes over"
     assert state.scratch.recorder.last is not None, "the run's RequestContext did not reach the seam"
     body = server.requests[-1]["raw"]
     assert CONTEXT_KEY.encode() not in body and json.loads(body)["messages"][-1]["content"] == "hi"
 
 
-async def test_the_body_is_the_bytes_the_sdk_would_send(server, workspace):
-    """The messages untransformed make the body the SDK's own transform makes, byte for byte."""
+async def test_the_body_is_the_one_the_sdk_would_send(server, workspace):
+    """The seam's body is the JSON the SDK's own create sends (its keys in another order), with the
+    same headers; and a body encoded with kept message bytes is the bytes of one encoded whole."""
     from openai import AsyncOpenAI
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
@@ -115,10 +117,29 @@ async def test_the_body_is_the_bytes_the_sdk_would_send(server, workspace):
     ours = build_model(Config(model="gpt-test", base_url=server.base_url, api_key="k", workspace=workspace))
     plain_client = AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
     plain = OpenAIChatModel("gpt-test", provider=OpenAIProvider(openai_client=plain_client))
-    bodies = []
-    for model in (ours, plain):
+    sent = []
+    for model in (ours, plain, ours):
         server.script(Text("ok"))
         await Agent(model, instructions="be brief").run("next", message_history=history)
-        bodies.append(server.requests[-1]["raw"])
-        await model.client.close()
-    assert bodies[0] == bodies[1]
+        sent.append(server.requests[-1])
+    await ours.client.close()
+    await plain.client.close()
+    ours_body, sdk_body = json.loads(sent[0]["raw"]), json.loads(sent[1]["raw"])
+    assert ours_body == sdk_body and ours_body["messages"][1]["content"] == "读取 a.py please \u2028 \x00"
+    for name in ("authorization", "content-type"):
+        assert sent[0]["headers"][name] == sent[1]["headers"][name]
+
+
+def test_a_body_with_kept_message_bytes_is_the_body_encoded_whole(monkeypatch):
+    encoder = sdk_seam.BodyEncoder()
+    shared = [{"role": "system", "content": "s"}, {"role": "user", "content": "读 \u2028 \x00messages\x00"}]
+    first = {"model": "m", "messages": shared, "stream": True}
+    assert encoder.encode(first) == sdk_seam.dumps(first)
+    encoded: list[object] = []
+    dumps = sdk_seam.dumps
+    monkeypatch.setattr(sdk_seam, "dumps", lambda obj: encoded.append(obj) or dumps(obj))
+    second = {"model": "m", "messages": [*shared, {"role": "assistant", "content": "a"}], "stream": True}
+    assert encoder.encode(second) == dumps(second)
+    # The shared messages' bytes were kept: only the new message and the rest of the body were encoded.
+    assert {"role": "assistant", "content": "a"} in encoded and not any(m is shared[1] for m in encoded)
+    assert encoder.encode({"model": "m"}) == dumps({"model": "m"})
