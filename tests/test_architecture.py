@@ -234,3 +234,11 @@ def test_docs_architecture_lists_every_module_and_no_other():
     assert "agent/turn/loop.py" in tree
     assert sorted(tree - listed) == [], "add a row to docs/architecture.md's 'Every module' for each new module"
     assert sorted(listed - tree) == [], "docs/architecture.md lists modules that no longer exist"
+
+
+def test_every_package_is_installed():
+    # A non-editable install holds only the packages pyproject lists, subpackages included.
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    inits = [p for name in PACKAGES for p in (ROOT / name).rglob("__init__.py")]
+    packages = {".".join(p.parent.relative_to(ROOT).parts) for p in inits}
+    assert "agent.turn" in packages and packages - listed == set()
