@@ -1,8 +1,8 @@
 """Context compaction, the driver: decide (the cheap tier or a summary), call the model
-(agent.summarizer), then commit through the transcript (agent.transcript): the full session is
+(agent.compaction.summarizer), then commit through the transcript (agent.state.transcript): the full session is
 archived, the rebuilt history replaces it, the compaction state is set and the event emitted. What
-to clear, keep and restore, and the new history itself, are the pure core (agent.rebuild,
-agent.tiers, agent.summary).
+to clear, keep and restore, and the new history itself, are the pure core (agent.compaction.rebuild,
+agent.compaction.tiers, agent.compaction.summary).
 
 Everything before the rewrite can fail or be cancelled and leaves history, session file,
 ReadFileState and checkpoints exactly as they were: the only await is the LLM call, and the commit
@@ -30,6 +30,13 @@ from agent.file_state import ReadFileState
 from agent.i18n import t
 from agent.images import compaction_note
 from agent.rebuild import (
+from agent import debuglog
+from agent.compaction import background as bg
+from agent.compaction import policy, undo
+from agent.compaction.budgets import for_state as budgets_for
+from agent.compaction.budgets import restore_room
+from agent.compaction.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
+from agent.compaction.rebuild import (
     RESTORE_MAX_FILES,
     cheap_tier,
     cheap_tier_enough,
@@ -44,11 +51,20 @@ from agent.summarizer import request_summary, sent_split, tail_budget
 from agent.summary import SummaryParts, build_summary_message, is_summary
 from agent.todo import restore_messages as restore_todo
 from agent.undo import UndoPlan
+from agent.compaction.summarizer import request_summary, sent_split
+from agent.compaction.summary import SummaryParts, build_summary_message, is_summary
+from agent.compaction.undo import UndoPlan
+from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
+from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
+from agent.state.file_state import ReadFileState
+from agent.text.i18n import t
+from agent.tokens import count as tokens
+from agent.turn.loop import get_agent
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from agent.state import AppState
+    from agent.state.app import AppState
 
 MAX_COMPACT_FAILURES = 3
 # Two automatic compactions within this many turns count as thrashing.
@@ -71,10 +87,10 @@ class CompactResult:
 def restore_file_messages(
     old_state: ReadFileState, new_state: ReadFileState, state: AppState, budget: int | None = None
 ) -> list:
-    """Re-read the newest-read files (agent.rebuild.choose_restored: at most 5, within the budget)
+    """Re-read the newest-read files (agent.compaction.rebuild.choose_restored: at most 5, within the budget)
     into the new history, through the same mechanism as @-mentions. A file that is gone is skipped."""
-    from agent.mentions import read_messages
-    from agent.tools import ToolError, read_for_model
+    from agent.tools.builtin import ToolError, read_for_model
+    from agent.tools.mentions import read_messages
 
     def readable() -> Any:
         for path in reversed(old_state.paths()):
@@ -146,7 +162,8 @@ async def run_compact(
             after = trim.cut_to_fit(history[cut:], tail_budget(state))
             tail = [m for m in keep if at.get(id(m), cut) < cut] + after
             debuglog.log("compact_sent_part", summarized=cut, kept=len(history) - cut)
-        reply = await request_summary(state, history if cut is None else history[:cut], custom_instructions)
+        summarized = history if cut is None else history[:cut]
+        reply = await request_summary(state, get_agent(state), summarized, custom_instructions)
     finally:
         state.compaction.running = False
     return _finish_summary(state, history, reply.summary, reply.left_out, before, trigger, tail)
@@ -296,7 +313,7 @@ def _commit(
 
 
 def plan_undo(state: AppState) -> UndoPlan:
-    """What "/compact undo" would restore (agent.undo), worked out before asking."""
+    """What "/compact undo" would restore (agent.compaction.undo), worked out before asking."""
     return undo.plan_undo(state.transcript, state.lang)
 
 
@@ -353,7 +370,7 @@ async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage
     used = context_tokens(state, pending)
     limit = auto_limit(state)
     if used < limit:
-        bg.maybe_start_background(state, used)
+        bg.maybe_start_background(state, get_agent(state), used)
         return
     state.emit(Notice(t("auto_compact", state.lang, used=used, threshold=limit)))
     await attempt(state, "auto", lambda: take_background(state) or run_compact(state, trigger="auto"))
@@ -368,7 +385,7 @@ async def attempt(state: AppState, trigger: str, start: Any) -> bool:
         _failed(state, trigger, str(exc))
         return False
     except Exception as exc:  # noqa: BLE001 - an automatic compaction must never break the turn
-        from agent.error_text import describe_error
+        from agent.provider.error_text import describe_error
 
         _failed(state, trigger, describe_error(exc, state.config))
         return False

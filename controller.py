@@ -20,6 +20,11 @@ from agent.i18n import t
 from agent.state import AppState, CompactionState, Stats
 from agent.transcript import Transcript
 from agent.visible import plain
+from agent.state.app import AppState, CompactionState, Stats
+from agent.state.file_history import Checkpoint, FileHistory
+from agent.state.file_state import ReadFileState
+from agent.state.transcript import Transcript
+from agent.text.i18n import t
 
 
 def load_session(state: AppState, session_id: str) -> list:
@@ -33,7 +38,7 @@ def load_session(state: AppState, session_id: str) -> list:
         state.emit(Notice(t("cut_line", state.lang, **note), "warn"))
     if not loaded.messages:
         return loaded.messages
-    from agent.loop import repair_history
+    from agent.turn.loop import repair_history
 
     # A crash mid-tool leaves a call without its result: unrepaired, every later prompt is refused.
     messages, fixes = repair_history(loaded.messages)
@@ -119,7 +124,7 @@ def start_warm_up(state: AppState) -> None:
     """pydantic-ai and the tokenizer take about a second to load, in a worker thread that starts
     once the prompt is on screen. The tokenizer loads after pydantic-ai, in the same thread: its
     load holds the GIL for ~0.3 s, which would otherwise freeze the prompt just as it appears."""
-    from agent.warmup import warm_up
+    from agent.turn.warmup import warm_up
 
     state.scratch.ready = asyncio.get_running_loop().run_in_executor(None, warm_up, state)
 
@@ -129,7 +134,7 @@ def undo_turn(state: AppState) -> Checkpoint | None:
     checkpoint = state.file_history.undo()
     if checkpoint is None:
         return None
-    from agent.background import cancel_background  # not at start-up: main imports this module
+    from agent.compaction.background import cancel_background  # not at start-up: main imports this module
 
     cancel_background(state)
     state.transcript.truncate(checkpoint.history_index)

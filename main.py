@@ -16,6 +16,7 @@ import project_setup
 import session
 from agent.config import (
     DEFAULT_MODEL,
+    DEFAULT_WINDOW,
     REASONING_EFFORTS,
     RETIRED_MODELS,
     THINKING_CHOICES,
@@ -34,6 +35,10 @@ from controller import start_state
 
 if TYPE_CHECKING:
     from agent.loop import TurnOutcome
+from agent.state.app import AppState, Stats
+from agent.state.file_state import ReadFileState
+from agent.text.i18n import default_lang, t
+from controller import start_state, start_warm_up
 
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
@@ -156,7 +161,7 @@ def _networks(text: str) -> tuple[str, ...]:
 
 def build_config(args: argparse.Namespace) -> Config:
     known = known_context_window(args.model)
-    window = int(args.context_window) if args.context_window else (known or 131_072)
+    window = int(args.context_window) if args.context_window else (known or DEFAULT_WINDOW)
     return Config(
         model=args.model,
         base_url=args.base_url,
@@ -203,6 +208,8 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     from agent.images import pasted_paths
     from agent.loop import run_turn
     from agent.mentions import attached_paths, build_mention_messages, find_mentions
+    from agent.tools.mentions import attached_paths, build_mention_messages, find_mentions
+    from agent.turn.loop import run_turn
 
     asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})
     if asked.blocked is not None or asked.stop is not None:
@@ -252,7 +259,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
         app.say(exc.text(app.lang), "error")
     except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session
         from agent import debuglog
-        from agent.error_text import describe_error
+        from agent.provider.error_text import describe_error
 
         debuglog.log("submit_error", error=repr(exc)[:500])
         app.say(describe_error(exc, app.state.config), "error")
@@ -262,7 +269,7 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
 async def _fit_or_attach(app, text: str) -> str | None:
     """A message too large for the window is not sent unasked: the user may attach it as a file."""
-    from agent.oversize import attach, check_message, warning
+    from agent.compaction.oversize import attach, check_message, warning
 
     found = check_message(app.state, text)
     if found is None:
@@ -297,7 +304,7 @@ async def print_mode(state: AppState, prompt: str, output_format: str = "text") 
 
     early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
-    from agent.oversize import check_message, warning
+    from agent.compaction.oversize import check_message, warning
 
     if (found := check_message(state, prompt)) is not None:
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
@@ -340,7 +347,7 @@ def check_tools(config: Config) -> None:
 
 def check_config(config: Config) -> None:
     """Bad numbers stop here with one line, not with a traceback at the first turn."""
-    from agent.context import CompactAtOutOfRange, compact_threshold
+    from agent.compaction.context import CompactAtOutOfRange, compact_threshold
 
     if config.model in RETIRED_MODELS and is_deepseek_url(config.base_url):
         raise ValueError(t("model_retired", config.lang, model=config.model, new=RETIRED_MODELS[config.model]))
@@ -386,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     if not config.api_key and not config.base_url:
         print(t("no_api_key", config.lang), file=sys.stderr)
         return 2
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     if args.prompt is not None:
         tokens.preload()  # one-shot: nothing to show first, load the tokenizer meanwhile
@@ -418,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def repl(state: AppState) -> int:
-    from agent.background import cancel_background
+    from agent.compaction.background import cancel_background
     from ui.app import App
 
     early = state.emit

@@ -1,9 +1,9 @@
-"""Compaction inside a turn: the hook the loop calls before every model request (agent.guard).
+"""Compaction inside a turn: the hook the loop calls before every model request (agent.turn.guard).
 
 The watermark is checked before each request of a run, not only before the user's turn: over the
 threshold the turn's start is compacted (or its background summary swapped in), keeping the current
 user request and the turn's newest tool exchanges verbatim; and whatever switched automatic
-compaction off, a request over the window is made to fit (agent.overflow).
+compaction off, a request over the window is made to fit (agent.compaction.overflow).
 """
 
 from __future__ import annotations
@@ -14,15 +14,19 @@ import compact
 from agent import background, margin, overflow
 from agent.budgets import for_state as budgets_for
 from agent.context import history_tokens
+from agent.compaction import background, overflow
+from agent.compaction.budgets import for_state as budgets_for
+from agent.compaction.context import history_tokens, threshold
+from agent.compaction.rebuild import kept_for_fit, mid_turn_keep, turn_prompt
 from agent.events import Notice
-from agent.guard import Refit
-from agent.i18n import t
-from agent.rebuild import kept_for_fit, mid_turn_keep, turn_prompt
+from agent.text.i18n import t
+from agent.turn.guard import Refit
+from agent.turn.loop import get_agent
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from agent.state import AppState
+    from agent.state.app import AppState
 
 
 async def before_request(state: AppState, messages: list[ModelMessage]) -> Refit | None:
@@ -48,7 +52,7 @@ async def _compacted(state: AppState, messages: list[ModelMessage], used: int) -
     limit = compact.auto_limit(state)
     if used < limit:
         # A long turn past the lower mark: its summary is written while the turn goes on.
-        background.maybe_start_background(state, used, messages)
+        background.maybe_start_background(state, get_agent(state), used, messages)
         return False
     state.emit(Notice(t("mid_turn_compact", state.lang, used=used, threshold=limit)))
     plan = budgets_for(state)

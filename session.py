@@ -23,9 +23,16 @@ from agent.atomic import replace_file, write_via_temp
 from agent.config import data_home
 from agent.faults import fault
 from agent.file_state import open_regular
+from agent.store import long_lines
+from agent.store.atomic import replace_file, write_via_temp
+from agent.store.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
-from agent.project_dirs import ARCHIVE_DIR_NAME, _private_dir, archive_dir, folder_name, project_dir  # noqa: F401
+from agent.store.project_dirs import ARCHIVE_DIR_NAME, archive_dir, folder_name, private_dir, project_dir  # noqa: F401
+
+# The metadata key that marks a compaction's summary message in a session file (agent.compaction.summary
+# builds the message and owns recognising it; the preview here reads the raw line, unparsed).
+SUMMARY_KEY = "compact_summary"
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -124,7 +131,7 @@ class Loaded:
     messages: list[ModelMessage]
     # One line per skipped line: "line 7: <why>".
     skipped: list[str]
-    # Lines loaded cut short (agent.long_lines): the values of the i18n text "cut_line", with "line".
+    # Lines loaded cut short (agent.store.long_lines): the values of the i18n text "cut_line", with "line".
     cut: list[dict[str, object]] = field(default_factory=list)
     # The file's format (agent.session_format); one newer than this code's may not load whole.
     version: int = session_format.CURRENT
@@ -308,7 +315,7 @@ def archive_session(session_id: str, workspace: Path | None = None) -> Path:
     The copy is written under a temp name and renamed when complete, so an archive that exists is
     always whole.
     """
-    folder = _private_dir(archive_dir(workspace))
+    folder = private_dir(archive_dir(workspace))
     stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
     path = folder / f"{session_id}-{stamp}.jsonl"
     n = 1
@@ -347,7 +354,7 @@ class SessionLocked(Exception):
         super().__init__(self.text("en"))
 
     def text(self, lang: str) -> str:
-        from agent.i18n import t
+        from agent.text.i18n import t
 
         pid = t("locked_pid", lang, pid=self.holder) if self.holder.isdigit() else ""
         return t("session_locked", lang, id=self.session_id, pid=pid)

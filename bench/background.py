@@ -5,7 +5,7 @@ the background mark (85% of the threshold) and the threshold; its old tool resul
 cleared (as after an earlier cheap-tier pass), so the cheap tier cannot spare the summary and both
 modes need one. Two turns through main.on_submit:
   turn 1  a short question: the check finds the context past 85%; in background mode
-          agent.background.maybe_start_background starts the summary request now, and it runs while
+          agent.compaction.background.maybe_start_background starts the summary request now, and it runs while
           turn 1's own request does
   turn 2  a long paste that takes the context over the threshold: compact.auto_compact_if_needed
           compacts before the turn; background mode swaps the finished summary in, blocking mode
@@ -35,8 +35,8 @@ def build_history(s: Any, fixed: int, target: int) -> list:
     from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
     from pydantic_ai.usage import RequestUsage
 
-    from agent import tokens
-    from agent.tiers import clear_tool_results
+    from agent.compaction.tiers import clear_tool_results
+    from agent.tokens import count as tokens
 
     cleared, _ = clear_tool_results(s.messages, keep_tokens=0)
     out: list = []
@@ -54,8 +54,8 @@ def build_history(s: Any, fixed: int, target: int) -> list:
 
 async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     import compact
-    from agent import background
-    from agent.context import fixed_prefix_tokens
+    from agent.compaction import background
+    from agent.compaction.context import fixed_prefix_tokens
     from agent.events import CompactionFinished
     from main import on_submit
 
@@ -80,7 +80,7 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     saved_start = background.maybe_start_background
     compact.auto_compact_if_needed = timed
     if mode == "blocking":
-        background.maybe_start_background = lambda st, used: None
+        background.maybe_start_background = lambda st, agent, used: None
     try:
         used0 = compact.context_tokens(state)
         t0 = time.perf_counter()

@@ -5,7 +5,7 @@
 
 A session of four messages, one of them a user message of N MB of words (100; quick: 10), is
 resumed with `main.py --continue -p` against the local server. Timed: the whole process, wall
-clock, and its peak RSS (wait4). Since agent.oversize cuts the long texts of a line over 4 MB on
+clock, and its peak RSS (wait4). Since agent.compaction.oversize cuts the long texts of a line over 4 MB on
 load, both should stay near those of an ordinary resume plus one read of the file.
 """
 

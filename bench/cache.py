@@ -26,8 +26,8 @@ async def measure(n: int, thinking: bool | None = None) -> dict:
     from pydantic_ai import Agent
 
     import compact
-    from agent.loop import get_agent
-    from agent.summary import compaction_prompt
+    from agent.compaction.summary import compaction_prompt
+    from agent.turn.loop import get_agent
     from main import on_submit
     from tests.fake_openai import Text
 

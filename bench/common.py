@@ -213,8 +213,8 @@ def make_state(base_url: str, workspace: Path, window: int = WINDOW, *, model: s
     import session
     from agent.config import Config
     from agent.events import EventLog
-    from agent.state import AppState
-    from agent.transcript import Transcript
+    from agent.state.app import AppState
+    from agent.state.transcript import Transcript
 
     cfg = Config(model=model, base_url=base_url, api_key="bench", context_window=window, workspace=workspace,
                  lang=lang, yes=True, **config)
@@ -225,7 +225,7 @@ def make_state(base_url: str, workspace: Path, window: int = WINDOW, *, model: s
 
 def agent_prefix(state: Any) -> tuple[str, int]:
     """The agent's instructions and its fixed prefix tokens (system prompt + tool definitions)."""
-    from agent.context import fixed_prefix_tokens
+    from agent.compaction.context import fixed_prefix_tokens
 
     fixed = fixed_prefix_tokens(state)  # renders the instructions into state.scratch.instructions
     return state.scratch.instructions, fixed
@@ -244,7 +244,7 @@ def install_session(state: Any, s: Any, *, reload: bool = True, files: int = 5) 
     fresh objects, cold token caches) and put the `files` newest-read project files on disk,
     recorded as read (what a compaction restores)."""
     import session
-    from agent.transcript import Transcript
+    from agent.state.transcript import Transcript
     from bench import synth
 
     session.rewrite_messages(state.session_id, s.messages, state.workspace)
@@ -307,6 +307,6 @@ def rss_mb() -> tuple[float, float]:
 
 
 def tokens_of(text: str) -> int:
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     return tokens.count_text(text)

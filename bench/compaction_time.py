@@ -8,11 +8,11 @@ building it (pydantic-ai + openai client) and reading the answer, then archive, 
 message, recount and rewrite. A second figure leaves out the request's client side too (pydantic-ai
 and the openai SDK building and sending it): the compaction's own steps. Two starting points:
   live     a session that grew in this process: a turn has just ended (its request is the one the
-           compaction request starts with, agent/prefix.py), and the per-message token counts the
+           compaction request starts with, agent/provider/prefix.py), and the per-message token counts the
            turns computed (every message but the final text answers) are cached
   resumed  the session was just loaded from disk (--continue): no count cached, no request sent;
            the warm-up has built (not sent) the request the history makes, in its worker thread
-           while the user types (agent/prefix.py; its time is the "prime" row, not in the total)
+           while the user types (agent/provider/prefix.py; its time is the "prime" row, not in the total)
   resumed, not primed   the same, had the warm-up not done it: pydantic-ai builds the whole
            request (~0.5 s at 8,000 messages)
 """
@@ -69,7 +69,7 @@ def warm_live(history: list) -> None:
     """Cache the counts a live session has: all but the final text-only answers."""
     from pydantic_ai.messages import ModelResponse, ToolCallPart
 
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     for m in history:
         if isinstance(m, ModelResponse) and not any(isinstance(p, ToolCallPart) for p in m.parts):
@@ -80,13 +80,13 @@ def warm_live(history: list) -> None:
 async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict[str, float]:
     import compact
     import session
-    from agent import rebuild, summarizer
+    from agent.compaction import rebuild, summarizer
     from tests.fake_openai import Text
 
     state = common.make_state(server.base_url, ws, window)
     common.install_session(state, s)
     if scenario == "live":
-        from agent.loop import run_turn
+        from agent.turn.loop import run_turn
 
         server.script(Text("Done: the tests pass."))
         outcome = await run_turn(state, "run the tests once more")
@@ -94,7 +94,7 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
         warm_live(state.history)
     prime = 0.0
     if scenario == "resumed":
-        from agent.warmup import warm_up
+        from agent.turn.warmup import warm_up
 
         t0 = time.perf_counter()
         await asyncio.get_running_loop().run_in_executor(None, warm_up, state)
@@ -149,7 +149,7 @@ async def run(quick: bool) -> None:
         if quick:
             # The warm-up primes a session past 85% of the threshold: the quick session (~190k tokens)
             # gets a window it nearly fills, as the full one (~920k) nearly fills DeepSeek V4's 1M.
-            from agent.context import context_tokens
+            from agent.compaction.context import context_tokens
 
             common.install_session(state, s)
             window = int(context_tokens(state) / 0.8)

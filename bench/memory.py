@@ -41,8 +41,8 @@ def child(args: list[str]) -> None:
     import compact  # noqa: F401
     import main  # noqa: F401
     import ui.app  # noqa: F401
-    from agent import tokens
-    from agent.loop import get_agent
+    from agent.tokens import count as tokens
+    from agent.turn.loop import get_agent
 
     state = common.make_state(base_url, Path(ws))
     get_agent(state)
@@ -56,7 +56,7 @@ def child(args: list[str]) -> None:
 async def _session(state, session_id, mark) -> None:
     import compact
     import session
-    from agent.transcript import Transcript
+    from agent.state.transcript import Transcript
     from main import on_submit
 
     state.transcript = Transcript(session_id, state.workspace, session.load(session_id, state.workspace).messages)

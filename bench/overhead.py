@@ -1,10 +1,10 @@
 """Per-turn overhead outside the model, at 100, 1,000 and 8,000 messages.
 
-Each simulated turn does what main.on_submit and agent.loop do around the model calls, on a session
+Each simulated turn does what main.on_submit and agent.turn.loop do around the model calls, on a session
 loaded from disk: parse @-mentions and build the pending input, the watermark check
 (compact.context_tokens), the checkpoint (file_history.make_checkpoint), the session append
 (loop.sync_history after each of the turn's 4 messages), the toolbar text (ui.app.App.toolbar), and
-the mid-turn guard before each of the turn's 2 model requests (agent.guard's ContextGuard, running
+the mid-turn guard before each of the turn's 2 model requests (agent.turn.guard's ContextGuard, running
 midturn's hook). The turn's messages (a tool call, a ~200-token tool result, an answer) are appended
 with realistic usage, so the next turn's check anchors on the newest usage as in a live session.
 
@@ -12,8 +12,10 @@ Baseline: recounting the whole history each turn with no per-message cache (the 
 tokenizer over every message).
 
 Not in the figure, shown beside it: what building each model request costs on the client (pydantic-ai
-preparing and mapping the history, the openai SDK transforming and serializing it, HTTP), measured
-on real turns through main.on_submit as wall time minus the server's handler time.
+preparing and mapping the history, the openai SDK serializing it, HTTP), measured on real turns
+through main.on_submit as wall time minus the server's handler time; and what the one seam into the
+openai client (agent/provider/sdk_seam.py) saves: the last request sent through the SDK's own create,
+and through a client the seam took over.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ STEPS = ["input + mentions", "watermark (context_tokens)", "checkpoint", "sessio
 
 
 def recount_uncached(state: Any) -> int:
-    from agent import tokens
-    from agent.context import fixed_prefix_tokens
+    from agent.compaction.context import fixed_prefix_tokens
+    from agent.tokens import count as tokens
 
     total = fixed_prefix_tokens(state)
     for m in state.history:
@@ -50,7 +52,7 @@ def turn_messages(state: Any, i: int, context: int) -> tuple[list, int]:
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
     from pydantic_ai.usage import RequestUsage
 
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     body = "\n".join(f"{n:6}\tvalue_{i}_{n} = compute_{n % 7}(items[{n}], limit={n * 3})  # 第{n}行" for n in range(14))
     call = ToolCallPart("read_file", {"path": f"src/mod_{i}.py", "offset": 1, "limit": 14}, tool_call_id=f"c{i}")
@@ -75,7 +77,9 @@ class Run:
     def __init__(self, n: int, server: Any, ws: Path) -> None:
         from rich.console import Console
 
-        from agent import guard
+        import midturn
+        from agent.provider.prefix import RequestContext
+        from agent.turn import guard
         from ui.app import App
 
         async def _submit(app: Any, text: str) -> None:
@@ -87,7 +91,7 @@ class Run:
         self.app = App(state, _submit, console=Console(file=io.StringIO(), width=120))
         renderer, self.events = state.emit, []
         state.emit = lambda e: (self.events.append(e), renderer(e))
-        self.guard = guard._Guard()
+        self.guard = guard._Guard(midturn.before_request, RequestContext(state.scratch.recorder))
         self.times: dict[str, list[float]] = {k: [] for k in STEPS}
         self.client: list[float] = []
         self.app.toolbar()  # the first prompt drew it already
@@ -96,11 +100,9 @@ class Run:
         from pydantic_ai.messages import ModelRequest, UserPromptPart
 
         import compact
-        import midturn
-        from agent.file_state import ReadFileState
-        from agent.guard import hooked
-        from agent.loop import sync_history
-        from agent.mentions import build_mention_messages, find_mentions
+        from agent.state.file_state import ReadFileState
+        from agent.tools.mentions import build_mention_messages, find_mentions
+        from agent.turn.loop import sync_history
 
         state, times = self.state, self.times
         text = f"Step {i}: now make compute_{i % 7} skip empty items, then run the tests. 然后跑一下测试。"
@@ -129,8 +131,7 @@ class Run:
             if k in (0, 2):  # before each model request: the first, and after the tool result
                 ctx = SimpleNamespace(deps=state, messages=list(messages), model_settings=None)
                 t0 = time.perf_counter()
-                with hooked(midturn.before_request):
-                    await self.guard.before_model_request(ctx, SimpleNamespace(messages=list(messages)))
+                await self.guard.before_model_request(ctx, SimpleNamespace(messages=list(messages)))
                 guard_t += time.perf_counter() - t0
             t0 = time.perf_counter()
             sync_history(state, messages)
@@ -153,6 +154,33 @@ class Run:
         await on_submit(self.state, f"Is step {i} done?")
         self.client.append(time.perf_counter() - t0 - sum(server.handler_times))
 
+    async def seam_benefit(self, server: Any, repeats: int) -> None:
+        """What agent/provider/sdk_seam.py saves: the last request sent through the SDK's own create
+        (it walks every message against its types and encodes the whole body) and through a client the
+        seam took over (each message encoded once, its bytes kept), interleaved; wall time, the server's
+        share alike in both."""
+        from openai import AsyncOpenAI
+
+        from agent.provider.sdk_seam import send_untransformed
+        from tests.fake_openai import Text
+
+        sent = self.state.scratch.recorder.last
+        assert sent is not None, "no request was recorded"
+        clients = {way: AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+                   for way in ("transformed", "untransformed")}
+        send_untransformed(clients["untransformed"])
+        self.sdk: dict[str, list[float]] = {way: [] for way in clients}
+        try:
+            for _ in range(repeats):
+                for way, client in clients.items():
+                    server.script(Text("ok"))
+                    t0 = time.perf_counter()
+                    await client.chat.completions.create(model=common.MODEL, messages=sent.messages, tools=sent.tools)
+                    self.sdk[way].append(time.perf_counter() - t0)
+        finally:
+            for client in clients.values():
+                await client.close()
+
     def finish(self, recounts: int) -> dict[str, Any]:
         assert not any(type(e).__name__.startswith("Compaction") for e in self.events), \
             "a compaction ran during the overhead run"
@@ -163,6 +191,8 @@ class Run:
         med["tokens"] = counted
         # The first real turn sends a history never sent before (nothing to reuse): not in the median.
         med["request client side"] = common.median(self.client[1:])
+        med["sdk transformed"] = common.median(self.sdk["transformed"])
+        med["sdk untransformed"] = common.median(self.sdk["untransformed"])
         return med
 
 
@@ -186,6 +216,8 @@ async def run(quick: bool) -> None:
             for r in runs:
                 await r.real_turn(server, i)
         for r in runs:
+            await r.seam_benefit(server, 3 if quick else 5)
+        for r in runs:
             results[r.n] = r.finish(3 if r.n >= 5_000 else 5)
     sizes = list(results)
     rows = [[k, *(1000 * results[n][k] for n in sizes)] for k in STEPS]
@@ -194,6 +226,9 @@ async def run(quick: bool) -> None:
     rows.append(["(history tokens at the end)", *(results[n]["tokens"] for n in sizes)])
     rows.append(["not included: model request, client side",
                  *(1000 * results[n]["request client side"] for n in sizes)])
+    rows.append(["  the SDK's create, messages transformed", *(1000 * results[n]["sdk transformed"] for n in sizes)])
+    rows.append(["  the same through agent/provider/sdk_seam.py",
+                 *(1000 * results[n]["sdk untransformed"] for n in sizes)])
     report.table(["median ms per turn", *(f"{n:,} msgs" for n in sizes)], rows)
     small, big = results[sizes[0]], results[sizes[-1]]
     ratio = big["total"] / small["total"]
@@ -205,11 +240,17 @@ async def run(quick: bool) -> None:
     report.figure("turn_overhead_baseline_over_ours", round(big["baseline recount"] / big["total"]), "x")
     report.figure(f"request_client_side_{sizes[-1]}", round(1000 * big["request client side"]), "ms")
     report.figure(f"request_client_side_{sizes[0]}", round(1000 * small["request client side"], 1), "ms")
-    # Each turn builds only what follows the last request (agent.prefix.reuse): the median of the real
+    # Each turn builds only what follows the last request (agent.provider.prefix.reuse): the median of the real
     # turns is one that reused (the first sends a history that was never sent before).
     client_ratio = big["request client side"] / small["request client side"]
     report.figure(f"request_client_side_ratio_{sizes[-1]}_over_{sizes[0]}", round(client_ratio, 2), "x", "<= 2x",
                   client_ratio <= 2)
+    # The one seam into the openai client (agent/provider/sdk_seam.py) is kept for this figure.
+    for n in (sizes[1], sizes[-1]):
+        report.figure(f"sdk_transform_{n}", round(1000 * results[n]["sdk transformed"]), "ms")
+        report.figure(f"sdk_untransformed_{n}", round(1000 * results[n]["sdk untransformed"], 1), "ms")
+    seam = results[sizes[-1]]["sdk transformed"] / max(1e-9, results[sizes[-1]]["sdk untransformed"])
+    report.figure(f"sdk_seam_saves_{sizes[-1]}", round(seam, 1), "x")
     report.finish()
 
 

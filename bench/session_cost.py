@@ -126,31 +126,29 @@ def summary_for(window: int) -> str:
 
 def _patch_summarizer(strategy: str) -> Any:
     """The baselines' summary request; returns what to restore."""
-    from agent import summarizer
+    from agent.compaction import summarizer
 
     original = summarizer._summary_call
     if strategy not in ("summary, no tools", "separate, 0% cache"):
         return original
 
-    async def call(state: Any, messages: list, prompt: str) -> Any:
+    async def call(agent: Any, state: Any, messages: list, prompt: str) -> Any:
         from pydantic_ai import Agent
 
-        from agent.context import output_reserve
-        from agent.loop import get_agent
-        from agent.prefix import joined_onto
+        from agent.compaction.context import output_reserve
 
         instructions = state.scratch.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
-        bare = Agent(get_agent(state).model, instructions=instructions)
+        bare = Agent(agent.model, instructions=instructions)
         settings = {"max_tokens": output_reserve(state.config.context_window)}
-        with joined_onto(None):  # never onto the turn's request (a summary started mid-turn)
-            return await summarizer._responses(bare, state, messages, prompt, settings)
+        # Never joined onto the turn's request (a summary started mid-turn): `_responses` sends it whole.
+        return await summarizer._responses(bare, state, messages, prompt, settings)
 
     summarizer._summary_call = call
     return original
 
 
 async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, Any]:
-    from agent import summarizer
+    from agent.compaction import summarizer
     from agent.events import CompactionFailed, CompactionFinished, Notice
     from main import on_submit
     from tests.builders import is_compaction

@@ -11,7 +11,7 @@ Baseline: `python -c "import pydantic_ai, openai"`, in the same run. Median of s
 unmeasured run first warms the disk cache). Diagnosis: `python -X importtime` of the same start;
 what resuming spends before the prompt, step by step, in a child process; and (full run only)
 the start-up again with the background work after the first paint switched off in the child
-(agent.tokens.preload, agent.warmup.warm_up patched to no-ops) to show what delays the first key.
+(agent.tokens.count.preload, agent.turn.warmup.warm_up patched to no-ops) to show what delays the first key.
 """
 
 from __future__ import annotations
@@ -74,13 +74,13 @@ def time_prompt(args: list[str], cwd: Path, home: Path, expect: str | None = Non
 
 
 EXPERIMENT = (
-    "import runpy, sys; sys.path.insert(0, {root!r}); import agent.tokens, agent.warmup; {patch}; "
+    "import runpy, sys; sys.path.insert(0, {root!r}); import agent.tokens.count, agent.turn.warmup; {patch}; "
     "sys.argv = sys.argv[2:]; runpy.run_path(sys.argv[0], run_name='__main__')"  # argv: -c python main.py ...
 )
 PATCHES = {
-    "start-up, tokenizer preload switched off": "agent.tokens.preload = lambda: None",
+    "start-up, tokenizer preload switched off": "agent.tokens.count.preload = lambda: None",
     "start-up, preload and agent warm-up switched off":
-        "agent.tokens.preload = lambda: None; agent.warmup.warm_up = lambda state: None",
+        "agent.tokens.count.preload = lambda: None; agent.turn.warmup.warm_up = lambda state: None",
 }
 
 

@@ -37,7 +37,7 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 from pydantic_ai.usage import RequestUsage  # noqa: E402
 
-from agent import tokens  # noqa: E402
+from agent.tokens import count as tokens  # noqa: E402
 
 MODEL = "deepseek-flash"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -417,7 +417,7 @@ def generate(
     """A session of exactly `n_messages` messages (rounded up to even), seeded.
 
     `instructions` and `fixed_prefix` should be the agent's (state.scratch.instructions,
-    agent.context.fixed_prefix_tokens(state)) so that usage matches what the server reports."""
+    agent.compaction.context.fixed_prefix_tokens(state)) so that usage matches what the server reports."""
     gen = _Gen(seed, instructions, fixed_prefix, shares)
     n_messages += n_messages % 2
     while len(gen.messages) < n_messages:

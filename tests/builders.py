@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent.state import AppState
+from agent.state.app import AppState
 from tests.fake_openai import Reply, Text, smart_reply
 
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. The user asked to read files. 5. read big0.txt</summary>"
@@ -56,6 +56,9 @@ def note(n: int, size: int = 300) -> str:
 async def chat(state: AppState, texts: list[str]) -> None:
     """Submit `texts` as turns with automatic compaction off, to fill the context."""
     # The window is widened meanwhile, so that nothing (agent.overflow) stops the history from
+    from main import on_submit
+
+    # The window is widened meanwhile, so that nothing (agent.compaction.overflow) stops the history from
     # growing past what one request can hold: tests of compaction under pressure need that.
     from agent.loop import get_agent
     from main import on_submit

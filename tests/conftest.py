@@ -8,8 +8,8 @@ from pydantic_ai import models
 import session
 from agent.config import Config
 from agent.events import EventLog
-from agent.state import AppState
-from agent.transcript import Transcript
+from agent.state.app import AppState
+from agent.state.transcript import Transcript
 from tests.fake_openai import FakeOpenAI
 
 # No test reaches a real model: only the fixture below, pointed at 127.0.0.1, allows requests.

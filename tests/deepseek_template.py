@@ -1,6 +1,6 @@
 """The emulator's own count of a request: DeepSeek's V4 chat encoding, tokenized with its tokenizer.
 
-Independent of agent.tokens on purpose: the agent's estimate is measured against this count
+Independent of agent.tokens.count on purpose: the agent's estimate is measured against this count
 (bench/token_error.py), so it must not be the agent's rule again. The layout follows DeepSeek's
 published V3.2/V4 encoding (encoding_dsv4.py of the model release):
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import tokens
+from agent.tokens import count as tokens
 
 
 @dataclass
@@ -99,7 +99,7 @@ def split_text(text: str, n: int) -> list[str]:
 
 
 def _text_of(content: Any) -> str:
-    return "\n".join(tokens._content_texts(content))
+    return "\n".join(tokens.content_texts(content))
 
 
 def _tool_names(body: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -15,8 +15,17 @@ NOT_SOURCE = ("tests", "bench")
 
 # Below agent/ only session.py (it stores): the loop, the tools and the tokens never reach up to the
 # compaction layer (compact.py, midturn.py), the controller, ui/ or main.py; they get what they need
-# from above as parameters (e.g. the loop's before-request hook, agent.guard).
+# from above as parameters (e.g. the loop's before-request hook, agent.turn.guard).
 AGENT_MAY_IMPORT = ("agent", "session")
+
+# agent/'s parts from the top down: each imports only itself and the parts below it, so, e.g., the
+# compaction never imports the turn, and the state never the tools. session.py (the session files)
+# sits among them: the state and everything above store through it; it stands on agent/store/ alone.
+# The shared modules (agent/config.py, events, errors, debuglog) are the vocabulary of all of them.
+# (Named by folder, not dotted: the layout's rewrite script reads a package's dotted name as the old module's.)
+LAYERS = tuple(part if part == "session" else "agent." + part for part in (
+    "turn", "compaction", "tools", "state", "provider", "tokens", "session", "store", "text", "shared"))
+SHARED = ("agent.config", "agent.events", "agent.errors", "agent.debuglog")
 
 MAX_LINES = 400
 # Over MAX_LINES today, with their current length as a ceiling: none may grow; one split below MAX_LINES
@@ -127,10 +136,63 @@ def test_no_import_cycle():
 
 def test_agent_never_imports_the_layers_above_it():
     graph = import_graph(ROOT)
-    assert "agent.loop" in graph and "compact" in graph
+    assert "agent.turn.loop" in graph and "compact" in graph
     offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if m.split(".")[0] == "agent"
                        for target in targets if target.split(".")[0] not in AGENT_MAY_IMPORT)
     assert offenders == [], f"agent/ gets what it needs from above by parameters, not imports: {offenders}"
+
+
+def layer_of(module: str) -> str | None:
+    """The part of agent/ (or session.py) a module belongs to; None for the layers above agent/."""
+    if module in SHARED:
+        return "agent.shared"
+    if module == "session":
+        return module
+    parts = module.split(".")
+    if parts[0] != "agent" or len(parts) == 1:
+        return None  # agent/__init__.py only describes the parts
+    part = ".".join(parts[:2])
+    assert part in LAYERS, f"{module}: a module of agent/ belongs to a part (LAYERS) or is shared (SHARED)"
+    return part
+
+
+def test_every_part_of_agent_has_its_package_and_says_what_it_owns_and_may_import():
+    for part in LAYERS:
+        if part in ("session", "agent.shared"):
+            continue
+        init = ROOT / Path(*part.split(".")) / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert "import" in doc.lower(), f"{init.relative_to(ROOT)}: say in its docstring what it owns and may import"
+    flat = {p.stem for p in (ROOT / "agent").glob("*.py")} - {"__init__"}
+    assert {f"agent.{m}" for m in flat} == set(SHARED), "a new module of agent/ goes into the part it serves"
+
+
+def test_the_parts_of_agent_import_only_the_parts_below_them():
+    graph = import_graph(ROOT)
+    rank = {part: i for i, part in enumerate(LAYERS)}
+    assert {layer_of(m) for m in graph} >= set(LAYERS)
+    offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if layer_of(m)
+                       for target in targets if layer_of(target) and rank[layer_of(target)] < rank[layer_of(m)])
+    assert offenders == [], f"a part imports only itself and the parts below it ({' > '.join(LAYERS)}): {offenders}"
+
+
+def test_the_layer_check_sees_an_arrow_upwards():
+    graph = {"agent.compaction.rebuild": {"agent.turn.loop"}, "agent.turn.loop": {"agent.compaction.rebuild"}}
+    rank = {part: i for i, part in enumerate(LAYERS)}
+    up = [(m, t) for m, ts in graph.items() for t in ts if rank[layer_of(t)] < rank[layer_of(m)]]
+    assert up == [("agent.compaction.rebuild", "agent.turn.loop")]
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """session.py and the rest use each other's public names only (a `_name` is its module's own)."""
+    modules = project_modules(ROOT)
+    offenders = []
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules:
+                offenders += [f"{module}: {node.module}.{a.name}" for a in node.names
+                              if a.name.startswith("_") and f"{node.module}.{a.name}" not in modules]
+    assert offenders == []
 
 
 def source_files(root: Path) -> list[Path]:
@@ -157,3 +219,26 @@ def test_every_top_level_module_is_installed():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["py-modules"])
     top_level = {p.stem for p in ROOT.glob("*.py")}
     assert top_level - listed == set()
+
+
+def documented_modules(text: str) -> set[str]:
+    """The modules docs/architecture.md lists under "Every module": the first cell of each table row."""
+    section = text.split("\n## Every module", 1)[1].split("\n## ", 1)[0]
+    rows = (line for line in section.splitlines() if line.startswith("| `"))
+    return {row.split("`")[1] for row in rows}
+
+
+def test_docs_architecture_lists_every_module_and_no_other():
+    listed = documented_modules((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    tree = {path.relative_to(ROOT).as_posix() for path in project_modules(ROOT).values() if path.name != "__init__.py"}
+    assert "agent/turn/loop.py" in tree
+    assert sorted(tree - listed) == [], "add a row to docs/architecture.md's 'Every module' for each new module"
+    assert sorted(listed - tree) == [], "docs/architecture.md lists modules that no longer exist"
+
+
+def test_every_package_is_installed():
+    # A non-editable install holds only the packages pyproject lists, subpackages included.
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    inits = [p for name in PACKAGES for p in (ROOT / name).rglob("__init__.py")]
+    packages = {".".join(p.parent.relative_to(ROOT).parts) for p in inits}
+    assert "agent.turn" in packages and packages - listed == set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.background import cancel_background
+from agent.compaction.background import cancel_background
 from agent.events import CompactionFinished
 from main import on_submit
 from tests.builders import big_files, is_compaction, note, responder, script_forever

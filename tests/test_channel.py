@@ -27,7 +27,7 @@ from agent.events import (
     TextDelta,
     ask,
 )
-from agent.tools import run_command, write_file
+from agent.tools.builtin import run_command, write_file
 from tests.fake_ui import FakeUI
 from tests.test_architecture import ROOT, source_files
 from ui.dispatch import METHODS, Dispatcher
@@ -181,7 +181,7 @@ def test_a_turn_loads_neither_rich_nor_prompt_toolkit(workspace: Path):
     """Run the loop side (start a session, ask an approval, a command's host) in a fresh process."""
     code = (
         "import asyncio, sys\n"
-        "import compact, controller, session, agent.loop, agent.tools\n"
+        "import compact, controller, session, agent.turn.loop, agent.tools.builtin\n"
         "from agent.events import ApprovalRequest, EventLog, ask\n"
         "assert asyncio.run(ask(EventLog(), ApprovalRequest('command', 'ls'))) == 'n'\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit', 'ui')))\n"

@@ -7,10 +7,16 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 from pydantic_ai.usage import RequestUsage
 
 import compact
-from agent import tokens
-from agent.context import CompactAtOutOfRange, compact_at_range, compact_threshold, context_tokens, parse_compact_at
-from agent.file_state import ReadFileState
-from agent.summary import extract_summary
+from agent.compaction.context import (
+    CompactAtOutOfRange,
+    compact_at_range,
+    compact_threshold,
+    context_tokens,
+    parse_compact_at,
+)
+from agent.compaction.summary import extract_summary
+from agent.state.file_state import ReadFileState
+from agent.tokens import count as tokens
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import pytest
 
 import compact
 import session
+from agent.compaction.summary import is_summary
 from agent.events import CompactionFailed, CompactionFinished, Notice
-from agent.summary import is_summary
 from main import on_submit
 from tests.builders import SUMMARY, big_files, chat, long_answer, note
 from tests.fake_openai import Error, Hang, Text

@@ -6,10 +6,10 @@ import pytest
 
 import compact
 import session
-from agent.context import fixed_prefix_tokens, history_tokens
+from agent.compaction.context import fixed_prefix_tokens, history_tokens
+from agent.compaction.summary import is_summary
+from agent.compaction.tiers import PLACEHOLDER
 from agent.events import CompactionFinished
-from agent.summary import is_summary
-from agent.tiers import PLACEHOLDER
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, long_answer, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
@@ -100,7 +100,7 @@ def _quoting_summary(body: dict) -> str:
     return f"<summary>5. All user messages:\n{quoted}</summary>"
 
 
-# "Well under the threshold": at most this share of it (agent.budgets.REBUILT_SHARE plans for it).
+# "Well under the threshold": at most this share of it (agent.compaction.budgets.REBUILT_SHARE plans for it).
 WELL_UNDER = 0.7
 
 
@@ -108,7 +108,7 @@ WELL_UNDER = 0.7
 async def test_rebuilt_history_fits_well_under_the_threshold(make_state, workspace, server, window):
     """Long user messages the summary does not quote, large files read, and a summary as long as
     the request allows: whatever the window, the rebuilt history stays well under the threshold."""
-    from agent.context import output_reserve
+    from agent.compaction.context import output_reserve
 
     state = make_state(context_window=window)
     big_files(workspace, 3, lines=window // 80)
@@ -132,7 +132,7 @@ async def test_rebuilt_history_fits_well_under_the_threshold(make_state, workspa
 
 
 def test_budgets_fit_every_window(make_state):
-    from agent import budgets
+    from agent.compaction import budgets
 
     state = make_state()
     fixed = fixed_prefix_tokens(state)
@@ -172,7 +172,7 @@ async def test_compact_undo_keeps_the_turns_made_since(make_state, workspace, se
 async def test_compact_undo_knows_the_later_turns_after_a_resume(make_state, workspace, server):
     import controller
     import main
-    from agent.undo import undo_note
+    from agent.compaction.undo import undo_note
 
     state = make_state()
     script_forever(server, responder([long_answer(1), long_answer(2)]))

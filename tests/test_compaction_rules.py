@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
-from agent import tokens
-from agent.budgets import REBUILT_SHARE, plan, restore_room
-from agent.prompts import load_prompt
-from agent.summary import carried_user_messages, missing_user_messages, strip_wrapper
-from agent.tiers import PLACEHOLDER, clear_tool_results
-from agent.undo import count_turns, later_messages
+from agent.compaction.budgets import REBUILT_SHARE, plan, restore_room
+from agent.compaction.summary import carried_user_messages, missing_user_messages, strip_wrapper
+from agent.compaction.tiers import PLACEHOLDER, clear_tool_results
+from agent.compaction.undo import count_turns, later_messages
+from agent.text.prompts import load_prompt
+from agent.tokens import count as tokens
 from compact import refuse_result
 
 CLEARED = PLACEHOLDER.split(":")[0]
@@ -103,7 +103,7 @@ def test_later_messages_and_their_turns() -> None:
 
 
 def test_the_summary_message_names_only_the_newest_transcripts(tmp_path) -> None:
-    from agent.summary import ARCHIVES_SHOWN, SummaryParts, render_summary
+    from agent.compaction.summary import ARCHIVES_SHOWN, SummaryParts, render_summary
 
     archives = [f"/archive/{n}.jsonl" for n in range(ARCHIVES_SHOWN + 4)]
     text = render_summary(SummaryParts("s", archives), "en", tmp_path)

@@ -10,8 +10,8 @@ from rich.console import Console
 
 import main
 from agent.config import Config
-from agent.state import AppState
-from agent.transcript import Transcript
+from agent.state.app import AppState
+from agent.state.transcript import Transcript
 from ui.app import AgentCompleter, App
 
 

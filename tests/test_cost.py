@@ -1,4 +1,4 @@
-"""The cost model (agent.cost): prices, money, and which compaction action is cheaper."""
+"""The cost model (agent.compaction.cost): prices, money, and which compaction action is cheaper."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from agent import cost
+from agent.compaction import cost
 
 # deepseek-flash off-peak, DeepSeek's "Models & Pricing" page as read on 2026-12-01 (tests/test_prices.py
 # checks agent.prices against the same figures): cache hit, miss, output per 1M tokens.

@@ -11,7 +11,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from agent import tokens
+from agent.tokens import count as tokens
 from tests.fake_openai import (
     CutStream,
     Empty,

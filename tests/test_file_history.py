@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from agent.file_history import FileHistory
+from agent.state.file_history import FileHistory
 
 
 def test_no_checkpoint_is_noop(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@ import io
 import os
 from pathlib import Path
 
-from agent.file_state import ReadFileState, file_lines, hash_file, looks_binary
+from agent.state.file_state import ReadFileState, file_lines, hash_file, looks_binary
 
 
 def _bump_mtime(path: Path) -> None:

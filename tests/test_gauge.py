@@ -9,7 +9,7 @@ from prompt_toolkit.formatted_text import to_plain_text
 
 import controller
 import main
-from agent.context import fixed_prefix_tokens
+from agent.compaction.context import fixed_prefix_tokens
 from ui.app import App
 from ui.status import status_lines
 
@@ -62,7 +62,7 @@ async def test_session_totals_survive_a_resume(make_state, server, capsys):
 
 
 def test_every_total_comes_back_from_the_stats_file_and_bad_values_are_left_out():
-    from agent.state import Stats
+    from agent.state.app import Stats
 
     stats = Stats(requests=3, last_archive="a.jsonl", usage_missing=True, background_discarded={"stale": 2},
                   tier_choice="summary", tier_clear_cost=0.0012, tier_summary_cost=3)

@@ -1,4 +1,4 @@
-"""Issue 15: every user-facing text goes through agent.i18n.t. An inline `lang == "zh"` branch is a
+"""Issue 15: every user-facing text goes through agent.text.i18n.t. An inline `lang == "zh"` branch is a
 text only one reader of the code knows is there: none may come back in the project's source."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from tests.test_architecture import ROOT, source_files
 
 LANGS = ("zh", "en")
 # Where choosing by language is the job: the table's lookup and the locale's guess.
-ALLOWED = {"agent/i18n.py"}
+ALLOWED = {"agent/text/i18n.py"}
 
 
 def language_branches(source: str) -> list[int]:
@@ -40,14 +40,14 @@ def test_no_inline_language_branch_in_the_source():
         name = path.relative_to(ROOT).as_posix()
         if name not in ALLOWED and (lines := language_branches(path.read_text(encoding="utf-8"))):
             branches[name] = lines
-    assert branches == {}, f"put the texts in agent/i18n.py (or i18n_ui.py) and call t(): {branches}"
+    assert branches == {}, f"put the texts in agent/text/i18n.py (or i18n_ui.py) and call t(): {branches}"
 
 
 def test_the_two_tables_do_not_share_a_key():
-    """agent.i18n merges UI_TEXTS into TEXTS: a key in both would silently lose one of its texts."""
-    from agent.i18n_ui import UI_TEXTS
+    """agent.text.i18n merges UI_TEXTS into TEXTS: a key in both would silently lose one of its texts."""
+    from agent.text.i18n_ui import UI_TEXTS
 
-    tree = ast.parse(Path(ROOT / "agent" / "i18n.py").read_text(encoding="utf-8"))
+    tree = ast.parse(Path(ROOT / "agent" / "text" / "i18n.py").read_text(encoding="utf-8"))
     [table] = [node.value for node in ast.walk(tree) if isinstance(node, ast.AnnAssign)
                and getattr(node.target, "id", "") == "TEXTS"]
     assert isinstance(table, ast.Dict)
@@ -56,7 +56,7 @@ def test_the_two_tables_do_not_share_a_key():
 
 
 def test_every_command_is_described_in_both_languages():
-    from agent.i18n import t
+    from agent.text.i18n import t
     from ui.commands import unique_commands
 
     for cmd in unique_commands():

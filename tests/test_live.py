@@ -28,8 +28,8 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
     from agent.config import Config
     from agent.cost import money
     from agent.events import EventLog, ToolCallStarted
-    from agent.state import AppState
-    from agent.transcript import Transcript
+    from agent.state.app import AppState
+    from agent.state.transcript import Transcript
     from main import on_submit
 
     monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 import compact
+from agent.compaction.summary import is_summary
 from agent.config import Config
 from agent.events import EventLog, Notice
-from agent.state import AppState
-from agent.summary import is_summary
-from agent.transcript import Transcript
+from agent.state.app import AppState
+from agent.state.transcript import Transcript
 from tests.builders import SUMMARY, chat, is_compaction, long_answer
 from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 from ui.status import status_lines

@@ -12,10 +12,10 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import session
-from agent.file_state import ReadFileState
-from agent.mentions import build_mention_messages, find_mentions
-from agent.state import AppState
-from agent.tools import TOOLS, read_file
+from agent.state.app import AppState
+from agent.state.file_state import ReadFileState
+from agent.tools.builtin import TOOLS, read_file
+from agent.tools.mentions import build_mention_messages, find_mentions
 
 
 @pytest.fixture

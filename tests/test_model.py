@@ -6,7 +6,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from agent.config import Config
-from agent.model import build_model
+from agent.provider.model import build_model
 
 
 async def test_request_body_is_complete(server, workspace):

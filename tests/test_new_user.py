@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import session
-from agent.context import compact_at_range
+from agent.compaction.context import compact_at_range
 from agent.events import Notice
 from tests.test_main import run_main
 
@@ -165,7 +165,7 @@ def test_the_chinese_toolbar_is_chinese(state):
 
 
 def test_the_chinese_texts_are_chinese():
-    from agent.i18n import TEXTS
+    from agent.text.i18n import TEXTS
 
     mixed = {key: _english_words(zh) for key, (_, zh) in TEXTS.items() if _english_words(zh)}
     assert mixed == {}

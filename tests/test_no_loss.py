@@ -6,9 +6,9 @@ import asyncio
 
 import compact
 import session
-from agent.background import cancel_background
+from agent.compaction.background import cancel_background
+from agent.compaction.summary import USER_MESSAGE_MAX_CHARS, is_summary
 from agent.events import CompactionFinished
-from agent.summary import USER_MESSAGE_MAX_CHARS, is_summary
 from main import on_submit
 from tests.builders import is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Slow, ToolCalls

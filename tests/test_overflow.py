@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import session
+from agent.compaction.summary import is_summary
 from agent.events import Notice
-from agent.summary import is_summary
 from main import on_submit
 from tests.builders import chat, is_compaction, note, responder, script_forever
 from tests.robustness.harness import history_problems

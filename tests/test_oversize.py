@@ -7,14 +7,14 @@ import session
 
 
 def test_too_large_means_no_compaction_can_make_room() -> None:
-    from agent.oversize import too_large
+    from agent.compaction.oversize import too_large
 
     assert too_large(5_100, fixed=1_165, threshold=6_168)
     assert not too_large(4_000, fixed=1_165, threshold=6_168)
 
 
 def test_long_lines_are_split_so_read_file_shows_them_whole() -> None:
-    from agent.oversize import split_long_lines
+    from agent.compaction.oversize import split_long_lines
 
     text = "short\n" + "x" * 4_500 + "\nend"
     split = split_long_lines(text, 2_000)

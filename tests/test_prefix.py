@@ -1,4 +1,4 @@
-"""The compaction request reuses the last request's messages (agent.prefix): the same bytes as
+"""The compaction request reuses the last request's messages (agent.provider.prefix): the same bytes as
 sending the whole history through pydantic-ai, checked against the local server."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ import asyncio
 import pytest
 
 import compact
-from agent import debuglog, summarizer
+from agent import debuglog
+from agent.compaction import summarizer
 from agent.events import CompactionFinished
-from agent.prefix import PrefixMismatch, RequestRecorder, join, joined_onto
-from agent.warmup import warm_up
+from agent.provider.prefix import PrefixMismatch, RequestContext, RequestRecorder, join
+from agent.turn.warmup import warm_up
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
@@ -30,8 +31,7 @@ def both_ways(monkeypatch, server):
         first = _last_compaction(server)
         if joined:
             last, state.scratch.recorder.last = state.scratch.recorder.last, None
-            with joined_onto(None):
-                await summarizer._responses(agent, state, messages, prompt, settings)
+            await summarizer._responses(agent, state, messages, prompt, settings)  # joined onto nothing
             state.scratch.recorder.last = last
             pairs.append((first, _last_compaction(server)))
         return response
@@ -130,24 +130,27 @@ async def test_other_instructions_fall_back_to_the_whole_request(make_state, wor
 def test_join_outside_and_inside():
     recorder = RequestRecorder()
     messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    assert join(messages, None) is messages
+    assert join(messages, None, None) is messages
+    assert join(messages, None, RequestContext(recorder)) is messages
     recorder.record(messages, ["tool"])
     assert recorder.last is None  # nothing expected: not an agent request
     recorder.expect(["m"])
     recorder.record(messages, ["tool"])
-    with joined_onto(recorder.last):
-        tail = [{"role": "system", "content": "s"}, {"role": "user", "content": "prompt"}]
-        assert join(tail, ["tool"]) == [*messages, {"role": "user", "content": "prompt"}]
-        with pytest.raises(PrefixMismatch):
-            join(tail, ["other tool"])
-        with pytest.raises(PrefixMismatch):
-            join([{"role": "system", "content": "changed"}], ["tool"])
+    context = RequestContext(join=recorder.last)
+    tail = [{"role": "system", "content": "s"}, {"role": "user", "content": "prompt"}]
+    assert join(tail, ["tool"], context) == [*messages, {"role": "user", "content": "prompt"}]
+    with pytest.raises(PrefixMismatch):
+        join(tail, ["other tool"], context)
+    with pytest.raises(PrefixMismatch):
+        join([{"role": "system", "content": "changed"}], ["tool"], context)
+    context.whole = True  # a request the turn's guard fitted for this once goes out as given
+    assert join(tail, ["tool"], context) is tail
 
 
 def _resume(state, make_state, **config):
     """A new state on the same session, loaded from disk as --continue does."""
     import session
-    from agent.transcript import Transcript
+    from agent.state.transcript import Transcript
 
     resumed = make_state(**config)
     resumed.transcript = Transcript(state.session_id, state.workspace,

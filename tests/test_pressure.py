@@ -6,10 +6,11 @@ import json
 
 import compact
 import session
-from agent import debuglog, rebuild
+from agent import debuglog
+from agent.compaction import rebuild
+from agent.compaction.summary import is_summary
+from agent.compaction.tiers import PLACEHOLDER, SUPERSEDED
 from agent.events import CompactionFailed, CompactionFinished, Notice
-from agent.summary import is_summary
-from agent.tiers import PLACEHOLDER, SUPERSEDED
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls

@@ -6,9 +6,9 @@ import pytest
 
 import compact
 import main
-from agent import rebuild
+from agent.compaction import rebuild
+from agent.compaction.summary import is_summary
 from agent.events import CompactionFinished, Notice
-from agent.summary import is_summary
 from tests.builders import SUMMARY, big_files, chat, is_compaction, long_answer, note
 from tests.fake_openai import Text, ToolCalls
 from ui.status import status_lines
@@ -76,7 +76,7 @@ async def test_a_model_that_keeps_calling_tools_still_ends_in_a_summary(make_sta
 
 
 def compact_rounds() -> int:
-    from agent.summarizer import MAX_TOOL_ROUNDS
+    from agent.compaction.summarizer import MAX_TOOL_ROUNDS
 
     return MAX_TOOL_ROUNDS
 
@@ -160,7 +160,7 @@ async def test_a_fresh_estimate_uses_the_servers_own_prefix(make_state, server):
     instructions that our count of the instructions and tools cannot see."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from agent.context import context_tokens
+    from agent.compaction.context import context_tokens
 
     state = make_state()
     await chat(state, ["hello"])

@@ -1,4 +1,4 @@
-"""agent.rebuild and the rest of the pure core (agent.tiers): values in, values out, no server,
+"""agent.compaction.rebuild and the rest of the pure core (agent.compaction.tiers): values in, values out, no server,
 no AppState. The cases of the compaction-holes issue (#13) among them."""
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from agent import tokens
-from agent.errors import CompactError
-from agent.file_history import Checkpoint
-from agent.rebuild import (
+from agent.compaction.rebuild import (
     CHEAP_TIER_TARGET,
     cheap_tier,
     cheap_tier_enough,
@@ -34,8 +31,11 @@ from agent.rebuild import (
     turn_prompt,
     without_usage,
 )
-from agent.summary import SummaryParts, build_summary_message
-from agent.tiers import PLACEHOLDER, clear_tool_results, fit_messages
+from agent.compaction.summary import SummaryParts, build_summary_message
+from agent.compaction.tiers import PLACEHOLDER, clear_tool_results, fit_messages
+from agent.errors import CompactError
+from agent.state.file_history import Checkpoint
+from agent.tokens import count as tokens
 
 CLEARED = PLACEHOLDER.split(":")[0]
 

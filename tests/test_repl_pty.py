@@ -254,7 +254,7 @@ def test_resume_picker_lists_sessions(workspace, home, live_server):
 
 def test_resumed_near_the_threshold_compacts_from_the_primed_request(workspace, home, live_server):
     """--continue on a session past the threshold: the warm-up builds the request while the user
-    types, and the compaction the first turn needs starts from it (agent/prefix.py)."""
+    types, and the compaction the first turn needs starts from it (agent/provider/prefix.py)."""
     import json
     import time
 

@@ -9,6 +9,10 @@ import compact
 from agent import context, tokens
 from agent.events import CompactionFinished, ToolResult
 from agent.summarizer import request_limit
+from agent.compaction import background
+from agent.compaction.summarizer import request_limit
+from agent.events import CompactionFinished
+from agent.tokens import count as tokens
 from main import on_submit
 from tests.builders import is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls

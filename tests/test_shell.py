@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from pydantic_ai import RunContext
 
-from agent import shell
-from agent.shell import HeadTail, command_env
-from agent.state import AppState
-from agent.tools import run_command
+from agent.state.app import AppState
+from agent.tools import shell
+from agent.tools.builtin import run_command
+from agent.tools.shell import HeadTail, command_env
 from tests.fake_ui import FakeUI
 
 

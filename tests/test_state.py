@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import controller
 from agent.config import Config
-from agent.state import AppState, CompactionState
-from agent.transcript import Transcript
+from agent.state.app import AppState, CompactionState
+from agent.state.transcript import Transcript
 
 
 def test_a_session_switch_starts_the_compaction_state_afresh_and_keeps_the_agents_scratch(workspace):

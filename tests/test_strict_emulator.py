@@ -8,7 +8,7 @@ import socket
 import openai
 import pytest
 
-from agent import tokens
+from agent.tokens import count as tokens
 from tests.deepseek_template import DSML, THINK, THINK_END, TOOLS_BLOCK, counter, render
 from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 
@@ -108,7 +108,7 @@ def test_no_reasoning_when_thinking_is_off(client, server):
 
 
 def test_prompt_tokens_are_the_emulators_own_count(client, server):
-    """DeepSeek's template (DSML tool instructions, markers) tokenized: not agent.tokens' rule."""
+    """DeepSeek's template (DSML tool instructions, markers) tokenized: not agent.tokens.count' rule."""
     history = [{"role": "system", "content": "You are terse."}, *USER,
                {"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [CALL]},
                {"role": "tool", "tool_call_id": "c1", "content": "print(1)"}]

@@ -19,14 +19,14 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from agent import tokens
+from agent.tokens import count as tokens
 from tests.fake_openai import Text, ToolCalls
 
 ROOT = Path(__file__).resolve().parent.parent
 
 ZH = "这是一个关于上下文压缩的测试。我们需要确保中文文本的计数准确无误，包括标点符号和数字2024。"
 EN = "The quick brown fox jumps over the lazy dog while the agent compacts its context window. "
-CODE = (ROOT / "agent" / "tokens.py").read_text()
+CODE = (ROOT / "agent" / "tokens" / "count.py").read_text()
 DATA = {"files": [{"path": f"src/mod_{i}.py", "size": i * 137, "ok": i % 3 == 0, "note": "注释"} for i in range(80)]}
 
 
@@ -65,7 +65,7 @@ def test_heuristic_when_the_tokenizer_cannot_load(monkeypatch):
 def test_preload_does_not_block_start_up():
     # preload() returns while the tokenizer (about a second to load) is still loading in its thread.
     code = (
-        "from agent import tokens; tokens.preload(); print(tokens._preload_thread.is_alive());"
+        "from agent.tokens import count as tokens; tokens.preload(); print(tokens._preload_thread.is_alive());"
         "tokens._preload_thread.join(); print(tokens._tokenizer is not None, tokens.count_text('hello world'))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -182,7 +182,7 @@ async def test_history_count_agrees_with_the_server(server):
         return DATA
 
     server.script(
-        ToolCalls([("read_file", {"path": "agent/tokens.py"}), ("list_files", {"pattern": "*"})],
+        ToolCalls([("read_file", {"path": "agent/tokens/count.py"}), ("list_files", {"pattern": "*"})],
                   content="Let me look.", reasoning="先看看代码。"),
         ToolCalls([("list_files", {"pattern": "src/*.py"})]),
         Text(EN * 10, reasoning="思考 " + EN),

@@ -15,9 +15,9 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import session
-from agent import tools
-from agent.state import AppState
-from agent.tools import (
+from agent.state.app import AppState
+from agent.tools import builtin as tools
+from agent.tools.builtin import (
     TOOLS,
     cap_text,
     edit_file,

@@ -1,4 +1,4 @@
-"""agent.transcript: the one owner of the history and its session file, against real files."""
+"""agent.state.transcript: the one owner of the history and its session file, against real files."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import session
 from agent import session_format
 from agent.file_history import Checkpoint
 from agent.transcript import Transcript, read_undo_note
+from agent.state.file_history import Checkpoint
+from agent.state.transcript import Transcript, read_undo_note
 
 
 def _turn(n: int) -> list:
@@ -212,7 +214,7 @@ async def test_a_turn_cancelled_before_its_answer_keeps_the_message_in_the_file(
 
 def test_nothing_but_the_transcript_writes_the_history_or_the_session_file():
     """Issue 15: the invariant lives in one class. No project module assigns or mutates a `history`
-    or `persisted` attribute, or writes the session file or an archive, outside agent/transcript.py."""
+    or `persisted` attribute, or writes the session file or an archive, outside agent/state/transcript.py."""
     import ast
 
     from tests.test_architecture import ROOT, source_files
@@ -227,7 +229,7 @@ def test_nothing_but_the_transcript_writes_the_history_or_the_session_file():
     found = []
     for path in source_files(ROOT):
         name = path.relative_to(ROOT).as_posix()
-        if name in ("agent/transcript.py", "session.py"):
+        if name in ("agent/state/transcript.py", "session.py"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets = []

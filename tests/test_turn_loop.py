@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from agent.events import CommandRunning, Notice, Retrying, UsageUpdate
-from agent.loop import run_turn
+from agent.turn.loop import run_turn
 from tests.fake_openai import Error, Text, ToolCalls
 from tests.robustness.harness import answer, consistent, next_turn_is_accepted
 
@@ -74,13 +74,13 @@ def test_the_request_limit_comes_from_a_flag_or_the_environment(monkeypatch):
 
 
 async def test_the_turn_hook_sees_every_request_and_may_send_one_smaller(make_state, server, workspace):
-    from agent.guard import Refit
+    from agent.turn.guard import Refit
 
     (workspace / "a.txt").write_text("x\n")
     state = make_state()
     server.script(Text("Hello."))
     assert (await run_turn(state, "hi")).ok
-    # The turn joins onto the last request (agent.prefix.reuse); a request the hook gives whole still
+    # The turn joins onto the last request (agent.provider.prefix.reuse); a request the hook gives whole still
     # goes out as given, without that request's messages put in front.
     server.script(ToolCalls([("list_files", {"pattern": "*.txt"})]), Text("One file."))
     seen: list[int] = []

@@ -1,9 +1,9 @@
 """Ordinary turns build only their new tail: the request is the last one's bytes plus what follows,
-exactly what pydantic-ai builds from the whole history (agent.prefix.reuse)."""
+exactly what pydantic-ai builds from the whole history (agent.provider.prefix.reuse)."""
 
 from __future__ import annotations
 
-from agent import prefix
+from agent.provider import prefix
 from main import on_submit
 from tests.builders import note, responder, script_forever
 from tests.fake_openai import Empty, FakeOpenAI, Text, ToolCalls
@@ -50,7 +50,7 @@ async def test_turn_requests_are_the_same_bytes_both_ways(make_state, workspace,
     # Every turn after the first gave pydantic-ai only what followed the last request.
     assert given[0] == (0, 0) and all(n < total for n, total in given[1:])
 
-    monkeypatch.setattr(prefix, "reuse", lambda recorder, history: (list(history), None))
+    monkeypatch.setattr(prefix, "reuse", lambda recorder, history: (list(history), prefix.RequestContext(recorder)))
     with FakeOpenAI() as other:
         whole = await _run(make_state(model="deepseek-v4-flash", base_url=other.base_url), other, turns)
     assert len(reused) == len(whole) and reused == whole

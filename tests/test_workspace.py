@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.workspace import PathError, iter_files, match_glob, resolve_path
+from agent.tools.workspace import PathError, iter_files, match_glob, resolve_path
 
 
 @pytest.fixture

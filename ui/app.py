@@ -17,6 +17,9 @@ from agent.config import data_home
 from agent.i18n import t
 from agent.state import AppState
 from ui.approval import clear_typeahead, plain
+from agent.state.app import AppState
+from agent.text.i18n import t
+from ui.approval import clear_typeahead
 from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed

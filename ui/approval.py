@@ -19,6 +19,7 @@ from rich.text import Text
 from agent.i18n import t
 from agent.visible import pieces
 from agent.visible import plain as plain  # the one escaping function, for everything the UI draws
+from agent.text.i18n import t
 
 _BLANKS = re.compile(r"(?:\n[ \t]*){3,}")  # three or more newlines with only blanks between
 _SPACES = re.compile(r" {16,}")

@@ -9,8 +9,9 @@ import compact
 import session
 from agent import hooks
 from agent.background import cancel_background
+from agent.compaction.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
-from agent.i18n import t
+from agent.text.i18n import t
 from controller import load_session, start_warm_up, switch_session, undo_turn
 from ui.registry import COMPACT_SHOW, COMPACT_UNDO, command
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App
@@ -97,7 +98,7 @@ async def cmd_compact(app: App, args: str) -> None:
     except CompactError as exc:
         app.say(t("compact_failed", app.lang, reason=exc), "error")
     except Exception as exc:  # noqa: BLE001 - one clear line, state untouched
-        from agent.error_text import describe_error
+        from agent.provider.error_text import describe_error
 
         app.say(t("compact_failed", app.lang, reason=describe_error(exc, app.state.config)), "error")
 

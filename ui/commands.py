@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from agent.i18n import t
+from agent.text.i18n import t
 from ui.registry import COMMANDS, Command, CommandHost, command, unique_commands
 
 __all__ = ["COMMANDS", "Command", "command", "dispatch", "unique_commands"]

@@ -18,11 +18,15 @@ from agent.context import fixed_prefix_tokens, threshold
 from agent.i18n import t
 from agent.summary import is_summary
 from ui.approval import plain
+from agent.compaction.context import fixed_prefix_tokens, threshold
+from agent.compaction.summary import is_summary
+from agent.text.i18n import t
+from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from agent.state import AppState
+    from agent.state.app import AppState
 
 BAR_WIDTH = 50
 COLOURS = {"fixed": "magenta", "summary": "cyan", "restored": "blue", "user": "green", "assistant": "yellow",
@@ -30,7 +34,7 @@ COLOURS = {"fixed": "magenta", "summary": "cyan", "restored": "blue", "user": "g
 
 
 def _restored(history: Sequence[ModelMessage]) -> set[int]:
-    """Indexes of the file reads a compaction put right after its summary (agent.mentions.read_messages)."""
+    """Indexes of the file reads a compaction put right after its summary (agent.tools.mentions.read_messages)."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
     found: set[int] = set()

@@ -15,6 +15,8 @@ from agent.events import (
     ToolCallStarted,
 )
 from agent.i18n import t
+from agent.events import ApprovalRequest, CompactionFailed, CompactionFinished, Notice, Retrying, TextDelta
+from agent.text.i18n import t
 from ui.approval import plain
 from ui.dispatch import Dispatcher, Reply
 from ui.render import MAIN_ARG, compaction_done, retry_text

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent.events import Listing, Notice, Question, ReportRequested, ask
-from agent.i18n import t
+from agent.text.i18n import t
 
 if TYPE_CHECKING:
-    from agent.state import AppState
+    from agent.state.app import AppState
 
 
 class CommandHost:
@@ -59,7 +59,7 @@ Handler = Callable[..., Awaitable[None]]
 
 @dataclass(frozen=True)
 class Command:
-    """A slash command; its texts are agent.i18n's `cmd_<name>` (what it does) and, when it takes
+    """A slash command; its texts are agent.text.i18n's `cmd_<name>` (what it does) and, when it takes
     arguments, `cmd_<name>_args` (what may follow the name, as /help shows it)."""
 
     name: str
@@ -80,7 +80,7 @@ COMPACT_SHOW = "show"  # /compact show: the last summary, whole
 
 
 def command(name: str, *, aliases: tuple[str, ...] = (), takes_args: bool = False):
-    """Register a slash command (its texts in agent.i18n: `cmd_<name>`, `cmd_<name>_args`)."""
+    """Register a slash command (its texts in agent.text.i18n: `cmd_<name>`, `cmd_<name>_args`)."""
 
     def register(handler: Handler) -> Handler:
         cmd = Command(name, aliases, handler, takes_args)

@@ -28,14 +28,14 @@ from agent.events import (
     ToolResult,
     WaitingForModel,
 )
-from agent.i18n import t
+from agent.text.i18n import t
 from ui.approval import command_view, plain
 from ui.dispatch import Dispatcher
 
 if TYPE_CHECKING:
     from rich.status import Status
 
-    from agent.state import AppState
+    from agent.state.app import AppState
     from ui.stream import MarkdownStream
 
 # The argument that best names what a tool call does, shown on its one line.
@@ -290,7 +290,7 @@ class Renderer(Dispatcher):
         self.wait()
 
     def _ending(self, line: str) -> str:
-        """agent.shell's last line ("[exit code: 1]", "[killed: timed out after 5 seconds]") for the user."""
+        """agent.tools.shell's last line ("[exit code: 1]", "[killed: timed out after 5 seconds]") for the user."""
         if code := re.fullmatch(r"\[exit code: (-?\d+)\]", line.strip()):
             return t("exit_code", self.lang, code=code.group(1))
         if killed := re.fullmatch(r"\[killed: timed out after (\S+) seconds\]", line.strip()):

@@ -10,6 +10,10 @@ from agent import billing, cost, policy
 from agent.gauge import gauge_text, read_gauge
 from agent.i18n import t
 from agent.state import AppState
+from agent.compaction import cost, policy
+from agent.compaction.gauge import gauge_text, read_gauge
+from agent.state.app import AppState
+from agent.text.i18n import t
 
 BAR_WIDTH = 30
 

@@ -14,8 +14,8 @@ from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RunUsage
 
 from agent.config import Config
-from agent.state import AppState
-from agent.transcript import Transcript
+from agent.state.app import AppState
+from agent.state.transcript import Transcript
 from tests.fake_ui import FakeUI
 
 Scenario = Callable[[Path], list[str]]
@@ -69,7 +69,7 @@ def _run(call):  # noqa: ANN001, ANN202 - a tool call from sync code (grep was s
 
 
 def _search_everything(ctx: RunContext[AppState]) -> None:
-    from agent.tools import grep, list_files
+    from agent.tools.builtin import grep, list_files
 
     list_files(ctx)
     _run(grep(ctx, "x"))

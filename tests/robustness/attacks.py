@@ -29,7 +29,7 @@ import asyncio, os, resource, signal, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from tests.robustness.attack_kit import _ctx
-from agent.tools import edit_file, read_file, write_file
+from agent.tools.builtin import edit_file, read_file, write_file
 ws = Path(sys.argv[2])
 ctx, _ = _ctx(ws, "y")
 read_file(ctx, "big.txt")
@@ -63,7 +63,7 @@ def write_on_a_full_disk(base: Path) -> list[str]:
     os.chown(script, *owner)
     ctx, _ = _ctx(ws)
     with harness.data_home(home):
-        from agent.tools import read_file, write_file
+        from agent.tools.builtin import read_file, write_file
 
         read_file(ctx, "run.sh")
         _run(write_file(ctx, "run.sh", "echo bye\n"))
@@ -128,7 +128,7 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 os.environ["CODING_AGENT_GREP_TIMEOUT"] = "2"
 from tests.robustness.attack_kit import _ctx
-from agent.tools import grep, list_files
+from agent.tools.builtin import grep, list_files
 ws = Path(sys.argv[2])
 (ws / "evil.txt").write_text("a" * 45 + "!\\n")
 (ws / ("a" * 200)).write_text("")
@@ -248,7 +248,7 @@ def hard_link_out_of_the_workspace(base: Path) -> list[str]:
     os.link(outside, ws / "linked.txt")
     problems: list[str] = []
     with harness.data_home(home):
-        from agent.tools import edit_file, read_file, write_file
+        from agent.tools.builtin import edit_file, read_file, write_file
 
         ctx, approver = _ctx(ws, "n")
         read_file(ctx, "linked.txt")
@@ -290,8 +290,8 @@ def fifo_in_the_workspace(base: Path) -> list[str]:
     answers: dict[str, str] = {}
 
     def attack() -> None:
-        from agent.mentions import build_mention_messages
-        from agent.tools import grep, read_file, write_file
+        from agent.tools.builtin import grep, read_file, write_file
+        from agent.tools.mentions import build_mention_messages
 
         ctx, _ = _ctx(ws)
         answers["grep"] = _run(grep(ctx, "needle"))
@@ -321,7 +321,7 @@ def huge_message_in_a_session(base: Path) -> list[str]:
     (scaled down: a 3 MB message against limits of 1 MB a line and 20,000 characters a text)."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-    from agent import long_lines
+    from agent.store import long_lines
 
     home, ws = _dirs(base)
     big = "word " * 600_000

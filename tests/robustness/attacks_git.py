@@ -35,7 +35,7 @@ def git_config_in_a_repo(base: Path) -> list[str]:
     (ws / "b.log").write_text("x\n")
     ctx, _ = _ctx(ws)
     with harness.data_home(home):
-        from agent.tools import list_files
+        from agent.tools.builtin import list_files
 
         listing = list_files(ctx)
         _search_everything(ctx)
@@ -53,7 +53,7 @@ def git_repo_made_by_the_model(base: Path) -> list[str]:
     sentinel = ws.parent / "ran"
     ctx, approver = _ctx(ws, "n")
     with harness.data_home(home):
-        from agent.tools import write_file
+        from agent.tools.builtin import write_file
 
         for name, content in {"HEAD": "ref: refs/heads/main\n", "config": _sentinel_config(sentinel),
                               "objects/info/x": "", "refs/heads/x": "", "notes.txt": "x\n"}.items():
@@ -83,7 +83,7 @@ def git_writes_need_approval(base: Path) -> list[str]:
                "dotgit/config", str(ws / ".git" / "description")]
     problems: list[str] = []
     with harness.data_home(home):
-        from agent.tools import edit_file, read_file, write_file
+        from agent.tools.builtin import edit_file, read_file, write_file
 
         ctx, approver = _ctx(ws, "n")
         for target in targets:

@@ -7,7 +7,7 @@ import pytest
 import controller
 import main
 from agent.events import EventLog
-from agent.state import AppState
+from agent.state.app import AppState
 
 
 @pytest.fixture

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import session
-from agent.file_state import ReadFileState
-from agent.mentions import build_mention_messages
-from agent.shell import execute
-from agent.tools import grep, read_file
+from agent.state.file_state import ReadFileState
+from agent.tools.builtin import grep, read_file
+from agent.tools.mentions import build_mention_messages
+from agent.tools.shell import execute
 from tests.robustness.harness import agent_argv, agent_env
 
 # Hundreds of megabytes each, and one times the event loop: never two at once (pyproject's addopts).

@@ -14,11 +14,11 @@ from pydantic_ai.usage import RunUsage
 
 import session
 from agent.config import Config
-from agent.mentions import build_mention_messages
-from agent.shell import execute
-from agent.state import AppState
-from agent.tools import edit_file, grep, list_files, read_file, run_command, write_file
-from agent.transcript import Transcript
+from agent.state.app import AppState
+from agent.state.transcript import Transcript
+from agent.tools.builtin import edit_file, grep, list_files, read_file, run_command, write_file
+from agent.tools.mentions import build_mention_messages
+from agent.tools.shell import execute
 from tests.fake_ui import FakeUI
 from tests.robustness.harness import FAKE_KEY, KEY_NAMES
 

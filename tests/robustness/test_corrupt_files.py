@@ -17,8 +17,8 @@ import compact
 import session
 from agent import session_format
 from agent.events import CompactionFailed, Notice
-from agent.loop import repair_history
-from agent.transcript import Transcript
+from agent.state.transcript import Transcript
+from agent.turn.loop import repair_history
 from main import on_submit
 from tests.robustness.harness import (
     answer,
@@ -195,8 +195,8 @@ async def test_archive_copy_fails_midway(make_state, workspace, server, monkeypa
 
 
 async def test_unreadable_archive_is_reported_to_the_model(make_state, workspace, server, monkeypatch):
-    from agent.file_state import ReadFileState
-    from agent.tools import ToolError, read_for_model
+    from agent.state.file_state import ReadFileState
+    from agent.tools.builtin import ToolError, read_for_model
 
     folder = session.archive_dir(workspace)
     folder.mkdir(parents=True, exist_ok=True)

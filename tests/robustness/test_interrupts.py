@@ -17,10 +17,11 @@ import pytest
 
 import compact
 import session
-from agent.context import threshold
+from agent.compaction.context import threshold
 from agent.events import ToolResult
 from agent.loop import ANSWER_INTERRUPTED
 from agent.transcript import Transcript
+from agent.state.transcript import Transcript
 from compact import take_background
 from main import on_submit
 from tests.builders import is_compaction, script_forever
@@ -141,7 +142,7 @@ async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
 
 def _in_band(state) -> list:
     """A history between the background mark (85% of the threshold) and the threshold."""
-    from agent.background import lower_mark
+    from agent.compaction.background import lower_mark
 
     for turns in range(1, 40):
         state.transcript.update(long_history(turns=turns, words=60))

@@ -106,7 +106,7 @@ def fault_points(base: Path, seeds: int) -> Tally:
 def corrupt_sessions(base: Path) -> Tally:
     """Each bad line in the middle of a good file, a torn last line, an empty file, random bytes."""
     import session
-    from agent.loop import repair_history
+    from agent.turn.loop import repair_history
 
     tally = Tally("corrupt session files")
     good = session.dump_messages(harness.long_history(turns=3, words=20)).encode()
@@ -155,8 +155,8 @@ def endpoint_faults(base: Path) -> Tally:
     import session
     from agent.config import Config
     from agent.events import EventLog, Notice
-    from agent.state import AppState
-    from agent.transcript import Transcript
+    from agent.state.app import AppState
+    from agent.state.transcript import Transcript
     from main import on_submit
     from tests.fake_openai import FakeOpenAI
     from tests.robustness.test_endpoint_faults import FAULTS, RECOVERED
@@ -206,10 +206,10 @@ def hostile_paths(base: Path) -> Tally:
     from pydantic_ai.usage import RunUsage
 
     from agent.config import Config
-    from agent.mentions import build_mention_messages
-    from agent.state import AppState
-    from agent.tools import edit_file, grep, read_file, write_file
-    from agent.transcript import Transcript
+    from agent.state.app import AppState
+    from agent.state.transcript import Transcript
+    from agent.tools.builtin import edit_file, grep, read_file, write_file
+    from agent.tools.mentions import build_mention_messages
 
     tally = Tally("hostile paths")
     home, workspace = _dirs(base, "paths")

@@ -1,0 +1,3 @@
+"""The model provider: the pydantic-ai model and its OpenAI client (model), the last request reused as
+the compaction request's prefix (prefix, request_body), the user's line for a failed request (error_text), API keys.
+May import agent/tokens/, agent/store/, agent/text/ and the shared modules."""

@@ -1,0 +1,101 @@
+"""grep's regex search, run in a child process with a time limit.
+
+Python's `re` backtracks: a pattern like `(a+)+$` on a line of 45 `a`s and a `!` takes longer than
+the universe has existed, and `re` holds the GIL the whole time, so in a thread it would freeze the
+REPL and ignore Ctrl-C just the same. A non-backtracking engine (RE2) would change the syntax the
+tool promises (no backreferences or lookarounds) and is one more compiled dependency. A worker
+process keeps Python's syntax exactly and can always be killed: on the time limit, or at once when
+Ctrl-C cancels the tool. It starts in about 20 ms (-I -S: no site-packages, nothing from the
+environment) and gets the file list from us, so the confinement checks stay in this process.
+
+Run as a script: reads {"pattern", "files": [[path, name]], "line_cap", "show_cap", "max"} as JSON
+on stdin, writes one JSON string per matching line on stdout as it finds it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.process_slots import holds_slot
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: agent/tools/ is two folders down
+
+
+def _search(job: dict) -> None:
+    import re
+
+    from agent.state.file_state import file_lines, looks_binary, open_regular
+
+    regex = re.compile(job["pattern"])
+    found = 0
+    for path, name in job["files"]:
+        try:
+            with open_regular(Path(path)) as f:
+                if looks_binary(f):
+                    continue
+                for n, line in enumerate(file_lines(f, job["line_cap"]), start=1):
+                    if regex.search(line):
+                        cap = job["show_cap"]
+                        shown = line if len(line) <= cap else line[:cap] + " [...]"
+                        sys.stdout.write(json.dumps(f"{name}:{n}:{shown}") + "\n")
+                        sys.stdout.flush()
+                        found += 1
+                        if found > job["max"]:
+                            return
+        except OSError:
+            pass  # unreadable files, FIFOs and devices are skipped like binaries
+
+
+@dataclass
+class Outcome:
+    lines: list[str]
+    timed_out: bool
+
+
+@holds_slot
+async def run(pattern: str, files: list[tuple[str, str]], *, line_cap: int, show_cap: int, max_matches: int,
+              timeout: float, env: dict[str, str]) -> Outcome:
+    """The matching lines (at most max_matches + 1); killed after `timeout` s or when cancelled.
+    Waits for a free process slot first (agent.process_slots)."""
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from agent.tools.grep_worker import main; main()"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-I", "-S", "-c", code, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env=env, limit=1 << 20,
+    )
+    lines: list[str] = []
+    job = {"pattern": pattern, "files": files, "line_cap": line_cap, "show_cap": show_cap, "max": max_matches}
+
+    async def collect() -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(job).encode())
+        proc.stdin.close()
+        while raw := await proc.stdout.readline():
+            lines.append(json.loads(raw))
+        await proc.wait()
+
+    try:
+        await asyncio.wait_for(collect(), timeout)
+        return Outcome(lines, timed_out=False)
+    except TimeoutError:
+        return Outcome(lines, timed_out=True)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+def main() -> None:
+    job = json.loads(sys.stdin.read())
+    try:
+        _search(job)
+    except BrokenPipeError:
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

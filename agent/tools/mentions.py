@@ -1,0 +1,98 @@
+"""@path mentions in the user's input become a read_file call and its answer in the history.
+
+The model then sees the file exactly as if it had read it itself, and may edit it straight
+away. Compaction uses the same messages to give back the files the model was working on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+from agent import images
+from agent.file_state import ReadFileState
+from agent.i18n import t
+from agent.read_cap import read_token_cap
+from agent.state import AppState
+from agent.tools import ToolError, _readable_roots, read_for_model
+from agent.state.app import AppState
+from agent.state.file_state import ReadFileState
+from agent.text.i18n import t
+from agent.tools.builtin import ToolError, read_for_model
+
+# Marks the read of an @-mention in the messages' metadata: it belongs with the user's message after
+# it, and is kept with it wherever that message is kept (agent.rebuild.with_attachments).
+MENTION_KEY = "mention"
+# "@" at the start or after whitespace, so "a@b.com" is not a mention.
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+# Punctuation that ends a sentence rather than a path: "look at @main.py, then ...".
+_TRAILING = ".,;:!?)]}'\""
+
+
+def find_mentions(text: str) -> list[str]:
+    """The paths mentioned as @path in `text`, in order, without duplicates."""
+    paths = (m.group(1).rstrip(_TRAILING) for m in _MENTION.finditer(text))
+    return list(dict.fromkeys(p for p in paths if p))
+
+
+def build_mention_messages(
+    paths: Sequence[str],
+    state: AppState,
+    read_file_state: ReadFileState | None = None,
+    pasted: Sequence[str] = (),
+) -> tuple[list[ModelMessage], list[str]]:
+    """A read_file call and its answer for every readable file (an image as an image), and a notice
+    for each one skipped; then the images whose paths were pasted (agent.images.pasted_paths).
+
+    The files are recorded in `read_file_state` (default: the session's).
+    """
+    if read_file_state is None:  # not `or`: an empty ReadFileState is falsy
+        read_file_state = state.read_file_state
+    reads: list[tuple[str, str | list]] = []
+    notices: list[str] = []
+    for path in paths:
+        try:
+            image = images.read_image(path, state.workspace, state.config, _readable_roots(state.workspace))
+            # A large file is attached in parts: the first, and where to go on (read_file's cap).
+            cap = read_token_cap(state.config.context_window)
+            text = None if image is not None else read_for_model(path, state.workspace, read_file_state, max_tokens=cap)
+            reads.append((path, image if image is not None else text))
+        except images.ImageError as exc:
+            notices.append(t("image_not_attached", state.lang, why=exc))
+        except ToolError as exc:
+            where = Path(path).expanduser()
+            folder = (where if where.is_absolute() else state.workspace / where).is_dir()
+            why = "mention_dir" if folder else "mention_skipped"
+            notices.append(t(why, state.lang, path=path.rstrip("/"), why=exc))
+    for path in pasted:
+        # Typed or dropped by the user (a screenshot in /tmp): theirs to send, inside the workspace or not.
+        try:
+            reads.append((path, images.load(Path(path).expanduser(), path, state.config)))
+        except (images.ImageError, OSError) as exc:
+            notices.append(t("image_not_attached", state.lang, why=exc))
+    return [dataclasses.replace(m, metadata={**(m.metadata or {}), MENTION_KEY: True}) for m in read_messages(reads)], \
+        notices
+
+
+def attached_paths(prelude: Sequence[ModelMessage]) -> list[str]:
+    """The paths `build_mention_messages` attached, in order."""
+    return [str(p.args_as_dict().get("path")) for m in prelude if isinstance(m, ModelResponse)
+            for p in m.parts if isinstance(p, ToolCallPart)]
+
+
+def read_messages(reads: Sequence[tuple[str, str | list]]) -> list[ModelMessage]:
+    """One response calling read_file for each (path, content), and one request with the answers."""
+    if not reads:
+        return []
+    calls: list[ToolCallPart] = []
+    returns: list[ToolReturnPart] = []
+    for path, content in reads:
+        call_id = f"call_{uuid.uuid4().hex[:24]}"
+        calls.append(ToolCallPart("read_file", {"path": path}, tool_call_id=call_id))
+        returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id))
+    return [ModelResponse(parts=calls), ModelRequest(parts=returns)]

@@ -1,0 +1,400 @@
+"""One user turn: run the agent, stream its events to the UI, append every message to the session.
+
+The loop never prints. It emits `agent.events` and keeps `state.history` a history that the next
+request accepts whatever happens (an error, Ctrl-C): every tool call keeps its result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent import billing, debuglog
+from agent.clean_text import clean_messages
+from agent.cost import response_cache_hits  # noqa: F401 - its owner is agent.cost; summarizer imports it here
+from agent.events import (
+    Notice,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStarted,
+    ToolResult,
+    UsageUpdate,
+    WaitingForModel,
+)
+from agent.state.app import AppState
+from agent.text.i18n import t
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse
+
+    from agent.turn.guard import BeforeRequest
+
+INTERRUPTED = "Interrupted by the user before this tool finished."
+# The answer the user stopped with Ctrl-C, as the model sees it next time: it was asked, and cut off.
+ANSWER_INTERRUPTED = "[Interrupted by the user: this answer was cut off here.]"
+ENDED = "No result: the turn ended with an error before this tool finished."
+LOST = "No result: the agent stopped before this tool finished (a crash, or a lost line of the session file)."
+
+
+@dataclass
+class TurnOutcome:
+    ok: bool
+    error: str | None = None
+    cancelled: bool = False
+
+
+_AGENT_LOCK = threading.Lock()
+
+
+def get_agent(state: AppState) -> Agent[AppState, str]:
+    """The agent for this state's model, built once: its instructions and tools never change,
+    so every request of the session shares one cacheable prefix.
+
+    The REPL builds it in a worker thread while the prompt is already up (agent.turn.warmup); the lock
+    keeps a turn submitted meanwhile from building a second one."""
+    with _AGENT_LOCK:
+        if state.scratch.agent is None:
+            _build_agent(state)
+    return state.scratch.agent
+
+
+def _build_agent(state: AppState) -> None:
+    from agent.compaction.context import instructions
+
+    instructions(state)
+    state.scratch.agent = new_agent(state)
+
+
+def new_agent(state: AppState) -> Agent[AppState, str]:
+    """An agent with this state's model, instructions and tools, recording into its recorder."""
+    from pydantic_ai import Agent
+
+    from agent.guard import ContextGuard
+    from agent.model import build_model, model_settings
+    from agent.tool_gate import ToolGate
+    from agent.toolset import active_tools
+    from agent.provider.model import build_model, model_settings
+    from agent.provider.retries import Retries
+    from agent.tools.builtin import TOOLS
+
+    return Agent(
+        build_model(state.config),
+        model_settings=model_settings(state.config),  # type: ignore[arg-type]
+        instructions=state.scratch.instructions,
+        deps_type=AppState,
+        tools=active_tools(state.config),
+        retries=3,
+        # Retrying is told through the run's deps (`state.emit`, which the UI replaces after the agent is built).
+        capabilities=[Retries()],
+    )
+
+
+def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
+    """Make `messages` the history and append what the session file does not have yet.
+
+    A failed write (a full disk, a removed folder) must not end the turn: the history stays in
+    memory, `persisted` stays where it was so the next append retries, and the reason is returned
+    for the caller to show once.
+    """
+    clean_messages(messages)  # a lone surrogate cannot be saved, nor sent, nor counted (agent.clean_text)
+    state.transcript.update(messages)
+    try:
+        state.transcript.persist()
+    except OSError as exc:
+        debuglog.log("save_failed", error=str(exc))
+        return t("save_failed", state.lang, error=exc.strerror or exc)
+    return None
+
+
+async def run_turn(
+    state: AppState, user_input: str, prelude: list[ModelMessage] | None = None, *,
+    before_request: BeforeRequest | None = None,
+) -> TurnOutcome:
+    """Run one turn. `prelude` are messages placed before the user's text (@-mention reads);
+    `before_request` is called before each of its model requests (compaction mid-turn, agent.turn.guard)."""
+    from pydantic_ai.usage import UsageLimits
+
+    from agent.provider import prefix
+    from agent.turn.guard import TurnGuard
+
+    agent = get_agent(state)
+    start = list(state.history)
+    tool_results: dict[str, Any] = {}
+    got_response = False
+    in_flight = False  # a request sent and not answered yet: Ctrl-C then still counts it
+    run = None
+    save_errors: list[str] = []
+    # The text of the answer streaming now, kept should Ctrl-C cut it off.
+    partial: list[str] = []
+
+    def save(messages: list[ModelMessage]) -> None:
+        # One notice per turn, not one per message, while the disk stays full.
+        if (error := sync_history(state, messages)) and not save_errors:
+            save_errors.append(error)
+            state.emit(Notice(error, level="warn"))
+
+    base = start + (prelude or [])
+    # pydantic-ai builds only what follows the last request; the client puts that in front.
+    given, context = prefix.reuse(state.scratch.recorder, base)
+    try:
+        # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
+        limits = UsageLimits(request_limit=state.config.max_requests)
+        # The MCP servers that are up now (agent.mcp_servers): one may come or go between turns.
+        toolsets = state.mcp.ready_toolsets()
+        async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
+                              toolsets=toolsets or None,
+                              model_settings=prefix.settings(context),  # type: ignore[arg-type]
+                              # The turn's guard, and the gate every tool call of a turn passes
+                              # (hooks, permission rules): a compaction's run has neither.
+                              capabilities=[TurnGuard(before_request, context), ToolGate()]) as run:
+            state.scratch.turn_base, state.scratch.turn_offset = base, -1
+            async for node in run:
+                if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):
+                    # The run's own messages start after its cleaned copy of the history we passed.
+                    state.scratch.turn_offset = len(run.all_messages())
+                if agent.is_model_request_node(node):
+                    state.emit(WaitingForModel(_waiting_label(state)))
+                    partial.clear()
+                    in_flight = True
+                    async with node.stream(run.ctx) as stream:
+                        async for event in stream:
+                            if (text := _emit_stream_event(state, event)) is not None:
+                                partial.append(text)
+                        in_flight = False
+                        _record_usage(state, stream.response)
+                    partial.clear()
+                    if stream.response.finish_reason == "length":
+                        # Cut at max_tokens (ours or the server's -n): never shown as if complete.
+                        state.emit(Notice(t("answer_cut", state.lang, n=stream.response.usage.output_tokens), "warn"))
+                    got_response = True
+                elif agent.is_call_tools_node(node):
+                    async with node.stream(run.ctx) as stream:
+                        async for event in stream:
+                            _emit_tool_event(state, event, tool_results)
+                save(_ours(state, run))
+        return TurnOutcome(ok=True)
+    except asyncio.CancelledError:
+        from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+        if in_flight:
+            # The server got it and worked on it (it may have billed it): the totals say so.
+            state.stats.requests += 1
+        asked = start + (prelude or []) + [ModelRequest(parts=[UserPromptPart(user_input)])]
+        _interrupted(state, run, asked, tool_results, "".join(partial), got_response, save)
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
+        from agent.provider.error_text import describe_error
+
+        message = describe_error(exc, state.config)
+        debuglog.log("turn_error", error=repr(exc)[:500])
+        state.emit(Notice(message, level="error"))
+        _settle(state, run, start, tool_results, got_response, save, ENDED)
+        return TurnOutcome(ok=False, error=message)
+
+
+def _interrupted(
+    state: AppState, run: Any, asked: list[ModelMessage], results: dict[str, Any], partial: str, got: bool,
+    save: Callable[[list[ModelMessage]], None],
+) -> None:
+    """After Ctrl-C: the user's message stays (the model learns it was asked), with what completed,
+    every dangling tool call closed, and an answer cut off (or none yet) marked as interrupted."""
+    from pydantic_ai.messages import ModelResponse, TextPart
+
+    # Until the run's first request the user's message is only in `asked` (agent.loop._ours).
+    messages = _ours(state, run) if run is not None and state.scratch.turn_offset >= 0 else asked
+    messages = repair(messages, results, INTERRUPTED)
+    if partial.strip() or not got:
+        text = f"{partial}\n\n{ANSWER_INTERRUPTED}" if partial.strip() else ANSWER_INTERRUPTED
+        messages = messages + [ModelResponse(parts=[TextPart(text)])]
+    save(messages)
+
+
+def _settle(
+    state: AppState,
+    run: Any,
+    start: list[ModelMessage],
+    results: dict[str, Any],
+    got: bool,
+    save: Callable[[list[ModelMessage]], None],
+    note: str,
+) -> None:
+    """After an error or Ctrl-C: keep what completed, give every dangling tool call a result."""
+    if run is None or not got:
+        # Nothing came back: the turn never happened (the file loses what it saved of it, e.g. an
+        # @-mention's read). The user's text stays in the input history.
+        save(start)
+        return
+    save(repair(_ours(state, run), results, note))
+
+
+def _ours(state: AppState, run: Any) -> list[ModelMessage]:
+    """Our history: the turn's base plus what the run produced since.
+
+    pydantic-ai merges adjacent requests of the history it is given at the start of every run (a
+    normalisation for the provider). We keep our own unmerged copy instead of its merged one: the
+    session file then only ever grows by appends, and our messages keep their metadata (the
+    summary's). `turn_base`/`turn_offset` move when a mid-turn compaction rebuilds the history.
+    """
+    messages = run.all_messages()
+    offset = state.scratch.turn_offset if state.scratch.turn_offset >= 0 else len(messages)
+    return state.scratch.turn_base + list(messages[offset:])
+
+
+def repair(messages: list[ModelMessage], results: dict[str, Any], note: str = INTERRUPTED) -> list[ModelMessage]:
+    """Close every tool call that has no return, so the next request is accepted.
+
+    Not pydantic-ai's `messages.repair_messages`, which does the same closing but also merges adjacent
+    requests (our session file only grows by appends: a merge would rewrite what it holds) and answers
+    every dangling call with one placeholder, where ours keeps a result that came and says why one did
+    not (`note`: interrupted, ended by an error, lost in a crash)."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+    messages = list(messages)
+    # A failure while tools run (e.g. a tool's retries used up) leaves the request pydantic-ai
+    # opened for their results empty or half-filled.
+    while messages and isinstance(messages[-1], ModelRequest) and not messages[-1].parts:
+        messages.pop()
+    opened = None
+    if len(messages) >= 2 and isinstance(messages[-1], ModelRequest) and isinstance(messages[-2], ModelResponse):
+        opened = messages.pop()
+    if not messages or not isinstance(messages[-1], ModelResponse):
+        return messages + ([opened] if opened is not None else [])
+    calls = [p for p in messages[-1].parts if isinstance(p, ToolCallPart)]
+    answered = {p.tool_call_id for p in opened.parts if _answers_call(p)} if opened is not None else set()
+    parts = []
+    for call in calls:
+        if call.tool_call_id in answered:
+            continue
+        done = results.get(call.tool_call_id)
+        if done is not None:
+            parts.append(done)
+        else:
+            parts.append(ToolReturnPart(call.tool_name, note, tool_call_id=call.tool_call_id))
+    if opened is not None:
+        return messages + [dataclasses.replace(opened, parts=parts + list(opened.parts)) if parts else opened]
+    return messages + [ModelRequest(parts=parts)] if parts else messages
+
+
+def _answers_call(part: Any) -> bool:
+    from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
+
+    return isinstance(part, ToolReturnPart) or (isinstance(part, RetryPromptPart) and part.tool_name is not None)
+
+
+def repair_history(messages: list[ModelMessage]) -> tuple[list[ModelMessage], int]:
+    """A history read from disk, made one the next request accepts; and how many fixes it took.
+
+    A crash mid-tool leaves a tool call without its result (pydantic-ai then refuses every new
+    prompt, and the API refuses the request); a skipped corrupt line can leave a result without
+    its call. Every call gets a result in the request right after it, results without a call go.
+    Untouched messages are kept as the same objects (pydantic-ai's `repair_messages` merges adjacent
+    messages instead: see `repair`).
+    """
+    from pydantic_ai.messages import ModelRequest, ToolCallPart, ToolReturnPart
+
+    def lost(calls: list[ToolCallPart]) -> list[Any]:
+        return [ToolReturnPart(c.tool_name, LOST, tool_call_id=c.tool_call_id) for c in calls]
+
+    out: list[ModelMessage] = []
+    fixes = 0
+    calls: list[ToolCallPart] = []
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            ids = {c.tool_call_id for c in calls}
+            parts = [p for p in message.parts if not _answers_call(p) or p.tool_call_id in ids]
+            answered = {p.tool_call_id for p in parts if _answers_call(p)}
+            missing = lost([c for c in calls if c.tool_call_id not in answered])
+            fixes += len(missing) + len(message.parts) - len(parts)
+            if missing or len(parts) != len(message.parts):
+                message = dataclasses.replace(message, parts=missing + parts)
+            calls = []
+            if message.parts:
+                out.append(message)
+        else:
+            if calls:
+                fixes += len(calls)
+                out.append(ModelRequest(parts=lost(calls)))
+            calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
+            out.append(message)
+    if calls:
+        fixes += len(calls)
+        out.append(ModelRequest(parts=lost(calls)))
+    return out, fixes
+
+
+def _emit_stream_event(state: AppState, event: Any) -> str | None:
+    """Emit a streamed delta; returns the answer's text in it, if any."""
+    from pydantic_ai.messages import (
+        PartDeltaEvent,
+        PartStartEvent,
+        TextPart,
+        TextPartDelta,
+        ThinkingPart,
+        ThinkingPartDelta,
+    )
+
+    if isinstance(event, PartStartEvent):
+        if isinstance(event.part, TextPart) and event.part.content:
+            state.emit(TextDelta(event.part.content))
+            return event.part.content
+        if isinstance(event.part, ThinkingPart) and event.part.content:
+            state.emit(ThinkingDelta(event.part.content))
+    elif isinstance(event, PartDeltaEvent):
+        if isinstance(event.delta, TextPartDelta) and event.delta.content_delta:
+            state.emit(TextDelta(event.delta.content_delta))
+            return event.delta.content_delta
+        if isinstance(event.delta, ThinkingPartDelta) and event.delta.content_delta:
+            state.emit(ThinkingDelta(event.delta.content_delta))
+    return None
+
+
+def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> None:
+    from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolReturnPart
+
+    from agent.tools.builtin import is_error_text
+
+    if isinstance(event, FunctionToolCallEvent):
+        args = event.part.args_as_dict() if event.args_valid is not False else {}
+        state.emit(ToolCallStarted(event.part.tool_call_id, event.part.tool_name, args))
+    elif isinstance(event, FunctionToolResultEvent):
+        part = event.part
+        results[part.tool_call_id] = part
+        content = part.model_response_str() if isinstance(part, ToolReturnPart) else part.model_response()
+        meta = getattr(part, "metadata", None)
+        diff = meta.get("diff") if isinstance(meta, dict) else None
+        is_error = not isinstance(part, ToolReturnPart) or is_error_text(content)
+        state.emit(ToolResult(part.tool_call_id, part.tool_name, content, is_error=is_error, diff=diff))
+
+
+def _waiting_label(state: AppState) -> str:
+    """For a local server, what it is doing while nothing comes: processing the prompt."""
+    from agent.model import is_local
+
+    if not is_local(state.config):
+        return ""
+    from agent.context import context_tokens
+
+    return t("spin_local_prompt", state.lang, n=context_tokens(state))
+
+
+def _record_usage(state: AppState, response: ModelResponse) -> None:
+    usage = response.usage
+    stats = state.stats
+    hits = stats.add(usage)
+    stats.usage_missing = not usage.input_tokens
+    billing.bill(stats, state.config, response, hits)
+    sent = state.scratch.recorder.last  # the request this response answers
+    if sent is not None:
+        from agent import margin
+        from agent.compaction.context import calibrate_prefix, history_tokens
+
+        calibrate_prefix(state, sent.history, usage.input_tokens)
+        # After the calibration: the margin is what is left of the error once the prefix is the server's.
+        margin.observe(state, history_tokens(state, sent.history), usage.input_tokens)
+    debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
+    state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))
