@@ -19,20 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import session
-from agent import background as bg
-from agent import debuglog, margin, overflow, policy, tokens, trim, undo
-from agent.budgets import for_state as budgets_for
-from agent.budgets import restore_room
-from agent.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
-from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
-from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
-from agent.file_state import ReadFileState
-from agent.i18n import t
-from agent.images import compaction_note
-from agent.rebuild import (
 from agent import debuglog
 from agent.compaction import background as bg
-from agent.compaction import policy, undo
+from agent.compaction import margin, overflow, policy, trim, undo
 from agent.compaction.budgets import for_state as budgets_for
 from agent.compaction.budgets import restore_room
 from agent.compaction.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -47,11 +36,7 @@ from agent.compaction.rebuild import (
     refuse_result,
     summary_parts,
 )
-from agent.summarizer import request_summary, sent_split, tail_budget
-from agent.summary import SummaryParts, build_summary_message, is_summary
-from agent.todo import restore_messages as restore_todo
-from agent.undo import UndoPlan
-from agent.compaction.summarizer import request_summary, sent_split
+from agent.compaction.summarizer import request_summary, sent_split, tail_budget
 from agent.compaction.summary import SummaryParts, build_summary_message, is_summary
 from agent.compaction.undo import UndoPlan
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
@@ -59,6 +44,8 @@ from agent.events import CompactionFailed, CompactionFinished, CompactionStarted
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
 from agent.tokens import count as tokens
+from agent.tools.images import compaction_note
+from agent.tools.todo import restore_messages as restore_todo
 from agent.turn.loop import get_agent
 
 if TYPE_CHECKING:
@@ -203,7 +190,7 @@ def take_background(state: AppState) -> Coroutine[None, None, CompactResult] | N
 def take_mid_turn(
     state: AppState, tail_budget: int, prompt: ModelMessage, keep: Sequence[ModelMessage] = ()
 ) -> Coroutine[None, None, CompactResult] | None:
-    """The same in the middle of a turn (agent.background.take_mid_turn says when it may be used);
+    """The same in the middle of a turn (agent.compaction.background.take_mid_turn says when it may be used);
     should the background summary have failed, the usual mid-turn compaction keeping `keep`."""
     taken = bg.take_mid_turn(state, tail_budget, prompt)
     return None if taken is None else _swap(state, *taken, trigger="mid-turn", keep=keep)
@@ -211,7 +198,7 @@ def take_mid_turn(
 
 async def pre_compact_hooks(state: AppState, trigger: str, custom_instructions: str = "") -> None:
     """PreCompact (matcher "manual" or "auto"): a hook that exits 2 keeps the history as it is."""
-    from agent import hooks
+    from agent.turn import hooks
 
     kind = "manual" if trigger == "manual" else "auto"
     said = await hooks.run(state, "PreCompact", {"trigger": kind, "custom_instructions": custom_instructions}, kind)
@@ -265,7 +252,7 @@ def _commit(
             if note := compaction_note(state.history, tail, state.lang):  # images are not restored
                 summary.summary += "\n\n" + note
             head = build_summary_message(summary, state.lang, state.workspace)
-            plan = restore_todo(state.history, tail)  # the task list comes back whole (agent.todo)
+            plan = restore_todo(state.history, tail)  # the task list comes back whole (agent.tools.todo)
             kept = tokens.count_messages([head, *plan, *tail])
             room = restore_room(budgets_for(state), fixed_prefix_tokens(state), kept)
             restored = restore_file_messages(state.read_file_state, new_read_state, state, room) + plan
@@ -306,7 +293,7 @@ def _commit(
     if after > threshold(state):
         # The threshold is a target: a summary that fits the window is kept, and the user told.
         state.emit(Notice(t("compact_over_target", state.lang, after=after, threshold=threshold(state)), level="warn"))
-    from agent import hooks
+    from agent.turn import hooks
 
     hooks.compacted(state, trigger, before, after, str(archive))  # PostCompact, SessionStart "compact"
     return CompactResult(before, after, str(archive), tier, left_out)
@@ -318,7 +305,7 @@ def plan_undo(state: AppState) -> UndoPlan:
 
 
 def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str, str, int]:
-    """The "/compact undo": the newest archive's history and the turns made since (agent.undo).
+    """The "/compact undo": the newest archive's history and the turns made since (agent.compaction.undo).
     What /status says of the last compaction no longer holds: the newest archive is the one this
     undo made, and the tier's last choice is forgotten."""
     archive, saved, count = undo.undo_compaction(state.transcript, state.file_history, plan or plan_undo(state))
@@ -332,7 +319,7 @@ def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str,
 
 def last_summary(state: AppState) -> str | None:
     """The summary at the start of the history, whole (/compact show), or None."""
-    from agent.summary import previous_summary
+    from agent.compaction.summary import previous_summary
 
     head = previous_summary(state.history)
     return None if head is None else str(head.parts[0].content)

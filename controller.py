@@ -11,20 +11,16 @@ import sys
 from pathlib import Path
 
 import session
-from agent import billing, session_format
+from agent.compaction import billing
 from agent.config import Config
 from agent.events import Notice
-from agent.file_history import Checkpoint, FileHistory
-from agent.file_state import ReadFileState
-from agent.i18n import t
-from agent.state import AppState, CompactionState, Stats
-from agent.transcript import Transcript
-from agent.visible import plain
 from agent.state.app import AppState, CompactionState, Stats
 from agent.state.file_history import Checkpoint, FileHistory
 from agent.state.file_state import ReadFileState
 from agent.state.transcript import Transcript
+from agent.store import session_format
 from agent.text.i18n import t
+from agent.text.visible import plain
 
 
 def load_session(state: AppState, session_id: str) -> list:
@@ -69,11 +65,12 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
     state = AppState(config=config, transcript=Transcript("", config.workspace), emit=EventLog())
-    from agent import hooks, permissions
+    from agent.tools import permissions
+    from agent.turn import hooks
 
     state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
                                                         config.lang)
-    from agent import mcp_servers
+    from agent.tools import mcp_servers
 
     state.hooks, hook_warnings = hooks.load(config.settings, config.lang)
     state.mcp, mcp_warnings = mcp_servers.load(config.settings, config.workspace, config.lang)
@@ -100,7 +97,8 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
 def check_server(state: AppState) -> None:
     """Ask a local server once what it can do (tools, its context) and to count for us (/tokenize)."""
-    from agent import server_caps, server_tokens
+    from agent.provider import server_caps
+    from agent.tokens import server_tokens
 
     for line in server_caps.check(state.config):
         state.emit(Notice(line, "warn"))

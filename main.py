@@ -14,6 +14,7 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 import project_setup
 import session
+from agent.compaction.prices import BadPrices, parse_overrides
 from agent.config import (
     DEFAULT_MODEL,
     DEFAULT_WINDOW,
@@ -22,23 +23,17 @@ from agent.config import (
     THINKING_CHOICES,
     Config,
     is_deepseek_url,
-    known_context_window,
 )
 from agent.events import Notice
-from agent.file_state import ReadFileState
-from agent.i18n import default_lang, t
-from agent.permissions import MODES as PERMISSION_MODES
-from agent.preapproval import parse_tool_list
-from agent.prices import BadPrices, parse_overrides
-from agent.state import AppState, Stats
-from controller import start_state
-
-if TYPE_CHECKING:
-    from agent.loop import TurnOutcome
 from agent.state.app import AppState, Stats
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import default_lang, t
-from controller import start_state, start_warm_up
+from agent.tools.permissions import MODES as PERMISSION_MODES
+from agent.tools.preapproval import parse_tool_list
+from controller import start_state
+
+if TYPE_CHECKING:
+    from agent.turn.loop import TurnOutcome
 
 __version__ = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
@@ -118,8 +113,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def apply_settings(args: argparse.Namespace, argv: list[str] | None) -> object:
-    """The settings files under what the command line and CODING_AGENT_* set (agent.settings)."""
-    from agent import settings as files
+    """The settings files under what the command line and CODING_AGENT_* set (agent.provider.settings)."""
+    from agent.provider import settings as files
 
     dests = [dest for dest, _check in files.FLAG_KEYS.values()]
     parser = _parser()
@@ -150,8 +145,8 @@ def api_key(args: argparse.Namespace) -> str | None:
 
 
 def _networks(text: str) -> tuple[str, ...]:
-    """--fetch-allow-network: networks (agent.fetch_url), a bad one refused like any bad value."""
-    from agent.fetch_url import parse_networks
+    """--fetch-allow-network: networks (agent.tools.fetch_url), a bad one refused like any bad value."""
+    from agent.tools.fetch_url import parse_networks
 
     try:
         return parse_networks(text)
@@ -160,6 +155,8 @@ def _networks(text: str) -> tuple[str, ...]:
 
 
 def build_config(args: argparse.Namespace) -> Config:
+    from agent.compaction.prices import known_context_window
+
     known = known_context_window(args.model)
     window = int(args.context_window) if args.context_window else (known or DEFAULT_WINDOW)
     return Config(
@@ -204,11 +201,9 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
 
     import compact
     import midturn
-    from agent import hooks
-    from agent.images import pasted_paths
-    from agent.loop import run_turn
-    from agent.mentions import attached_paths, build_mention_messages, find_mentions
+    from agent.tools.images import pasted_paths
     from agent.tools.mentions import attached_paths, build_mention_messages, find_mentions
+    from agent.turn import hooks
     from agent.turn.loop import run_turn
 
     asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})
@@ -221,7 +216,7 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     reads = ReadFileState()
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
                                               pasted=pasted_paths(user_input))
-    from agent.oversize import attachments_refused
+    from agent.compaction.oversize import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
         state.emit(Notice(refused, level="error"))
@@ -237,7 +232,7 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
         state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    from agent import mcp_servers
+    from agent.tools import mcp_servers
 
     await mcp_servers.wait_started(state)
     outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
@@ -310,14 +305,14 @@ async def print_mode(state: AppState, prompt: str, output_format: str = "text") 
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
     await project_setup.start_project(state)
-    from agent import mcp_servers
+    from agent.tools import mcp_servers
 
     mcp_servers.start(state, state.permissions.project_trusted)
     try:
         await on_submit(state, prompt)
     finally:
         save_stats(state)
-        from agent import mcp_servers
+        from agent.tools import mcp_servers
 
         await mcp_servers.stop_all(state)
     return view.finish()
@@ -337,7 +332,7 @@ def read_prompt(prompt: str, stdin, lang: str) -> str:
 
 
 def check_tools(config: Config) -> None:
-    from agent.toolset import tool_names, unknown_tools
+    from agent.tools.toolset import tool_names, unknown_tools
 
     for flag, names in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
         if unknown := unknown_tools(sorted(names)):
@@ -372,11 +367,11 @@ def main(argv: list[str] | None = None) -> int:
     except BadPrices as exc:
         print(f"{PROG}: {t('bad_prices', args.lang, error=exc.text(args.lang))}", file=sys.stderr)
         return 2
-    from agent.keys import scrub_environment
-    from agent.memory_guard import make_undumpable
+    from agent.provider.keys import scrub_environment
+    from agent.tools.memory_guard import make_undumpable
 
-    # The key is in config.api_key now; nothing this process starts may find it (agent.keys), in
-    # its environment or in its memory (agent.memory_guard).
+    # The key is in config.api_key now; nothing this process starts may find it (agent.provider.keys), in
+    # its environment or in its memory (agent.tools.memory_guard).
     scrub_environment()
     make_undumpable()
     try:
@@ -445,7 +440,7 @@ async def repl(state: AppState) -> int:
         await app.run(on_first_paint=lambda: project_setup.first_paint(state))
     finally:
         cancel_background(state)
-        from agent import mcp_servers
+        from agent.tools import mcp_servers
 
         await mcp_servers.stop_all(state)
     return 0

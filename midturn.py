@@ -11,12 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import compact
-from agent import background, margin, overflow
-from agent.budgets import for_state as budgets_for
-from agent.context import history_tokens
-from agent.compaction import background, overflow
+from agent.compaction import background, margin, overflow
 from agent.compaction.budgets import for_state as budgets_for
-from agent.compaction.context import history_tokens, threshold
+from agent.compaction.context import history_tokens
 from agent.compaction.rebuild import kept_for_fit, mid_turn_keep, turn_prompt
 from agent.events import Notice
 from agent.text.i18n import t

@@ -7,19 +7,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.events import Notice
-from agent.i18n import t
-from agent.state import AppState
+from agent.state.app import AppState
+from agent.text.i18n import t
 from controller import start_warm_up
 
 if TYPE_CHECKING:
-    from agent.loop import TurnOutcome
+    from agent.turn.loop import TurnOutcome
 
 MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the turn going forever
 
 
 async def start_project(state: AppState) -> None:
-    """The project's allow rules, hooks and MCP servers count once the user approved them (agent.trust)."""
-    from agent import hooks, trust
+    """The project's allow rules, hooks and MCP servers count once the user approved them (agent.provider.trust)."""
+    from agent.provider import trust
+    from agent.turn import hooks
 
     if await trust.settle(state):
         state.permissions.trust_project()
@@ -28,8 +29,8 @@ async def start_project(state: AppState) -> None:
 
 
 def first_paint(state: AppState) -> None:
-    """Once the prompt is up: the warm-up, and the MCP servers (which wait for it: agent.mcp_servers)."""
-    from agent import mcp_servers
+    """Once the prompt is up: the warm-up, and the MCP servers (which wait for it: agent.tools.mcp_servers)."""
+    from agent.tools import mcp_servers
 
     start_warm_up(state)
     mcp_servers.start(state, state.permissions.project_trusted)
@@ -39,8 +40,8 @@ async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
     """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model.
     Returns the last turn's outcome (-p's exit code and result follow it)."""
     import midturn
-    from agent import hooks
-    from agent.loop import run_turn
+    from agent.turn import hooks
+    from agent.turn.loop import run_turn
 
     for again in range(MAX_STOP_CONTINUATIONS + 1):
         if not outcome.ok:

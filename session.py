@@ -18,17 +18,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from agent import long_lines, session_format
-from agent.atomic import replace_file, write_via_temp
 from agent.config import data_home
-from agent.faults import fault
-from agent.file_state import open_regular
-from agent.store import long_lines
+from agent.store import long_lines, session_format
 from agent.store.atomic import replace_file, write_via_temp
 from agent.store.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
 from agent.store.project_dirs import ARCHIVE_DIR_NAME, archive_dir, folder_name, private_dir, project_dir  # noqa: F401
+from agent.store.regular_file import open_regular
 
 # The metadata key that marks a compaction's summary message in a session file (agent.compaction.summary
 # builds the message and owns recognising it; the preview here reads the raw line, unparsed).
@@ -133,7 +130,7 @@ class Loaded:
     skipped: list[str]
     # Lines loaded cut short (agent.store.long_lines): the values of the i18n text "cut_line", with "line".
     cut: list[dict[str, object]] = field(default_factory=list)
-    # The file's format (agent.session_format); one newer than this code's may not load whole.
+    # The file's format (agent.store.session_format); one newer than this code's may not load whole.
     version: int = session_format.CURRENT
 
 
@@ -227,7 +224,7 @@ def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
 
 # Requests the agent writes itself are marked in their metadata: a summary ("compact_summary") and a
 # note where messages were left out (NOTE_KEY). They are never the user's words: not a session's
-# title here, not an "original user message" of a summary (agent.summary.user_messages).
+# title here, not an "original user message" of a summary (agent.compaction.summary.user_messages).
 NOTE_KEY = "agent_note"
 
 

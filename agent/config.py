@@ -8,19 +8,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from agent.cost import Prices
-
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 
 # DeepSeek's "Models & Pricing" page (autumn 2026, checked 2026-12-01). Prices and windows come
-# from genai-prices (agent.prices); the output ceiling (384K) is on the page only.
+# from genai-prices (agent.compaction.prices); the output ceiling (384K) is on the page only.
 DEFAULT_MODEL = "deepseek-flash"  # DeepSeek-V4.1-Flash-1017
 DEEPSEEK_MODELS = ("deepseek-flash", "deepseek-v4-pro")
 DEEPSEEK_MAX_OUTPUT = 393_216
 # Names still accepted, whose models are retired: DeepSeek serves (and bills) them as the model named.
 LEGACY_MODELS = {"deepseek-v4-flash": "deepseek-flash", "deepseek-v4-flash-vision-exp": "deepseek-flash"}
-# The models that take image input (agent.images): the page says Flash understands images and Pro
+# The models that take image input (agent.tools.images): the page says Flash understands images and Pro
 # does not; the legacy names are served by Flash. genai-prices does not say which models see images.
 IMAGE_MODELS = frozenset({"deepseek-flash", *LEGACY_MODELS})
 # Names DeepSeek retired on 2026-07-24: a request naming one gets HTTP 400.
@@ -30,17 +28,21 @@ THINKING_CHOICES = ("on", "off")
 REASONING_EFFORTS = ("high", "max")
 
 
+@dataclass(frozen=True)
+class Prices:
+    """Per million tokens: a prompt token served from the prefix cache, one not, an output token
+    (agent/compaction/cost.py computes with them, agent/compaction/prices.py finds them)."""
+
+    hit: float
+    miss: float
+    output: float
+    caches_prefixes: bool = True
+    currency: str = "USD"
+
+
 def is_deepseek_model(model: str) -> bool:
     """A name DeepSeek's API serves today: the V4 family thinks by default and writes up to 384K."""
     return model in DEEPSEEK_MODELS or model in LEGACY_MODELS or model.startswith("deepseek-v4-")
-
-
-def known_context_window(model: str) -> int | None:
-    if model in RETIRED_MODELS:
-        return None  # refused before any request
-    from agent.prices import context_window
-
-    return context_window(model, data_home())
 
 
 def max_output(model: str) -> int | None:
@@ -87,18 +89,18 @@ class Config:
     # None: as the API does by default (DeepSeek's V4 models think).
     thinking: bool | None = None
     reasoning_effort: str | None = None
-    # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.prices.parse_overrides).
+    # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.compaction.prices.parse_overrides).
     prices: dict[str, Prices] = field(default_factory=dict)
-    # --permission-mode (agent.permissions.MODES); None: the files' defaultMode, else the start mode.
+    # --permission-mode (agent.tools.permissions.MODES); None: the files' defaultMode, else the start mode.
     permission_mode: str | None = None
-    # The settings files as read (agent.settings.Settings), None when none were looked at (tests).
+    # The settings files as read (agent.provider.settings.Settings), None when none were looked at (tests).
     settings: Any = field(default=None, repr=False, compare=False)
-    # --allowed-tools: run without asking; --disallowed-tools: not given to the model (agent.toolset).
+    # --allowed-tools: run without asking; --disallowed-tools: not given to the model (agent.tools.toolset).
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
-    # --images on|off: the model takes images; None: as the model table says (agent.images.takes_images).
+    # --images on|off: the model takes images; None: as the model table says (agent.tools.images.takes_images).
     images: bool | None = None
-    # Networks fetch_url may reach although not public (agent.fetch_url): none, the model's URLs are untrusted.
+    # Networks fetch_url may reach although not public (agent.tools.fetch_url): none, the model's URLs are untrusted.
     fetch_allow_networks: tuple[str, ...] = ()
 
     @property

@@ -124,7 +124,7 @@ class ReportRequested:
 
 @dataclass(frozen=True)
 class TodosChanged:
-    """The model changed its task list (agent.todo): every item as (content, status), status one of
+    """The model changed its task list (agent.tools.todo): every item as (content, status), status one of
     "pending", "in_progress", "completed"."""
 
     items: tuple[tuple[str, str], ...]
@@ -147,7 +147,7 @@ class ApprovalRequest:
     write the model may not make alone (`kind` "write", `subject` the path as shown, `why` the reason,
     `detail` the change as a unified diff) or before the first fetch from a web domain (`kind`
     "fetch", `subject` the URL, `why` the domain). Answered "y", "n", "always" (for the session) or
-    "project" (always, saved as a rule for the project: agent.permissions); anything else, or no one
+    "project" (always, saved as a rule for the project: agent.tools.permissions); anything else, or no one
     to ask, is "n". `kind` "tool" is an MCP server's tool (`subject` its name and arguments), "read" a
     read a rule asks about."""
 
@@ -155,7 +155,7 @@ class ApprovalRequest:
     subject: str
     why: str = ""
     detail: str = ""
-    # Who asks, when not the agent itself: a sub-agent's label (agent.subagent).
+    # Who asks, when not the agent itself: a sub-agent's label (agent.tools.subagent).
     origin: str = ""
 
 

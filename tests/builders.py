@@ -55,15 +55,13 @@ def note(n: int, size: int = 300) -> str:
 
 async def chat(state: AppState, texts: list[str]) -> None:
     """Submit `texts` as turns with automatic compaction off, to fill the context."""
-    # The window is widened meanwhile, so that nothing (agent.overflow) stops the history from
-    from main import on_submit
-
+    # The window is widened meanwhile, so that nothing (agent.compaction.overflow) stops the history from
     # The window is widened meanwhile, so that nothing (agent.compaction.overflow) stops the history from
     # growing past what one request can hold: tests of compaction under pressure need that.
-    from agent.loop import get_agent
+    from agent.turn.loop import get_agent
     from main import on_submit
 
-    get_agent(state)  # built for the real window: the tool set depends on it (agent.toolset)
+    get_agent(state)  # built for the real window: the tool set depends on it (agent.tools.toolset)
     auto, state.config.auto_compact = state.config.auto_compact, False
     window, state.config.context_window = state.config.context_window, 10 * state.config.context_window
     try:

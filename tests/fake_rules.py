@@ -28,7 +28,7 @@ SERVED_BY = {"deepseek-v4-flash": "deepseek-flash", "deepseek-v4-flash-vision-ex
 # Models that take image parts; any other refuses them as DeepSeek's text models do (an unknown variant).
 VISION_MODELS = frozenset({"deepseek-flash", *SERVED_BY})  # legacy names are served by Flash
 # The server's own count of an image's tokens: a stand-in for a provider's, and not the agent's rule
-# (agent.images estimates from the pixels; this counts every image the same).
+# (agent.tools.images estimates from the pixels; this counts every image the same).
 IMAGE_TOKENS = 1_024
 _DATA_URL = re.compile(r"data:image/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/]+=*)\Z")
 MAX_OUTPUT = 393_216

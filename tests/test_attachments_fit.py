@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from agent import tokens
 from agent.events import Notice, ToolResult
+from agent.tokens import count as tokens
 from main import on_submit
 from tests.builders import is_compaction
 from tests.fake_openai import Text, ToolCalls
@@ -58,7 +58,7 @@ def test_an_attachment_that_cannot_fit_is_refused_up_front(workspace, home, serv
 
 async def test_one_read_cannot_fill_the_window(make_state, workspace, server):
     """Case 4: read_file of a 40 kB Chinese file at 16k."""
-    from agent.read_cap import read_token_cap
+    from agent.tools.read_cap import read_token_cap
 
     server.max_context = WINDOW
     (workspace / "zh.txt").write_text("这是一个很长的中文句子，用来填满上下文窗口。\n" * 1_800)

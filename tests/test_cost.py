@@ -9,7 +9,7 @@ import pytest
 from agent.compaction import cost
 
 # deepseek-flash off-peak, DeepSeek's "Models & Pricing" page as read on 2026-12-01 (tests/test_prices.py
-# checks agent.prices against the same figures): cache hit, miss, output per 1M tokens.
+# checks agent.compaction.prices against the same figures): cache hit, miss, output per 1M tokens.
 FLASH = cost.Prices(hit=0.003, miss=0.15, output=0.60)
 
 

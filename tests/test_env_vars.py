@@ -7,7 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from agent import faults
+from agent.store import faults
 from tests.robustness.harness import agent_argv, agent_env, prepare_session, session_path
 
 ROOT = Path(__file__).resolve().parent.parent

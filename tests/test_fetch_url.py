@@ -13,11 +13,11 @@ from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RunUsage
 
 import main
-from agent import fetch_url as fetch
 from agent.config import Config
 from agent.events import ApprovalRequest
-from agent.state import AppState
-from agent.transcript import Transcript
+from agent.state.app import AppState
+from agent.state.transcript import Transcript
+from agent.tools import fetch_url as fetch
 from tests.fake_ui import FakeUI
 from tests.test_main import run_main
 
@@ -178,7 +178,7 @@ async def test_what_is_not_a_text_page_is_refused_plainly(workspace, site):
 def test_the_cheap_tier_clears_old_fetch_results():
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
-    from agent.rebuild import cheap_tier
+    from agent.compaction.rebuild import cheap_tier
 
     history = [ModelRequest(parts=[UserPromptPart("look it up")])]
     for n in range(3):

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai import ToolReturn
 
-from agent.file_diff import _diff
-from agent.tools import edit_file, read_file, write_file
+from agent.tools.builtin import edit_file, read_file, write_file
+from agent.tools.file_diff import _diff
 
 
 def _interleaved(n: int) -> tuple[str, str]:

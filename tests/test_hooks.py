@@ -9,10 +9,10 @@ import pytest
 
 import compact
 import session
-from agent import hooks, trust
-from agent import settings as files
 from agent.errors import CompactError
 from agent.events import ApprovalRequest, Listing, Notice, Question
+from agent.provider import settings as files
+from agent.turn import hooks, trust
 from main import on_submit
 from tests.builders import SUMMARY, chat, long_answer, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
@@ -237,8 +237,8 @@ def test_bad_hook_entries_are_one_line_each(workspace, home):
 
 
 async def test_a_hooks_ask_asks_even_where_a_rule_allows(make_state, server, workspace, home, hook):
-    from agent.permissions import Permissions
-    from agent.rule_match import parse_rule
+    from agent.tools.permissions import Permissions
+    from agent.tools.rule_match import parse_rule
 
     ask = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}})
     server.script(ToolCalls([("run_command", {"command": "touch asked"})]), Text("ok"))

@@ -14,8 +14,9 @@ import pytest
 import compact
 import main
 import session
-from agent import images, tokens
 from agent.events import Notice
+from agent.tokens import count as tokens
+from agent.tools import images
 from tests.builders import long_answer, responder, script_forever
 
 

@@ -10,10 +10,10 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 from rich.console import Console
 
 import compact
+from agent.compaction.summary import is_summary
+from agent.compaction.summary_shape import is_summary_shaped
 from agent.errors import CompactError
 from agent.events import Question
-from agent.summary import is_summary
-from agent.summary_shape import is_summary_shaped
 from tests.builders import SUMMARY, big_files, chat, is_compaction, long_answer
 from tests.fake_openai import Text
 from ui.render import REASKS, Renderer
@@ -54,7 +54,7 @@ async def test_two_junk_summaries_fail_the_compaction_and_change_nothing(make_st
 
 async def test_a_cut_summary_says_nothing_was_changed_once_and_no_thinking_advice_without_thinking(
         make_state, server):
-    from agent.i18n import t
+    from agent.text.i18n import t
 
     state = make_state(context_window=32_000, model="smollm2-135m")
     server.script(long_answer(1), long_answer(2))
@@ -114,7 +114,7 @@ def test_a_local_servers_refusal_for_length_names_the_window_to_set(body, n_ctx)
     from pydantic_ai.exceptions import ModelHTTPError
 
     from agent.config import Config
-    from agent.error_text import describe_error
+    from agent.provider.error_text import describe_error
 
     exc = ModelHTTPError(400, "m", body)
     text = describe_error(exc, Config(model="m", base_url="http://127.0.0.1:8080/v1"))
@@ -123,7 +123,8 @@ def test_a_local_servers_refusal_for_length_names_the_window_to_set(body, n_ctx)
 
 
 async def test_a_server_without_tokenize_or_props_leaves_counting_and_the_window_alone(make_state, server):
-    from agent import server_tokens, tokens
+    from agent.tokens import count as tokens
+    from agent.tokens import server_tokens
     from controller import check_server
 
     state = make_state(model="qwen3-coder:30b", context_window=32_000)
@@ -134,9 +135,9 @@ async def test_a_server_without_tokenize_or_props_leaves_counting_and_the_window
 
 
 def test_deepseek_and_openai_are_never_probed():
-    from agent import server_tokens
     from agent.config import Config
-    from agent.server_caps import probe
+    from agent.provider.server_caps import probe
+    from agent.tokens import server_tokens
 
     assert probe(Config(base_url=None)) is None and probe(Config(base_url="https://api.openai.com/v1")) is None
     assert server_tokens.probe("https://api.deepseek.com", "deepseek-v4-flash") is None

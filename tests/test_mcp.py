@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from agent import mcp_servers, trust
-from agent import settings as files
 from agent.events import EventLog, Listing, Notice, ToolResult
-from agent.loop import run_turn
-from agent.permissions import Permissions
-from agent.rule_match import parse_rule
+from agent.provider import settings as files
+from agent.provider import trust
+from agent.tools import mcp_servers
+from agent.tools.permissions import Permissions
+from agent.tools.rule_match import parse_rule
+from agent.turn.loop import run_turn
 from tests.fake_openai import Text, ToolCalls
 from tests.fake_ui import FakeUI
 from ui.commands import dispatch
@@ -122,7 +123,7 @@ async def test_mcp_lists_servers_and_context_shows_results_by_server(make_state,
 def test_the_cheap_tier_clears_mcp_results_like_any_other():
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-    from agent.rebuild import cheap_tier
+    from agent.compaction.rebuild import cheap_tier
 
     history = []
     for i in range(12):

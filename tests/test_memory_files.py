@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import compact
-from agent import memory_files
 from agent.events import EventLog, Listing
-from agent.loop import run_turn
+from agent.tools import memory_files
+from agent.turn.loop import run_turn
 from tests.builders import chat, long_answer, responder, script_forever
 from tests.fake_openai import Text
 from ui.commands import dispatch

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from agent import permissions
 from agent.events import ApprovalRequest, EventLog, ToolResult
-from agent.loop import run_turn
-from agent.permissions import Permissions, decide
-from agent.rule_match import BadRule, parse_rule
-from agent.tools import edit_file, run_command, write_file
+from agent.tools import permissions
+from agent.tools.builtin import edit_file, run_command, write_file
+from agent.tools.permissions import Permissions, decide
+from agent.tools.rule_match import BadRule, parse_rule
+from agent.turn.loop import run_turn
 from tests.fake_openai import Text, ToolCalls
 from tests.fake_ui import FakeUI
 
@@ -157,7 +157,7 @@ async def test_always_for_this_project_saves_a_rule_that_counts_now_and_next_tim
 
 
 def test_a_projects_allow_rules_wait_for_its_approval(workspace, home):
-    from agent import settings as files
+    from agent.provider import settings as files
 
     (workspace / ".coding-agent").mkdir()
     (workspace / ".coding-agent" / "settings.json").write_text(json.dumps(

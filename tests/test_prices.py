@@ -17,9 +17,9 @@ import pytest
 from genai_prices import Usage, calc_price
 
 import main
-from agent import billing, prices
+from agent.compaction import billing, prices
+from agent.compaction.cost import Prices, money
 from agent.config import Config
-from agent.cost import Prices, money
 from agent.events import Notice
 from tests.builders import chat
 from tests.deepseek_page import PAGE
@@ -75,7 +75,7 @@ def test_a_weekend_or_holiday_peak_hour_is_off_peak(when):
 
 
 def test_genai_prices_still_bills_weekend_peak_hours_at_peak():
-    """Why agent.prices corrects it. When this fails, genai-prices has learned the page's weekday
+    """Why agent.compaction.prices corrects it. When this fails, genai-prices has learned the page's weekday
     rule (github.com/pydantic/genai-prices/issues/582): the correction can go."""
     usage = Usage(input_tokens=HIT + MISS, cache_read_tokens=HIT, output_tokens=OUT)
     raw = calc_price(usage, "deepseek-flash", provider_id="deepseek", genai_request_timestamp=SATURDAY_1000)
@@ -191,7 +191,7 @@ def test_the_legacy_name_gets_one_line_at_start(workspace):
 
 
 def test_old_stats_files_are_billed_once_at_todays_prices():
-    from agent.state import Stats
+    from agent.state.app import Stats
 
     saved = {"requests": 3, "input_tokens": 1_000_000, "cache_hit_tokens": 600_000, "output_tokens": 50_000}
     stats = Stats.from_dict(saved)

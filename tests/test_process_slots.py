@@ -7,7 +7,7 @@ import os
 import threading
 from pathlib import Path
 
-from agent.process_slots import MAX_PROCESSES
+from agent.tools.process_slots import MAX_PROCESSES
 from main import on_submit
 from tests.fake_openai import Text, ToolCalls
 

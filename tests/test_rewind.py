@@ -8,8 +8,8 @@ import asyncio
 import compact
 import main
 import session
-from agent import rewind
 from agent.events import Listing, Question
+from agent.turn import rewind
 from controller import undo_turn
 from tests.builders import long_answer, responder, script_forever
 from ui.commands import dispatch

@@ -6,12 +6,9 @@ from __future__ import annotations
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 import compact
-from agent import context, tokens
-from agent.events import CompactionFinished, ToolResult
-from agent.summarizer import request_limit
-from agent.compaction import background
+from agent.compaction import context
 from agent.compaction.summarizer import request_limit
-from agent.events import CompactionFinished
+from agent.events import CompactionFinished, ToolResult
 from agent.tokens import count as tokens
 from main import on_submit
 from tests.builders import is_compaction, long_answer, note, responder, script_forever
@@ -19,13 +16,13 @@ from tests.fake_openai import Text, ToolCalls
 
 
 async def test_a_read_past_the_request_limit_keeps_the_summary_cached(make_state, workspace, server, monkeypatch):
-    # No background summary: the blocking path (the mark is agent.context's; agent.background's copy
-    # of the name changes nothing).
+    # No background summary: the blocking path (the mark is agent.compaction.context's;
+    # agent.compaction.background's copy of the name changes nothing).
     monkeypatch.setattr(context, "LOWER_MARK", 10.0)
     state = make_state(context_window=32_000, cheap_tier="off")
     limit, threshold = request_limit(state), compact.threshold(state)
     n = 0
-    # Close enough to the limit that one read, capped to a share of the window (agent.read_cap,
+    # Close enough to the limit that one read, capped to a share of the window (agent.tools.read_cap,
     # issue 20), takes the history past it.
     while compact.context_tokens(state) < threshold - 1_500:
         script_forever(server, responder([long_answer(n, 60)]))

@@ -1,4 +1,4 @@
-"""The session file's format version and its numbered upgrades (agent.session_format).
+"""The session file's format version and its numbered upgrades (agent.store.session_format).
 
 tests/fixtures/session_v0.jsonl is a real session file written on 2026-12-01 by the code of commit
 a348869 (before the version header), driven with `-p` and `--continue` against the emulator: a
@@ -15,8 +15,8 @@ from pydantic_ai.messages import ModelRequest, ToolCallPart, ToolReturnPart, Use
 
 import main
 import session
-from agent import session_format
 from agent.events import Notice
+from agent.store import session_format
 
 FIXTURE = Path(__file__).parent / "fixtures" / "session_v0.jsonl"
 V0_LINES = FIXTURE.read_bytes().splitlines()

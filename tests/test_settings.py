@@ -8,8 +8,8 @@ import os
 import pytest
 
 import main
-from agent import settings as files
 from agent.events import EventLog, Listing
+from agent.provider import settings as files
 from ui.registry import CommandHost
 
 

@@ -3,9 +3,9 @@ veto); what goes first to bring it down are the restored files, never the user's
 
 from __future__ import annotations
 
-from agent.context import threshold
+from agent.compaction.context import threshold
+from agent.compaction.summary import is_summary, user_messages
 from agent.events import CompactionFailed, CompactionFinished, Notice
-from agent.summary import is_summary, user_messages
 from main import on_submit
 from tests.builders import chat, note, responder, script_forever
 

@@ -11,8 +11,8 @@ from rich.console import Console
 
 import compact
 import main
-from agent import todo
 from agent.events import TodosChanged
+from agent.tools import todo
 from tests.builders import long_answer, responder, script_forever
 from ui.render import Renderer
 

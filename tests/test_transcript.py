@@ -10,11 +10,9 @@ import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 import session
-from agent import session_format
-from agent.file_history import Checkpoint
-from agent.transcript import Transcript, read_undo_note
 from agent.state.file_history import Checkpoint
 from agent.state.transcript import Transcript, read_undo_note
+from agent.store import session_format
 
 
 def _turn(n: int) -> list:

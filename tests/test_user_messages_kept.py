@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import session
-from agent.summary import user_messages
+from agent.compaction.summary import user_messages
 from tests.builders import is_compaction, note, script_forever
 from tests.fake_openai import Error, smart_reply
 from tests.test_main import run_main

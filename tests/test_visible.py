@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from agent.visible import DEFAULT_IGNORABLE, pieces
+from agent.text.visible import DEFAULT_IGNORABLE, pieces
 from ui.approval import plain
 
 # Categories a terminal draws as nothing, as a movement, or as the terminal pleases.

@@ -1,12 +1,12 @@
 """Issue 20, cases 1 and 4: a request over the window is never resent unchanged, and the size check
-before every request learns how far the server counts above the agent (agent.margin)."""
+before every request learns how far the server counts above the agent (agent.compaction.margin)."""
 
 from __future__ import annotations
 
 import json
 
 import session
-from agent import margin
+from agent.compaction import margin
 from agent.events import Notice
 from main import on_submit
 from tests.fake_openai import Text
@@ -78,7 +78,7 @@ async def test_a_server_counting_above_the_agent_is_refitted_not_resent(make_sta
 
 def test_the_margin_is_kept_with_the_stats(workspace, home, server):
     server.count_scale = 1.2
-    # Past what the fixed prefix is calibrated from (agent.context.calibrate_prefix): the whole
+    # Past what the fixed prefix is calibrated from (agent.compaction.context.calibrate_prefix): the whole
     # difference is the margin's to learn.
     long = "remember this detail please " * 3_000
     result = run_main(["--base-url", server.base_url, "-p", long], workspace, home)

@@ -14,12 +14,9 @@ from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 
 from agent.config import data_home
-from agent.i18n import t
-from agent.state import AppState
-from ui.approval import clear_typeahead, plain
 from agent.state.app import AppState
 from agent.text.i18n import t
-from ui.approval import clear_typeahead
+from ui.approval import clear_typeahead, plain
 from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
@@ -102,7 +99,7 @@ class App(CommandHost):
     # --- the prompt ------------------------------------------------------------------------
 
     def toolbar(self) -> str:
-        from agent.gauge import gauge_text, read_gauge
+        from agent.compaction.gauge import gauge_text, read_gauge
 
         state = self.state
         try:
@@ -114,7 +111,7 @@ class App(CommandHost):
         # "~": the server reports no usage (Ollama), so the figure is our own estimate.
         approx = "~" if state.stats.usage_missing else ""
         gauge = t("toolbar_context", self.lang, gauge=approx + text)
-        from agent.permissions import mode
+        from agent.tools.permissions import mode
 
         # Plain text, not HTML: a control character in the folder's name made HTML() raise at every
         # prompt; escaped, it is shown rather than sent to the terminal.

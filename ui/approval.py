@@ -3,7 +3,7 @@
 The text comes from the model, i.e. from whoever wrote the files and pages it read. Drawn raw, an
 escape sequence can erase the line and draw another command in its place, and sixty newlines can
 push the real start of a command off the screen above a harmless tail. So every character that is
-not visible and printable (agent.visible's rule) is shown as an escape (in reverse video, apart from
+not visible and printable (agent.text.visible's rule) is shown as an escape (in reverse video, apart from
 the same text typed literally), long runs of blank lines, spaces or one hidden character as a
 count, nothing is cut, and the question says how many lines it is about. Keys typed before the
 question was on screen never answer it.
@@ -16,10 +16,9 @@ import sys
 
 from rich.text import Text
 
-from agent.i18n import t
-from agent.visible import pieces
-from agent.visible import plain as plain  # the one escaping function, for everything the UI draws
 from agent.text.i18n import t
+from agent.text.visible import pieces
+from agent.text.visible import plain as plain  # the one escaping function, for everything the UI draws
 
 _BLANKS = re.compile(r"(?:\n[ \t]*){3,}")  # three or more newlines with only blanks between
 _SPACES = re.compile(r" {16,}")

@@ -6,14 +6,15 @@ from __future__ import annotations
 import asyncio
 
 import compact
-from agent import images, model_switch, todo
-from agent.background import cancel_background
+from agent.compaction.background import cancel_background
+from agent.compaction.context import context_tokens
 from agent.config import REASONING_EFFORTS, THINKING_CHOICES
-from agent.context import context_tokens
-from agent.error_text import describe_error
 from agent.errors import CompactError
 from agent.events import TodosChanged
-from agent.i18n import t
+from agent.provider.error_text import describe_error
+from agent.text.i18n import t
+from agent.tools import images, todo
+from agent.turn import model_switch
 from ui.registry import CommandHost as App
 from ui.registry import command
 

@@ -1,6 +1,6 @@
 """/context: what fills the window, as a bar and a table.
 
-Counted part by part with our tokenizer (or the server's, agent.server_tokens), then scaled so
+Counted part by part with our tokenizer (or the server's, agent.tokens.server_tokens), then scaled so
 the parts add up to the gauge's figure, which trusts the server's count of the last request: one
 screen never shows two totals (5,057 in the toolbar, 4,240 here, on llama.cpp).
 """
@@ -13,15 +13,11 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from agent import tokens
-from agent.context import fixed_prefix_tokens, threshold
-from agent.i18n import t
-from agent.summary import is_summary
-from ui.approval import plain
 from agent.compaction.context import fixed_prefix_tokens, threshold
 from agent.compaction.summary import is_summary
 from agent.text.i18n import t
 from agent.tokens import count as tokens
+from ui.approval import plain
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -58,7 +54,7 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
     from pydantic_ai.messages import ModelRequest, ModelResponse, RetryPromptPart, ToolReturnPart
 
     history = state.history
-    from agent.mcp_servers import PREFIX, server_of
+    from agent.tools.mcp_servers import PREFIX, server_of
 
     sums: dict[tuple[str, str], int] = {("fixed", ""): fixed_prefix_tokens(state) + state.mcp.definition_tokens()}
 
@@ -108,7 +104,7 @@ def _label(kind: str, name: str, lang: str) -> str:
 
 
 def render(state: AppState) -> list[Text | Table]:
-    from agent.context import context_tokens
+    from agent.compaction.context import context_tokens
 
     lang, window = state.lang, state.config.context_window
     rows = scaled(breakdown(state), context_tokens(state))

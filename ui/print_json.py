@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from agent.events import Event, TextDelta, ToolCallStarted, ToolResult
-from agent.state import AppState, Stats
+from agent.state.app import AppState, Stats
 from ui.dispatch import Reply
 from ui.print_view import PrintRenderer, exit_code
 
@@ -84,7 +84,7 @@ def final_answer(state: AppState) -> str:
 
 
 def result_record(view: JsonRenderer, code: int) -> dict[str, Any]:
-    from agent import cost, policy
+    from agent.compaction import cost, policy
 
     now, start = view.state.stats, view.start
     hit = now.cache_hit_tokens - start.cache_hit_tokens

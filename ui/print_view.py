@@ -14,8 +14,6 @@ from agent.events import (
     TextDelta,
     ToolCallStarted,
 )
-from agent.i18n import t
-from agent.events import ApprovalRequest, CompactionFailed, CompactionFinished, Notice, Retrying, TextDelta
 from agent.text.i18n import t
 from ui.approval import plain
 from ui.dispatch import Dispatcher, Reply

@@ -21,7 +21,7 @@ class CommandHost:
     def __init__(self, state: AppState) -> None:
         self.state = state
         self.running = True  # /exit sets it False: the REPL ends after this input
-        # The project's and the user's own commands (agent.custom_commands), after the built-in ones.
+        # The project's and the user's own commands (agent.turn.custom_commands), after the built-in ones.
         self.custom: dict[str, Command] = {}
 
     @property

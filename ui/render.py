@@ -208,7 +208,7 @@ class Renderer(Dispatcher):
             header = t("approve_fetch", self.lang, domain=plain(event.why))
         else:
             header = t({"tool": "approve_tool", "read": "approve_read"}.get(event.kind, "approve_run"), self.lang)
-        if event.origin:  # a sub-agent's question (agent.subagent)
+        if event.origin:  # a sub-agent's question (agent.tools.subagent)
             header = t("approve_origin", self.lang, origin=plain(event.origin), header=header)
         view, lines = command_view(event.subject, self.lang, header)
         self.console.print(view)

@@ -1,9 +1,9 @@
-"""/rewind: pick a turn, then what goes back to before it (agent.rewind does it)."""
+"""/rewind: pick a turn, then what goes back to before it (agent.turn.rewind does it)."""
 
 from __future__ import annotations
 
-from agent import rewind
-from agent.i18n import t
+from agent.text.i18n import t
+from agent.turn import rewind
 from ui.registry import CommandHost as App
 from ui.registry import command
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.i18n import t
+from agent.text.i18n import t
 from ui.registry import COMMANDS, Command, command
 from ui.registry import CommandHost as App
 
@@ -19,7 +19,7 @@ def _shown(value: object, lang: str) -> str:
 
 @command("config")
 async def cmd_config(app: App) -> None:
-    from agent.settings import settings_paths
+    from agent.provider.settings import settings_paths
 
     settings = app.state.config.settings
     lines = [t("config_title", app.lang)]
@@ -28,7 +28,7 @@ async def cmd_config(app: App) -> None:
         where = t(f"config_source_{source}", app.lang)
         lines.append(f"  {key:<16} {_shown(value, app.lang):<28} {where}")
         names.append(f"  {key}")
-    from agent.permissions import mode
+    from agent.tools.permissions import mode
 
     perms = app.state.permissions
     rules = {kind: len(found) for kind, found in perms.rules.items()}
@@ -47,7 +47,7 @@ async def cmd_config(app: App) -> None:
 class CustomCommand(Command):
     """A command from a Markdown file: its texts are the file's, the same in every language."""
 
-    source: Any = None  # agent.custom_commands.CustomCommand
+    source: Any = None  # agent.turn.custom_commands.CustomCommand
 
     def describe(self, lang: str) -> str:
         return self.source.description or t("custom_command", lang, path=self.source.path)
@@ -58,7 +58,7 @@ class CustomCommand(Command):
 
 def add_custom_commands(app: App) -> None:
     """Register the workspace's and the user's command files; a built-in name wins, with a warning."""
-    from agent import custom_commands
+    from agent.turn import custom_commands
 
     for found in custom_commands.load(app.state.workspace):
         if found.name in COMMANDS:
@@ -76,7 +76,8 @@ def add_custom_commands(app: App) -> None:
 
 @command("memory")
 async def cmd_memory(app: App) -> None:
-    from agent import memory_files, tokens
+    from agent.tokens import count as tokens
+    from agent.tools import memory_files
 
     found = memory_files.load(app.state.workspace)
     if not found:
@@ -91,7 +92,7 @@ async def cmd_memory(app: App) -> None:
 
 @command("init")
 async def cmd_init(app: App) -> None:
-    from agent.prompts import load_prompt
+    from agent.text.prompts import load_prompt
 
     if (app.state.workspace / "AGENTS.md").exists():
         app.say(t("init_exists", app.lang), "warn")

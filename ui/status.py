@@ -6,11 +6,7 @@ from rich.text import Text
 
 import compact
 import session
-from agent import billing, cost, policy
-from agent.gauge import gauge_text, read_gauge
-from agent.i18n import t
-from agent.state import AppState
-from agent.compaction import cost, policy
+from agent.compaction import billing, cost, policy
 from agent.compaction.gauge import gauge_text, read_gauge
 from agent.state.app import AppState
 from agent.text.i18n import t
@@ -124,7 +120,7 @@ def money_lines(state: AppState) -> list[Text | str]:
 
 
 def subagent_line(state: AppState) -> str:
-    """The sub-agents' requests and tokens (agent.subagent), priced like the agent's own."""
+    """The sub-agents' requests and tokens (agent.tools.subagent), priced like the agent's own."""
     stats, prices = state.stats, policy.prices(state)
     hit, out = stats.subagent_cache_hit_tokens, stats.subagent_output_tokens
     miss = max(0, stats.subagent_input_tokens - hit)

@@ -1,10 +1,10 @@
-"""The task list (agent.todo) as the REPL draws it: when the model changes it, and at /todos."""
+"""The task list (agent.tools.todo) as the REPL draws it: when the model changes it, and at /todos."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from agent.i18n import t
+from agent.text.i18n import t
 from ui.approval import plain
 
 STYLES = {"pending": "", "in_progress": "bold cyan", "completed": "dim strike"}

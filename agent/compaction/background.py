@@ -42,7 +42,6 @@ def maybe_start_background(
     if history is not None and _discarded_at_threshold(state, used, snapshot):
         debuglog.log("background_skipped", reason="the turn will outgrow the kept tail first")
         return
-    from agent.summarizer import request_summary
     from agent.compaction.summarizer import request_summary
 
     task = asyncio.get_running_loop().create_task(request_summary(state, agent, snapshot))
@@ -60,10 +59,10 @@ def _discarded_at_threshold(state: AppState, used: int, snapshot: Sequence[Model
     the turn has added at least the room left to it, and the step that crosses it is most likely
     as large as the turn's newest one (the results after its newest response): when either is over
     the budgets, the summary would be paid for and not used."""
-    from agent import tokens
-    from agent.budgets import for_state as budgets_for
-    from agent.context import threshold
-    from agent.tiers import last_response
+    from agent.compaction.budgets import for_state as budgets_for
+    from agent.compaction.context import threshold
+    from agent.compaction.tiers import last_response
+    from agent.tokens import count as tokens
 
     plan = budgets_for(state)
     step = tokens.count_messages(snapshot[last_response(snapshot) + 1 :])

@@ -80,8 +80,7 @@ def parse_compact_at(value: str, window: int) -> int:
 def fixed_prefix_tokens(state: AppState) -> int:
     """Tokens of the instructions and tool definitions: measured once, they never change."""
     if state.scratch.fixed_prefix_tokens is None:
-        from agent.toolset import active_tools
-        from agent.tools.builtin import TOOLS
+        from agent.tools.toolset import active_tools
 
         tools = tool_definitions(active_tools(state.config))
         state.scratch.fixed_prefix_tokens = tokens.count_request_prefix(instructions(state), tools)
@@ -91,9 +90,9 @@ def fixed_prefix_tokens(state: AppState) -> int:
 def instructions(state: AppState) -> str:
     """The agent's instructions (system prompt), rendered once: byte-stable for the session."""
     if not state.scratch.instructions:
-        from agent.text.prompts import system_prompt
+        from agent.tools.memory_files import instructions as with_memory_files
 
-        state.scratch.instructions = system_prompt(state.workspace, state.lang)
+        state.scratch.instructions = with_memory_files(state.workspace, state.lang)
     return state.scratch.instructions
 
 
@@ -155,7 +154,7 @@ def history_tokens(state: AppState, history: Sequence[ModelMessage]) -> int:
     """Tokens of a request carrying `history`: the newest usage plus what came after it."""
     anchor, base = _usage_anchor(history)
     if anchor is None:
-        # The MCP servers' tool definitions ride in the prefix too (agent.mcp_servers).
+        # The MCP servers' tool definitions ride in the prefix too (agent.tools.mcp_servers).
         return fixed_prefix_tokens(state) + state.mcp.definition_tokens() + tokens.count_messages(history)
     return base + tokens.count_messages(history[anchor + 1 :])
 

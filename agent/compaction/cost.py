@@ -24,21 +24,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelResponse
 
+from agent.config import Prices  # noqa: E402,F401 - the cost model's prices (config owns the type)
+
 MILLION = 1_000_000
 
 
-@dataclass(frozen=True)
-class Prices:
-    """Per million tokens: a prompt token served from the prefix cache, one not, an output token."""
-
-    hit: float
-    miss: float
-    output: float
-    caches_prefixes: bool = True
-    currency: str = "USD"
 
 
-# Prices come from agent.prices (genai-prices, corrected, or the user's own).
+# Prices come from agent.compaction.prices (genai-prices, corrected, or the user's own).
 # For a model whose prices we do not know but whose server reports cache hits: relative units
 # (a miss costs 1), enough to compare two actions, never shown as money.
 RELATIVE = Prices(hit=0.1, miss=1.0, output=2.0, currency="")

@@ -14,12 +14,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent import debuglog, margin, tokens
-from agent.context import fixed_prefix_tokens, history_tokens
 from agent import debuglog
+from agent.compaction import margin
 from agent.compaction.context import fixed_prefix_tokens, history_tokens
 from agent.errors import WindowOverflow
 from agent.events import Notice
+from agent.provider.model import MAX_ANSWER_ROOM, answer_room  # noqa: F401 - re-exported
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 
@@ -31,12 +31,6 @@ if TYPE_CHECKING:
 
 # Room left for an ordinary answer. A compaction request keeps more (agent.compaction.summarizer.request_limit):
 # its answer is a whole summary.
-MAX_ANSWER_ROOM = 8_192
-
-
-def answer_room(window: int) -> int:
-    """Tokens kept free for an ordinary answer: also the turn's max_tokens on a local server."""
-    return min(MAX_ANSWER_ROOM, window // 16)
 
 
 def ceiling(state: AppState) -> int:
@@ -86,12 +80,8 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     request fits; a note where they were carries the user's own words from them (verbatim within
     the user-message budget, the older ones named by count) and says where the transcript is.
     Returns how many went."""
-    from agent.budgets import for_state as budgets_for
-    from agent.rebuild import checkpoints_cut, left_out_history
-    from agent.summary import is_summary
-    from agent.tiers import fit_messages
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
 
+    from agent.compaction.budgets import for_state as budgets_for
     from agent.compaction.rebuild import checkpoints_cut, left_out_history
     from agent.compaction.summary import is_summary
     from agent.compaction.tiers import fit_messages
@@ -132,10 +122,10 @@ NOTE_ROOM = 200
 
 def _carried(dropped: list[ModelMessage], budget: int, lang: str) -> tuple[list[str], int]:
     """The user's words among the messages left out (and those an earlier note carried): the newest
-    within `budget` (agent.summary.carried_user_messages cuts the one that crosses it), the older
+    within `budget` (agent.compaction.summary.carried_user_messages cuts the one that crosses it), the older
     ones by their first words and the cut marker within half as much again; and how many are
     left that not even so fit (the archive has them)."""
-    from agent.summary import carried_user_messages, message_heads, user_messages
+    from agent.compaction.summary import carried_user_messages, message_heads, user_messages
 
     words = user_messages(dropped)
     carried = carried_user_messages(words, budget, lang)

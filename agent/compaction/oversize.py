@@ -46,8 +46,9 @@ def attachments_refused(state: AppState, prelude: list, text: str) -> str | None
     """The line that refuses a message whose @-mentioned files, with it, would not fit under the
     threshold in an empty history (each file is already cut to read_file's share of the window);
     None when it fits. Refused up front: never shown as attached and then left out to fit."""
-    from agent import margin, tokens
-    from agent.context import fixed_prefix_tokens, threshold
+    from agent.compaction import margin
+    from agent.compaction.context import fixed_prefix_tokens, threshold
+    from agent.tokens import count as tokens
 
     if not prelude:
         return None

@@ -12,11 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent import cost, debuglog, tokens
-from agent import prices as price_source
-from agent.context import fixed_prefix_tokens, output_reserve, threshold
 from agent import debuglog
 from agent.compaction import budgets, cost
+from agent.compaction import prices as price_source
 from agent.compaction.context import fixed_prefix_tokens, output_reserve, threshold
 from agent.tokens import count as tokens
 

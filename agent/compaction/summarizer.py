@@ -13,18 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent import billing, debuglog, margin, tokens, trim
-from agent.context import fixed_prefix_tokens, history_tokens, output_reserve
-from agent.errors import CompactError
-from agent.events import Notice
-from agent.i18n import t
-from agent.prefix import PrefixMismatch, joined_onto, summary_requests
-from agent.summary import SummaryReply, compaction_prompt, extract_summary, previous_summary
-from agent.summary_shape import firmer_prompt, is_summary_shaped
-from agent.tiers import clear_tool_results, fit_messages
 from agent import debuglog
+from agent.compaction import margin, trim
 from agent.compaction.context import fixed_prefix_tokens, history_tokens, output_reserve
 from agent.compaction.summary import SummaryReply, compaction_prompt, extract_summary, previous_summary
+from agent.compaction.summary_shape import firmer_prompt, is_summary_shaped
 from agent.compaction.tiers import clear_tool_results, fit_messages
 from agent.errors import CompactError
 from agent.events import Notice
@@ -47,7 +40,7 @@ MAX_TOOL_ROUNDS = 3
 
 
 class NotASummary(CompactError):
-    """The reply has none of a summary's shape (agent.summary_shape)."""
+    """The reply has none of a summary's shape (agent.compaction.summary_shape)."""
 
 
 def request_limit(state: AppState) -> int:
@@ -112,7 +105,6 @@ def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = ""
     results or leaving out the oldest messages (fit_request) would change the prefix and bill the
     whole request at the miss price (issue 14 measured 3-25% cached; issue 20 8-23% where the tail
     was too large to keep whole and this gave up)."""
-    from agent.compaction.budgets import for_state as budgets_for
 
     sent = state.scratch.recorder.covering(history)
     if sent is None or sent.stale or not 0 < len(sent.history) < len(history):
@@ -129,7 +121,7 @@ def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = ""
 
 def tail_budget(state: AppState) -> int:
     """What may follow the summary verbatim after a `sent_split` (the kept tail and the files)."""
-    from agent.budgets import for_state as budgets_for
+    from agent.compaction.budgets import for_state as budgets_for
 
     plan = budgets_for(state)
     return plan.tail + plan.restore
@@ -152,7 +144,7 @@ def fit_request(
 ) -> tuple[list[ModelMessage], int]:
     """The full history when it fits (best for the cache); else the cheap tier, any one text larger
     than half the room cut, then the oldest messages left out (pairs intact), then the largest texts
-    cut, until it fits `limit` by the server's count (agent.margin)."""
+    cut, until it fits `limit` by the server's count (agent.compaction.margin)."""
     prompt_tokens = tokens.count_text(prompt)
     room = margin.room(state, limit)
     # The provider's own count of the last request tells whether the whole history fits, without

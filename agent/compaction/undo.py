@@ -16,10 +16,7 @@ import session
 from agent import debuglog
 from agent.compaction.summary import is_summary
 from agent.errors import NothingToCompact
-from agent.i18n import t
-from agent.summary import is_summary
-from agent.transcript import read_note, read_undo_note, undo_note, write_undo_note  # noqa: F401 - re-exported
-from agent.state.transcript import read_undo_note, undo_note, write_undo_note  # noqa: F401 - re-exported
+from agent.state.transcript import read_note, read_undo_note, undo_note, write_undo_note  # noqa: F401 - re-exported  # noqa: F401 - re-exported
 from agent.text.i18n import t
 
 if TYPE_CHECKING:

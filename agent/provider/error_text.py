@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agent import server_errors
 from agent.config import RETIRED_MODELS, Config, is_local_url
-from agent.i18n import t
-from agent.config import RETIRED_MODELS, Config
+from agent.provider import server_errors
 from agent.text.i18n import t
 
 
@@ -64,7 +62,7 @@ def describe_error(exc: BaseException, config: Config) -> str:
 
         causes = _causes(exc)
         if any(isinstance(e, APITimeoutError | ReadTimeout) for e in causes):
-            from agent.model import request_timeout
+            from agent.provider.model import request_timeout
 
             return t("err_timeout", lang, url=config.endpoint, seconds=request_timeout(config))
         if broken := next((e for e in causes if isinstance(e, RemoteProtocolError | ReadError)), None):

@@ -21,6 +21,16 @@ def request_timeout(config: Config | None = None) -> float:
     return float(os.environ.get("CODING_AGENT_TIMEOUT") or default)
 
 
+# The room kept free for an ordinary answer (agent/compaction/overflow.py keeps every request under
+# the window less this), which is also a local model's max_tokens.
+MAX_ANSWER_ROOM = 8_192
+
+
+def answer_room(window: int) -> int:
+    """Tokens kept free for an ordinary answer: also the turn's max_tokens on a local server."""
+    return min(MAX_ANSWER_ROOM, window // 16)
+
+
 def is_local(config: Config) -> bool:
     return is_local_url(config.base_url)
 
@@ -68,8 +78,6 @@ def model_settings(config: Config) -> dict[str, Any]:
         # Without a limit a local model that loops generates until the server's own end (minutes on
         # a CPU); the room the guard keeps for the answer is also what it may write. A summary
         # request sets its own.
-        from agent.overflow import answer_room
-
         settings["max_tokens"] = answer_room(config.context_window)
         return settings
     if config.thinking is False:

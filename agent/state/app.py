@@ -10,17 +10,13 @@ from typing import TYPE_CHECKING
 
 from agent.config import Config
 from agent.events import Emit, Event
-from agent.file_history import FileHistory
-from agent.file_state import ReadFileState
-from agent.hooks import Hooks
-from agent.mcp_servers import Servers
-from agent.permissions import Permissions
-from agent.prefix import RequestRecorder
-from agent.transcript import Transcript
 from agent.provider.prefix import RequestRecorder
 from agent.state.file_history import FileHistory
 from agent.state.file_state import ReadFileState
 from agent.state.transcript import Transcript
+from agent.tools.mcp_servers import Servers
+from agent.tools.permissions import Permissions
+from agent.turn.hooks import Hooks
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
@@ -64,11 +60,11 @@ class Stats:
     tier_clear_cost: float | None = None
     tier_summary_cost: float | None = None
     tier_currency: str = ""
-    # How far the server has counted above our estimate (agent.margin), and requests it refused as
+    # How far the server has counted above our estimate (agent.compaction.margin), and requests it refused as
     # too long: the safety margin of every size check, kept across a resume.
     count_ratio: float = 1.0
     refused_requests: int = 0
-    # What the requests cost, each at its own time's prices (agent.billing), and how many were priced.
+    # What the requests cost, each at its own time's prices (agent.compaction.billing), and how many were priced.
     cost_hit: float = 0.0
     cost_miss: float = 0.0
     cost_output: float = 0.0
@@ -78,7 +74,7 @@ class Stats:
     served_model: str = ""
     last_undo: str | None = None  # the archive the last /compact undo restored
     compaction_failures: int = 0  # automatic ones that failed, in all (the breaker counts in a row)
-    # Sub-agents (agent.subagent): their runs, requests and tokens, apart from the agent's own.
+    # Sub-agents (agent.tools.subagent): their runs, requests and tokens, apart from the agent's own.
     subagent_runs: int = 0
     subagent_requests: int = 0
     subagent_input_tokens: int = 0
@@ -184,7 +180,7 @@ class Scratch:
     ready: asyncio.Future[None] | None = None
     # The session's totals as its stats file holds them: an input that changed none writes nothing.
     stats_on_disk: dict[str, object] = field(default_factory=dict)
-    # A turn request refused as too long: refitted before its next attempt (agent.guard), at most
+    # A turn request refused as too long: refitted before its next attempt (agent.turn.guard), at most
     # guard.MAX_REFITS times a request.
     refit_pending: bool = False
     refits: int = 0
@@ -203,13 +199,13 @@ class AppState:
     always_allowed: set[str] = field(default_factory=set)
     # Paths the user allowed every write to ("always" at a write question).
     always_allowed_writes: set[str] = field(default_factory=set)
-    # The permission mode (Shift+Tab) and the saved rules (agent.permissions).
+    # The permission mode (Shift+Tab) and the saved rules (agent.tools.permissions).
     permissions: Permissions = field(default_factory=Permissions)
-    # The settings files' hooks (agent.hooks).
+    # The settings files' hooks (agent.turn.hooks).
     hooks: Hooks = field(default_factory=Hooks)
     # Web domains the user allowed fetch_url for the session ("always" at a fetch question).
     always_allowed_domains: set[str] = field(default_factory=set)
-    # The MCP servers of the settings files and .mcp.json (agent.mcp_servers).
+    # The MCP servers of the settings files and .mcp.json (agent.tools.mcp_servers).
     mcp: Servers = field(default_factory=Servers)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)

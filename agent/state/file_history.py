@@ -51,7 +51,7 @@ class FileHistory:
         checkpoint = self.checkpoints.pop()
         for path, content in checkpoint.files.items():
             try:
-                _restore(path, content)
+                restore_file(path, content)
             except OSError as exc:
                 checkpoint.failed.append(f"{path}: {exc.strerror or exc}")
         return checkpoint
@@ -72,7 +72,7 @@ class FileHistory:
         self.checkpoints.sort(key=lambda cp: cp.history_index)
 
 
-def _restore(path: Path, content: bytes | None) -> None:
+def restore_file(path: Path, content: bytes | None) -> None:
     if content is None:
         path.unlink(missing_ok=True)
         return

@@ -8,35 +8,15 @@ command, or never read at all) and silently clobber work.
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from agent.store.regular_file import NotRegularFile, open_regular  # noqa: F401 - re-exported
+
 _CHUNK = 1 << 20
 _BINARY_SNIFF = 8192
-
-
-class NotRegularFile(OSError):
-    """A FIFO, device or socket where a file was expected."""
-
-
-def open_regular(path: Path) -> BinaryIO:
-    """`path` opened for reading if it is a regular file; NotRegularFile if not. O_NONBLOCK: opening
-    a FIFO with no writer would otherwise block until one comes, and nothing could cancel it."""
-    if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a socket cannot be opened, a device may act
-        raise NotRegularFile(f"{path} is not a regular file (a FIFO, device or socket)")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFile(f"{path} is not a regular file (a FIFO, device or socket)")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def looks_binary(f: BinaryIO) -> bool:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import locale
 import os
 
-from agent.i18n_caps import CAPS_TEXTS
-from agent.i18n_guard import GUARD_TEXTS
-from agent.i18n_local import LOCAL_TEXTS
-from agent.i18n_prices import PRICE_TEXTS
-from agent.i18n_security import SECURITY_TEXTS
-from agent.i18n_session import SESSION_TEXTS
-from agent.i18n_setup import SETUP_TEXTS
-from agent.i18n_ui import UI_TEXTS
+from agent.text.i18n_caps import CAPS_TEXTS
+from agent.text.i18n_guard import GUARD_TEXTS
+from agent.text.i18n_local import LOCAL_TEXTS
+from agent.text.i18n_prices import PRICE_TEXTS
+from agent.text.i18n_security import SECURITY_TEXTS
+from agent.text.i18n_session import SESSION_TEXTS
+from agent.text.i18n_setup import SETUP_TEXTS
 from agent.text.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {

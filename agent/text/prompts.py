@@ -21,12 +21,9 @@ def load_prompt(name: str, lang: str) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
-def system_prompt(workspace: Path, lang: str) -> str:
+def system_prompt(workspace: Path, lang: str, rules: str = "") -> str:
+    """The system prompt, with `rules` (the memory files' text, agent/tools/memory_files.py) after it."""
     text = load_prompt("system", lang).format(workspace=workspace, os=f"{platform.system()} {platform.release()}")
-    from agent import memory_files
-
-    # AGENTS.md / CLAUDE.md from the repository's root down, and the user's (agent.memory_files).
-    if found := memory_files.load(workspace):
-        rules = "\n\n".join(f"# {memory.path}\n\n{memory.text}" for memory in found)
+    if rules:
         text += "\n\n" + load_prompt("agents_md", lang).format(rules=rules)
     return text

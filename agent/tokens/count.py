@@ -151,7 +151,7 @@ def _memo_put(text: str, n: int) -> None:
         _memo[id(text)] = (text, n)
 
 
-# The server's own count of a text, where it has a tokenizer to ask (agent.server_tokens); None:
+# The server's own count of a text, where it has a tokenizer to ask (agent.tokens.server_tokens); None:
 # ours. Every estimate goes through `_length`, so this is the one place counting changes.
 _server_count: Callable[[str], int | None] | None = None
 

@@ -16,22 +16,15 @@ from typing import BinaryIO
 from pydantic_ai import RunContext, Tool, ToolReturn
 
 import session
-from agent import grep_worker, images, permissions, write_guard
-from agent.atomic import replace_file
 from agent.events import CommandRunning
-from agent.file_diff import file_diff
-from agent.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
-from agent.read_cap import read_token_cap
-from agent.shell import command_env, execute
-from agent.state import AppState
-from agent.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
-from agent.events import ApprovalRequest, CommandRunning, ask
 from agent.state.app import AppState
 from agent.state.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.store.atomic import replace_file
-from agent.tools import grep_worker, write_guard
+from agent.tools import grep_worker, images, permissions, write_guard
+from agent.tools.file_diff import file_diff
+from agent.tools.read_cap import read_token_cap
 from agent.tools.shell import command_env, execute
-from agent.tools.workspace import PathError, iter_files, match_glob, resolve_path
+from agent.tools.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
 
 READ_LIMIT = 2000  # lines read_file returns by default
 LINE_CAP = 2000  # characters kept of one line
@@ -81,7 +74,7 @@ def _display(path: Path, workspace: Path) -> str:
         return str(path)
 
 
-def _readable_roots(workspace: Path) -> list[Path]:
+def readable_roots(workspace: Path) -> list[Path]:
     return [session.archive_dir(workspace)]
 
 
@@ -89,7 +82,7 @@ def _readable_roots(workspace: Path) -> list[Path]:
 
 
 def _numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None) -> str:
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     out: list[str] = []
     size = used = 0
@@ -133,7 +126,7 @@ def read_for_model(
     if offset < 1 or limit < 1:
         raise ToolError("offset and limit must be 1 or more")
     try:
-        target = resolve_path(path, workspace, readable_roots=_readable_roots(workspace))
+        target = resolve_path(path, workspace, readable_roots=readable_roots(workspace))
         if target.is_dir():
             raise ToolError(f"{path} is a directory; use list_files")
         with open_regular(target) as f:
@@ -166,7 +159,7 @@ def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int 
         limit: Maximum number of lines to return.
     """
     try:
-        image = images.read_image(path, ctx.deps.workspace, ctx.deps.config, _readable_roots(ctx.deps.workspace))
+        image = images.read_image(path, ctx.deps.workspace, ctx.deps.config, readable_roots(ctx.deps.workspace))
         if image is not None:
             return image
     except images.ImageError as exc:
@@ -192,7 +185,7 @@ def _target_for_write(ctx: RunContext[AppState], path: str) -> Path:
 
 
 async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new: bytes, tool: str) -> None:
-    """Raise ToolError unless this write may go ahead: agent.permissions decides (mode, rules, the
+    """Raise ToolError unless this write may go ahead: agent.tools.permissions decides (mode, rules, the
     user), write_guard names the risk; the user is shown the change (the diff) when asked."""
     risk = write_guard.approval_reason(path, target, ctx.deps.workspace, new)
     shown = _display(target, ctx.deps.workspace)
@@ -351,7 +344,7 @@ def _grep_targets(base: Path, workspace: Path) -> list[tuple[str, str]]:
     files = [(base, _display(base, workspace))] if base.is_file() else [
         (base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))
     ]
-    roots = _readable_roots(workspace)
+    roots = readable_roots(workspace)
     targets = []
     for file, name in files:
         try:
@@ -376,7 +369,7 @@ async def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     workspace = ctx.deps.workspace
     try:
         re.compile(pattern)
-        base = resolve_path(path, workspace, readable_roots=_readable_roots(workspace))
+        base = resolve_path(path, workspace, readable_roots=readable_roots(workspace))
     except re.error as exc:
         return f"Error: invalid regular expression: {exc}"
     except PathError as exc:

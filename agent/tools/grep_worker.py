@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.process_slots import holds_slot
+from agent.tools.process_slots import holds_slot
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: agent/tools/ is two folders down
 
@@ -61,7 +61,7 @@ class Outcome:
 async def run(pattern: str, files: list[tuple[str, str]], *, line_cap: int, show_cap: int, max_matches: int,
               timeout: float, env: dict[str, str]) -> Outcome:
     """The matching lines (at most max_matches + 1); killed after `timeout` s or when cancelled.
-    Waits for a free process slot first (agent.process_slots)."""
+    Waits for a free process slot first (agent.tools.process_slots)."""
     code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from agent.tools.grep_worker import main; main()"
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-I", "-S", "-c", code, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,

@@ -14,19 +14,15 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from agent import images
-from agent.file_state import ReadFileState
-from agent.i18n import t
-from agent.read_cap import read_token_cap
-from agent.state import AppState
-from agent.tools import ToolError, _readable_roots, read_for_model
 from agent.state.app import AppState
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
-from agent.tools.builtin import ToolError, read_for_model
+from agent.tools import images
+from agent.tools.builtin import ToolError, read_for_model, readable_roots
+from agent.tools.read_cap import read_token_cap
 
 # Marks the read of an @-mention in the messages' metadata: it belongs with the user's message after
-# it, and is kept with it wherever that message is kept (agent.rebuild.with_attachments).
+# it, and is kept with it wherever that message is kept (agent.compaction.rebuild.with_attachments).
 MENTION_KEY = "mention"
 # "@" at the start or after whitespace, so "a@b.com" is not a mention.
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
@@ -47,7 +43,7 @@ def build_mention_messages(
     pasted: Sequence[str] = (),
 ) -> tuple[list[ModelMessage], list[str]]:
     """A read_file call and its answer for every readable file (an image as an image), and a notice
-    for each one skipped; then the images whose paths were pasted (agent.images.pasted_paths).
+    for each one skipped; then the images whose paths were pasted (agent.tools.images.pasted_paths).
 
     The files are recorded in `read_file_state` (default: the session's).
     """
@@ -57,7 +53,7 @@ def build_mention_messages(
     notices: list[str] = []
     for path in paths:
         try:
-            image = images.read_image(path, state.workspace, state.config, _readable_roots(state.workspace))
+            image = images.read_image(path, state.workspace, state.config, readable_roots(state.workspace))
             # A large file is attached in parts: the first, and where to go on (read_file's cap).
             cap = read_token_cap(state.config.context_window)
             text = None if image is not None else read_for_model(path, state.workspace, read_file_state, max_tokens=cap)

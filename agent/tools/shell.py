@@ -8,10 +8,9 @@ import os
 import signal
 from pathlib import Path
 
-from agent.keys import is_key_name
-from agent.memory_guard import command_preexec
-from agent.process_slots import holds_slot
 from agent.provider.keys import is_key_name
+from agent.tools.memory_guard import command_preexec
+from agent.tools.process_slots import holds_slot
 
 COMMAND_HEAD = 15_000  # bytes of output kept from the start...
 COMMAND_TAIL = 15_000  # ...and from the end

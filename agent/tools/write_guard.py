@@ -4,7 +4,7 @@ Under `.git/` a file is code: git runs what `.git/config` names (core.fsmonitor,
 filters) the next time anything, or anyone, runs git here. A file with more than one hard link may
 have its other name outside the workspace, where no check can see it. An AGENTS.md is read as
 rules by the next session. All are written only when the user approves, like a command
-(agent.permissions asks, or a rule naming them allows). Anything but a regular file (a FIFO, a
+(agent.tools.permissions asks, or a rule naming them allows). Anything but a regular file (a FIFO, a
 device, a socket) is not written at all: even reading it to show a diff can block forever.
 """
 
@@ -15,11 +15,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.git_shape import makes_git_dir
-from agent.i18n import t
-from agent.events import ApprovalRequest, ask
-from agent.state.app import AppState
 from agent.text.i18n import t
+from agent.tools.git_shape import makes_git_dir
 
 
 def _under_git(path: Path, root: Path) -> bool:
@@ -32,7 +29,7 @@ def _under_git(path: Path, root: Path) -> bool:
 
 
 # Files read as instructions, in any folder and any case: the next session's system prompt carries
-# their text as rules (agent.prompts reads AGENTS.md; peers read CLAUDE.md). Memory files may add to it.
+# their text as rules (agent.text.prompts reads AGENTS.md; peers read CLAUDE.md). Memory files may add to it.
 INSTRUCTION_FILES = frozenset({"agents.md", "claude.md"})
 
 

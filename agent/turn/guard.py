@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.clean_text import clean_messages
+from agent.turn.clean_text import clean_messages
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -64,8 +64,8 @@ class _Guard:
     async def on_model_request_error(self, ctx: Any, *, request_context: Any, error: Exception) -> Any:
         from pydantic_ai.exceptions import RetryModelRequest
 
-        from agent import margin
-        from agent.context import history_tokens
+        from agent.compaction import margin
+        from agent.compaction.context import history_tokens
 
         state: AppState = ctx.deps
         if not margin.too_long(error) or state.scratch.refits >= MAX_REFITS:

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent import billing, debuglog
-from agent.clean_text import clean_messages
-from agent.cost import response_cache_hits  # noqa: F401 - its owner is agent.cost; summarizer imports it here
+from agent import debuglog
+from agent.compaction import billing
+from agent.compaction.cost import response_cache_hits  # noqa: F401 - its owner is agent.compaction.cost; summarizer imports it here
 from agent.events import (
     Notice,
     TextDelta,
@@ -27,6 +27,7 @@ from agent.events import (
 )
 from agent.state.app import AppState
 from agent.text.i18n import t
+from agent.turn.clean_text import clean_messages
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
@@ -74,13 +75,9 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
     """An agent with this state's model, instructions and tools, recording into its recorder."""
     from pydantic_ai import Agent
 
-    from agent.guard import ContextGuard
-    from agent.model import build_model, model_settings
-    from agent.tool_gate import ToolGate
-    from agent.toolset import active_tools
     from agent.provider.model import build_model, model_settings
     from agent.provider.retries import Retries
-    from agent.tools.builtin import TOOLS
+    from agent.tools.toolset import active_tools
 
     return Agent(
         build_model(state.config),
@@ -101,7 +98,7 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
     memory, `persisted` stays where it was so the next append retries, and the reason is returned
     for the caller to show once.
     """
-    clean_messages(messages)  # a lone surrogate cannot be saved, nor sent, nor counted (agent.clean_text)
+    clean_messages(messages)  # a lone surrogate cannot be saved, nor sent, nor counted (agent.turn.clean_text)
     state.transcript.update(messages)
     try:
         state.transcript.persist()
@@ -121,6 +118,7 @@ async def run_turn(
 
     from agent.provider import prefix
     from agent.turn.guard import TurnGuard
+    from agent.turn.tool_gate import ToolGate
 
     agent = get_agent(state)
     start = list(state.history)
@@ -144,7 +142,7 @@ async def run_turn(
     try:
         # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
         limits = UsageLimits(request_limit=state.config.max_requests)
-        # The MCP servers that are up now (agent.mcp_servers): one may come or go between turns.
+        # The MCP servers that are up now (agent.tools.mcp_servers): one may come or go between turns.
         toolsets = state.mcp.ready_toolsets()
         async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
                               toolsets=toolsets or None,
@@ -205,7 +203,7 @@ def _interrupted(
     every dangling tool call closed, and an answer cut off (or none yet) marked as interrupted."""
     from pydantic_ai.messages import ModelResponse, TextPart
 
-    # Until the run's first request the user's message is only in `asked` (agent.loop._ours).
+    # Until the run's first request the user's message is only in `asked` (agent.turn.loop._ours).
     messages = _ours(state, run) if run is not None and state.scratch.turn_offset >= 0 else asked
     messages = repair(messages, results, INTERRUPTED)
     if partial.strip() or not got:
@@ -373,11 +371,11 @@ def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> No
 
 def _waiting_label(state: AppState) -> str:
     """For a local server, what it is doing while nothing comes: processing the prompt."""
-    from agent.model import is_local
+    from agent.provider.model import is_local
 
     if not is_local(state.config):
         return ""
-    from agent.context import context_tokens
+    from agent.compaction.context import context_tokens
 
     return t("spin_local_prompt", state.lang, n=context_tokens(state))
 
@@ -390,7 +388,7 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     billing.bill(stats, state.config, response, hits)
     sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
-        from agent import margin
+        from agent.compaction import margin
         from agent.compaction.context import calibrate_prefix, history_tokens
 
         calibrate_prefix(state, sent.history, usage.input_tokens)

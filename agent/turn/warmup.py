@@ -6,11 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from agent import debuglog, prices
-from agent.context import context_tokens, fixed_prefix_tokens, lower_mark
-from agent.loop import get_agent, new_agent
-from agent.prefix import PRIME_PROMPT, Primed, priming_run
 from agent import debuglog
+from agent.compaction import prices
 from agent.compaction.context import context_tokens, fixed_prefix_tokens, lower_mark
 from agent.provider.prefix import PRIME_PROMPT, Primed, RequestContext, settings
 from agent.turn.loop import get_agent, new_agent

@@ -3,7 +3,7 @@ totals per window.
 
   summary share    cache hits / prompt tokens over the summary requests (weighted by size)
   after share      the same over the first turn request after each summary request
-  $ / 100 turns    the emulator's usage priced by agent.cost (V4 flash prices)
+  $ / 100 turns    the emulator's usage priced by agent.compaction.cost (V4 flash prices)
   miss / floor     the session's cache-miss tokens over its growth floor: the first request plus
                    every increase of the prompt from one request to the next (what any strategy
                    must send uncached at least once)
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.cost import money
-from agent.prices import lookup
+from agent.compaction.cost import money
+from agent.compaction.prices import lookup
 from tests.fuzz.oracle import INVARIANTS
 from tests.fuzz.player import MODEL, Played
 

@@ -107,7 +107,7 @@ def _new_state(base_url: str, ws: Path, s: Session, channel: Channel) -> Any:
 
 
 async def _close(state: Any) -> None:
-    from agent.background import cancel_background
+    from agent.compaction.background import cancel_background
 
     cancel_background(state)
     if state.scratch.agent is not None:

@@ -63,11 +63,11 @@ async def local_state(llama, home, workspace):
     """local_state(ctx, tools=True, **config) -> an AppState on that server, checked at start as
     main's start-up does (controller.check_server)."""
     import session
-    from agent import server_tokens
     from agent.config import Config
     from agent.events import EventLog
-    from agent.state import AppState
-    from agent.transcript import Transcript
+    from agent.state.app import AppState
+    from agent.state.transcript import Transcript
+    from agent.tokens import server_tokens
     from controller import check_server
 
     made: list[AppState] = []

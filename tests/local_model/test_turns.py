@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent import tokens
-from agent.context import context_tokens
+from agent.compaction.context import context_tokens
 from agent.events import Notice, TextDelta, ToolCallStarted, ToolResult, UsageUpdate, WaitingForModel
+from agent.tokens import count as tokens
 from main import on_submit
 
 # A 135M model chooses no tool by itself; told to repeat the markup it often does, and the server
@@ -55,7 +55,7 @@ async def test_the_gauge_matches_the_servers_count_of_the_next_request(local_sta
     state = local_state(4096)
     await on_submit(state, "Say hi.")
     text = "Summarize @notes.txt in one sentence."
-    from agent.mentions import build_mention_messages, find_mentions
+    from agent.tools.mentions import build_mention_messages, find_mentions
 
     prelude, _ = build_mention_messages(find_mentions(text), state)
     estimate = context_tokens(state, prelude + [ModelRequest(parts=[UserPromptPart(text)])])

@@ -18,7 +18,7 @@ from tests.robustness.attack_kit import _ctx, _dirs, _run, _text, scenario_19
 def agents_md_pointing_out_of_the_workspace(base: Path) -> list[str]:
     """A cloned repository's AGENTS.md is a symlink to a secret, to /proc/self/environ, or to a
     huge file: none of it reaches the system prompt, and the read stays small."""
-    from agent.prompts import system_prompt
+    from agent.tools.memory_files import instructions
 
     problems = []
     outside = base / "outside-secret.txt"
@@ -26,7 +26,7 @@ def agents_md_pointing_out_of_the_workspace(base: Path) -> list[str]:
     for name, target in {"secret": outside, "environ": Path("/proc/self/environ")}.items():
         _, ws = _dirs(base)
         os.symlink(target, ws / "AGENTS.md")
-        prompt = system_prompt(ws, "en")
+        prompt = instructions(ws, "en")
         if "SECRET-RULES" in prompt or "PATH=" in prompt:
             problems.append(f"AGENTS.md -> {name} reached the system prompt")
     _, ws = _dirs(base)
@@ -35,7 +35,7 @@ def agents_md_pointing_out_of_the_workspace(base: Path) -> list[str]:
     os.symlink(ws / "huge.md", ws / "AGENTS.md")
     tracemalloc.start()
     try:
-        system_prompt(ws, "en")
+        instructions(ws, "en")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -43,7 +43,7 @@ def agents_md_pointing_out_of_the_workspace(base: Path) -> list[str]:
         problems.append(f"reading a 1 GB AGENTS.md took {peak / 1e6:.0f} MB")
     (ws / "AGENTS.md").unlink()
     (ws / "AGENTS.md").write_text("Answer in haiku.\n")
-    if "Answer in haiku." not in system_prompt(ws, "en"):
+    if "Answer in haiku." not in instructions(ws, "en"):
         problems.append("a plain AGENTS.md is no longer read")
     return problems
 
@@ -58,7 +58,7 @@ def instructions_written_by_the_model(base: Path) -> list[str]:
     os.symlink("notes.md", ws / "CLAUDE.md")
     problems: list[str] = []
     with harness.data_home(home):
-        from agent.tools import edit_file, read_file, write_file
+        from agent.tools.builtin import edit_file, read_file, write_file
 
         ctx, approver = _ctx(ws, "n")
         for path in ("AGENTS.md", "agents.MD", "sub/AGENTS.md", "pkg/CLAUDE.md", "notes.md"):
@@ -145,8 +145,8 @@ def _turns(base: Path, replies: list, prompts: list[str], setup=None,  # noqa: A
     import session
     from agent.config import Config
     from agent.events import EventLog, Notice
-    from agent.state import AppState
-    from agent.transcript import Transcript
+    from agent.state.app import AppState
+    from agent.state.transcript import Transcript
     from main import on_submit
     from tests.fake_openai import FakeOpenAI
 
@@ -227,7 +227,7 @@ def git_repository_without_dot_git(base: Path) -> list[str]:
         content = {"HEAD": "ref: refs/heads/main\n", "config": _sentinel_config(sentinel), "objects/info/x": "",
                    "refs/heads/x": ""}
         with harness.data_home(home):
-            from agent.tools import write_file
+            from agent.tools.builtin import write_file
 
             ctx, approver = _ctx(ws, "n")
             for name in order:
@@ -239,7 +239,7 @@ def git_repository_without_dot_git(base: Path) -> list[str]:
             problems.append(f"nothing was asked (order {order})")
     home, ws = _dirs(base)
     with harness.data_home(home):
-        from agent.tools import write_file
+        from agent.tools.builtin import write_file
 
         ctx, approver = _ctx(ws, "n")
         if "declined" not in _text(_run(write_file(ctx, "sub/pointer", "gitdir: ../vendor\n"))):

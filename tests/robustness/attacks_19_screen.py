@@ -46,7 +46,7 @@ class _Terminal:
 
 
 def _unseen(text: str) -> list[str]:
-    from agent.visible import hidden
+    from agent.text.visible import hidden
 
     return sorted({f"U+{ord(c):04X}" for c in text if c not in "\n" and hidden(c)})
 
@@ -58,7 +58,7 @@ def commands_hidden_by_invisible_characters(base: Path) -> list[str]:
     home, ws = _dirs(base)
     problems: list[str] = []
     with harness.data_home(home):
-        from agent.tools import run_command
+        from agent.tools.builtin import run_command
 
         for hider in HIDERS:
             ctx, _ = _ctx(ws)
@@ -116,7 +116,7 @@ def write_approved_without_seeing_it(base: Path) -> list[str]:
     (ws / ".git").mkdir()
     (ws / ".git" / "config").write_text("[core]\n\tbare = false\n")
     with harness.data_home(home):
-        from agent.tools import write_file
+        from agent.tools.builtin import write_file
 
         ctx, _ = _ctx(ws)
         terminal = _Terminal()
@@ -138,7 +138,7 @@ def diff_that_never_ends(base: Path) -> list[str]:
     old = "".join(f"{i}\n" for i in range(20_000))
     (ws / "big.txt").write_text(old)
     with harness.data_home(home):
-        from agent.tools import read_file, write_file
+        from agent.tools.builtin import read_file, write_file
 
         ctx, _ = _ctx(ws)
         read_file(ctx, "big.txt")
@@ -153,7 +153,7 @@ def many_greps_at_once(base: Path) -> list[str]:
     import asyncio
     import threading
 
-    from agent.process_slots import MAX_PROCESSES
+    from agent.tools.process_slots import MAX_PROCESSES
 
     home, ws = _dirs(base)
     (ws / "evil.txt").write_text("a" * 40 + "!\n")
@@ -172,7 +172,7 @@ def many_greps_at_once(base: Path) -> list[str]:
     watcher.start()
     try:
         with harness.data_home(home):
-            from agent.tools import grep
+            from agent.tools.builtin import grep
 
             ctx, _ = _ctx(ws)
 
@@ -197,8 +197,8 @@ def control_character_in_the_folder_name(base: Path) -> list[str]:
     from prompt_toolkit.formatted_text import fragment_list_to_text, to_formatted_text
 
     from agent.config import Config
-    from agent.state import AppState
-    from agent.transcript import Transcript
+    from agent.state.app import AppState
+    from agent.state.transcript import Transcript
     from ui.app import App
 
     home, _ = _dirs(base)

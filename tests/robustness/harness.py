@@ -27,7 +27,7 @@ from pydantic_ai.messages import (
 )
 
 import session
-from agent.faults import ARMING_FILE
+from agent.store.faults import ARMING_FILE
 from tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ def agent_env(home: Path, **extra: str) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
     })
     env.update(extra)
-    if "CODING_AGENT_FAULT" in extra:  # fault points fire only in a data folder marked so (agent.faults)
+    if "CODING_AGENT_FAULT" in extra:  # fault points fire only in a data folder marked so (agent.store.faults)
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         (home / ARMING_FILE).touch()
     return env
@@ -159,7 +159,7 @@ def archives(home: Path, workspace: Path, session_id: str) -> list[Path]:
 
 def lines_of(data: bytes) -> list[bytes]:
     """The complete (newline-terminated) message lines of a JSONL file: its format header left out."""
-    from agent.session_format import version_of
+    from agent.store.session_format import version_of
 
     return [line for line in data.split(b"\n")[:-1] if version_of(line) is None]
 

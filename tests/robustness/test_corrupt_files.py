@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import compact
 import session
-from agent import session_format
 from agent.events import CompactionFailed, Notice
 from agent.state.transcript import Transcript
+from agent.store import session_format
 from agent.turn.loop import repair_history
 from main import on_submit
 from tests.robustness.harness import (

@@ -19,9 +19,8 @@ import compact
 import session
 from agent.compaction.context import threshold
 from agent.events import ToolResult
-from agent.loop import ANSWER_INTERRUPTED
-from agent.transcript import Transcript
 from agent.state.transcript import Transcript
+from agent.turn.loop import ANSWER_INTERRUPTED
 from compact import take_background
 from main import on_submit
 from tests.builders import is_compaction, script_forever

@@ -2,9 +2,9 @@
 
 Our counts use DeepSeek's tokenizer; a local model's counts differently (SmolLM2 counts line-numbered
 code 24-32% higher), and a request the guard thought fitted was refused. So at start the endpoint
-is asked once whether it tokenizes; if it does, every text count (agent.tokens.count_text) goes to it
+is asked once whether it tokenizes; if it does, every text count (agent.tokens.count.count_text) goes to it
 and is cached by text. Where it does not, the estimate stays ours and the margin learned from the
-server's reported usage covers the skew (agent.margin on the guard's branch).
+server's reported usage covers the skew (agent.compaction.margin on the guard's branch).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import threading
 from collections import OrderedDict
 from urllib.parse import urlparse
 
-from agent import debuglog, tokens
+from agent import debuglog
 from agent.config import is_local_url
+from agent.tokens import count as tokens
 
 # A probe must never hold up the start for long: a server that answers at all answers at once.
 PROBE_TIMEOUT = 2.0

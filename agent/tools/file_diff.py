@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 
-from agent.i18n import t
+from agent.text.i18n import t
 
 MAX_PAIRS = 1_000_000  # old x new lines left after the common ends: about 0.3 s at worst
 

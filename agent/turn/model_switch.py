@@ -1,10 +1,10 @@
 """/model, /effort and /thinking: a new model or new settings for the rest of the session, without
 a restart.
 
-A switch rebuilds the agent (its model and settings are fixed at build, agent.loop.get_agent) and
+A switch rebuilds the agent (its model and settings are fixed at build, agent.turn.loop.get_agent) and
 forgets the recorded request: the new model's provider has none of this conversation in its prefix
 cache, so its first request bills the whole context at the miss price; the switch says what that
-costs at the current size. The window and prices follow the model (agent.prices); a switch
+costs at the current size. The window and prices follow the model (agent.compaction.prices); a switch
 to a window the context no longer fits under compacts first (the caller runs it, with the old model,
 whose cache the summary request still hits)."""
 
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent import cost
-from agent.config import RETIRED_MODELS, is_deepseek_url, known_context_window
-from agent.context import CompactAtOutOfRange, compact_threshold, context_tokens
-from agent.i18n import t
-from agent.prices import lookup
-from agent.state import AppState
+from agent.compaction import cost
+from agent.compaction.context import CompactAtOutOfRange, compact_threshold, context_tokens
+from agent.compaction.prices import known_context_window, lookup
+from agent.config import RETIRED_MODELS, is_deepseek_url
+from agent.state.app import AppState
+from agent.text.i18n import t
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ def _store() -> Path:
 
 
 def read_mcp_json(workspace: Path) -> dict[str, Any]:
-    """`.mcp.json`'s `mcpServers` as written (agent.mcp_servers checks it), {} if none or unreadable."""
+    """`.mcp.json`'s `mcpServers` as written (agent.tools.mcp_servers checks it), {} if none or unreadable."""
     try:
         data = json.loads((workspace / MCP_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -63,7 +63,7 @@ def _approved() -> dict[str, str]:
 
 
 def _current(state: Any) -> dict[str, Any]:
-    from agent import settings as files
+    from agent.provider import settings as files
 
     # Read again: the file may have changed since start-up (an "always for this project" answer).
     return grants(files.load(state.workspace, state.lang), state.workspace)
@@ -76,7 +76,7 @@ def is_trusted(state: Any, found: dict[str, Any] | None = None) -> bool:
 
 def remember(state: Any, found: dict[str, Any] | None = None) -> None:
     """Record the user's approval of the project's grants as they are now."""
-    from agent.atomic import replace_file
+    from agent.store.atomic import replace_file
 
     found = _current(state) if found is None else found
     approved = _approved()
@@ -106,7 +106,7 @@ async def settle(state: Any) -> bool:
     """Before the first prompt: ask once about the project's grants (none, or approved before: no
     question). Returns whether they count; the callers switch them on (permissions, hooks, servers)."""
     from agent.events import Listing, Notice, Question, ask
-    from agent.i18n import t
+    from agent.text.i18n import t
 
     found = grants(state.config.settings, state.workspace)
     if not found:

@@ -1,5 +1,5 @@
 """The tools the agent is built with: every tool the agent has, less those the user took away
-(--disallowed-tools). Which of them run without asking is agent.preapproval's.
+(--disallowed-tools). Which of them run without asking is agent.tools.preapproval's.
 
 The set is fixed when the agent is built, so the request prefix (tool definitions included) stays
 byte-stable for the whole session."""
@@ -13,17 +13,17 @@ if TYPE_CHECKING:
     from pydantic_ai import Tool
 
     from agent.config import Config
-    from agent.state import AppState
+    from agent.state.app import AppState
 
 
 def all_tools() -> list[Tool[AppState]]:
     """Every tool, in the order the model sees them; new tool modules add theirs here."""
     from pydantic_ai import Tool
 
-    from agent.fetch_url import fetch_url
-    from agent.subagent import task
-    from agent.todo import todo
-    from agent.tools import TOOLS
+    from agent.tools.builtin import TOOLS
+    from agent.tools.fetch_url import fetch_url
+    from agent.tools.subagent import task
+    from agent.tools.todo import todo
 
     # `task` is not sequential: several sub-agents asked for at once run at the same time.
     return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True),

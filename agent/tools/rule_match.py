@@ -146,7 +146,7 @@ def path_matches(specifier: str, target: Path, workspace: Path) -> bool:
     """Gitignore-style, as Claude Code: `docs/**` and `./docs/**` from the workspace, `/docs/**` too
     (the project's root), `//abs/path` from the file system's root, `~/x` from the home folder; a
     pattern without a slash matches a file name at any depth."""
-    from agent.workspace import match_glob
+    from agent.tools.workspace import match_glob
 
     spec = specifier.strip()
     anchored = "/" in spec.rstrip("/")  # `./x`, `/x`, `a/b`: from their base; a bare name: anywhere

@@ -7,7 +7,7 @@ neither set).
 A file never stops the agent: a bad file or value is one line naming the file and the key, and the
 rest is used. A project file is someone else's text (a cloned repository): it may not set API keys
 (`env`), and what it grants (allow rules, hooks, MCP servers) waits for the user's approval
-(agent.trust).
+(agent.provider.trust).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import REASONING_EFFORTS, data_home
-from agent.i18n import t
-from agent.keys import is_key_name
+from agent.provider.keys import is_key_name
+from agent.text.i18n import t
 
 PROJECT_DIR = ".coding-agent"
 USER, PROJECT, LOCAL = "user", "project", "local"
@@ -106,7 +106,7 @@ FLAG_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "language": ("lang", _language),
     "debug": ("debug", _flag),
 }
-# Read by their own modules (agent.permissions, agent.hooks, agent.mcp_servers, the price table).
+# Read by their own modules (agent.tools.permissions, agent.turn.hooks, agent.tools.mcp_servers, the price table).
 SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers")
 # Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
 IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
@@ -148,7 +148,7 @@ class Settings:
     @property
     def prices(self) -> dict[str, Any] | None:
         """The merged `prices` overrides (model -> its prices), or None: the price table's one input
-        from the settings (`agent.settings.price_overrides(config)`)."""
+        from the settings (`agent.provider.settings.price_overrides(config)`)."""
         merged: dict[str, Any] = {}
         for _layer, value in self.section("prices"):
             merged.update(value)
@@ -268,7 +268,7 @@ def price_overrides(config: Any) -> dict[str, Any] | None:
 def add_rule(workspace: Path, kind: str, rule: str) -> Path:
     """Write `rule` into permissions.<kind> of settings.local.json (the "always for this project"
     answer), keeping everything else the file holds."""
-    from agent.atomic import replace_file
+    from agent.store.atomic import replace_file
 
     path = settings_paths(workspace)[LOCAL]
     try:

@@ -1,6 +1,6 @@
 """User-facing texts about local servers (llama.cpp, Ollama, vLLM, LM Studio): what they said at
 start, their refusals, answers cut at the output limit, summaries that are not summaries. English
-and Chinese; agent.i18n merges them into its table."""
+and Chinese; agent.text.i18n merges them into its table."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A small model asked to compact may answer "I'm ready to help. What's the task you'd like to
 discuss?" (57 characters, none of the sections): committed, it would replace the whole conversation.
 A reply is taken as a summary when it has the `<summary>` block the prompt asks for, or a numbered
-section, or names one of the sections (agent/prompts/compact.*.md, "1. Primary requests and intent:
+section, or names one of the sections (agent/text/prompts/compact.*.md, "1. Primary requests and intent:
 ..."), in either language.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from agent.prompts import load_prompt
+from agent.text.prompts import load_prompt
 
 _HEADING = re.compile(r"^\s*\d\.\s*([^:：]+)[:：]", re.M)
 

@@ -1,6 +1,6 @@
 """The safety margin between our token estimate and the server's count, learned in the session.
 
-Our count (agent.tokens) is DeepSeek's tokenizer over our rendering of the request; another server
+Our count (agent.tokens.count) is DeepSeek's tokenizer over our rendering of the request; another server
 renders and counts its own way (its template, its tokenizer, a tool schema it expands), so an
 estimate can be a few percent low, and a request we think fits is refused. A fixed slack is either
 too small for such a server or wasteful for an exact one. Instead the margin is what the server
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from agent import debuglog
 
 if TYPE_CHECKING:
-    from agent.state import AppState
+    from agent.state.app import AppState
 
 # Ratios of small requests are mostly the fixed prefix's rounding: not worth learning from.
 MIN_SAMPLE = 512

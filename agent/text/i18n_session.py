@@ -1,4 +1,4 @@
-"""Texts about the session file's format (agent.session_format), merged into agent.i18n.TEXTS."""
+"""Texts about the session file's format (agent.store.session_format), merged into agent.text.i18n.TEXTS."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ permission_mode, hook_event_name and the event's fields) and answers with its ex
 `additionalContext` or `permissionDecision`); 2 blocks what can be blocked (PreToolUse,
 UserPromptSubmit, PreCompact, Stop), its stderr the reason; any other code is a failed hook, reported in
 one line and otherwise ignored. Hooks run in the workspace with a timeout (60 s unless given), in their
-own process group, without our API keys (agent.shell.command_env). A project's hooks run only once
-the user approved the project (agent.trust).
+own process group, without our API keys (agent.tools.shell.command_env). A project's hooks run only once
+the user approved the project (agent.provider.trust).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.i18n import t
+from agent.text.i18n import t
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact", "Stop")
 BLOCKING = ("PreToolUse", "UserPromptSubmit", "PreCompact", "Stop", "PostToolUse")
@@ -111,14 +111,14 @@ def _matches(matcher: str, value: str | None) -> bool:
 
 def _base_input(state: Any, event: str) -> dict[str, Any]:
     import session
-    from agent.permissions import mode
+    from agent.tools.permissions import mode
 
     return {"session_id": state.session_id, "transcript_path": str(session.session_file(state.session_id,
             state.workspace)), "cwd": str(state.workspace), "permission_mode": mode(state), "hook_event_name": event}
 
 
 def _env(state: Any) -> dict[str, str]:
-    from agent.shell import command_env
+    from agent.tools.shell import command_env
 
     return {**command_env(), "CODING_AGENT_PROJECT_DIR": str(state.workspace),
             "CLAUDE_PROJECT_DIR": str(state.workspace)}
@@ -254,7 +254,7 @@ def context_messages(texts: list[str], lang: str) -> list[Any]:
     """What the hooks added, as a message placed before the user's text."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from agent.prompts import load_prompt
+    from agent.text.prompts import load_prompt
 
     if not texts:
         return []

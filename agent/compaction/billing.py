@@ -2,7 +2,7 @@
 
 Prices change by the hour (DeepSeek's peak hours cost twice as much), so a session is billed request
 by request, never as its token totals times one price: one that crosses 09:00 Beijing time is billed
-in two parts. Also the lines that tell the user what a model costs (agent.prices says it).
+in two parts. Also the lines that tell the user what a model costs (agent.compaction.prices says it).
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from agent import cost, prices
+from agent.compaction import cost, prices
 from agent.config import LEGACY_MODELS, Config, is_deepseek_url
-from agent.i18n import t
+from agent.text.i18n import t
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelResponse
 
-    from agent.state import Stats
+    from agent.state.app import Stats
 
 
 def answered_at(response: ModelResponse) -> datetime:

@@ -1,9 +1,9 @@
 """/rewind: every turn of the session, the compacted ones too where an archive holds them, and the
 conversation and/or the files put back to before any one of them.
 
-Nothing is lost: the conversation as it is goes to the archive first (agent.transcript's rewrite,
+Nothing is lost: the conversation as it is goes to the archive first (agent.state.transcript's rewrite,
 as a compaction's), so its later turns stay listed (from that archive) and `back` restores it whole.
-A turn's files come back from the checkpoints this process made (agent.file_history); the files of
+A turn's files come back from the checkpoints this process made (agent.state.file_history); the files of
 a turn from an earlier run, or one a compaction removed, are not known, and the rewind says so.
 The files as they were before a rewind become a checkpoint of their own: /undo puts them back.
 """
@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import session
-from agent.summary import files_touched, is_summary
+from agent.compaction.summary import files_touched, is_summary
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from agent.file_history import Checkpoint
-    from agent.state import AppState
+    from agent.state.app import AppState
+    from agent.state.file_history import Checkpoint
 
 MARK = ".rewind"  # beside an archive a rewind made: `back` restores it
 
@@ -103,7 +103,7 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
     """The files as they were before `checkpoint`'s turn: each later checkpoint undone, newest first,
     after the files as they are now became a checkpoint of their own (so /undo can put them back).
     Returns the paths put back and the "path: reason" of those that could not be."""
-    from agent.file_history import _restore
+    from agent.state.file_history import restore_file
 
     history = state.file_history
     later = history.checkpoints[history.checkpoints.index(checkpoint):]
@@ -115,7 +115,7 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
     for cp in reversed(later):
         for path, content in cp.files.items():
             try:
-                _restore(path, content)
+                restore_file(path, content)
                 restored.append(str(path))
             except OSError as exc:
                 failed.append(f"{path}: {exc.strerror or exc}")
@@ -124,7 +124,7 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
 
 def rewind_conversation(state: AppState, turn: Turn) -> Path:
     """The conversation as it was before `turn`; the current one is archived first. Returns the archive."""
-    from agent.background import cancel_background
+    from agent.compaction.background import cancel_background
 
     cancel_background(state)
     messages = state.history if turn.source is None else session.parse_lines(turn.source.read_bytes()).messages
@@ -140,7 +140,7 @@ def rewind_conversation(state: AppState, turn: Turn) -> Path:
 
 def back(state: AppState, archive: Path) -> Path:
     """Undo the newest rewind: the conversation it archived comes back whole (the current one is archived)."""
-    from agent.background import cancel_background
+    from agent.compaction.background import cancel_background
 
     cancel_background(state)
     messages = session.parse_lines(archive.read_bytes()).messages

@@ -1,5 +1,5 @@
 """Texts of issue 25's capabilities (-p for scripts, the task list, web fetch, images, /model,
-/rewind, sub-agents), in English and Chinese; agent.i18n merges them into its table."""
+/rewind, sub-agents), in English and Chinese; agent.text.i18n merges them into its table."""
 
 from __future__ import annotations
 

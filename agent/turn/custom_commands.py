@@ -2,7 +2,7 @@
 `.coding-agent/commands/` (or `.claude/commands/`) or the user's `~/.coding-agent/commands/`. The file
 name is the command (`review.md` is /review); optional front matter gives `description` and
 `argument-hint`; the body is the prompt, with `$ARGUMENTS` (everything typed after the name), `$1`,
-`$2`, ... (its words) put in. `@file` mentions in it are read like the user's own (agent.mentions).
+`$2`, ... (its words) put in. `@file` mentions in it are read like the user's own (agent.tools.mentions).
 Claude Code's `!`command`` lines would run a shell command unasked: they are left as text.
 """
 
@@ -62,7 +62,7 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
 
 
 def _read(path: Path, workspace: Path) -> CustomCommand | None:
-    from agent.memory_files import read_confined
+    from agent.tools.memory_files import read_confined
 
     text = read_confined(path, workspace if path.is_relative_to(workspace) else data_home(), MAX_COMMAND_FILE)
     if text is None:

@@ -1,11 +1,11 @@
 """Images for models that see them: what is an image, what it is estimated to cost, and how it goes
 into the history (a read_file result, for @mentions, pasted paths and the tool alike).
 
-The token estimate. Providers bill an image by its pixels after scaling it down, and DeepSeek
-publishes no rule; we use Anthropic's published one, tokens = width x height / 750 after scaling the
-image to fit 1568 px on its long side and 1.15 megapixels, i.e. at most 1,600 tokens, and 1,600 for an
+The token estimate (agent/tokens/image_tokens.py). Providers bill an image by its pixels after
+scaling it down, and DeepSeek publishes no rule; we use Anthropic's published one, tokens =
+width x height / 750 after scaling the image to fit 1568 px on its long side and 1.15 megapixels, i.e. at most 1,600 tokens, and 1,600 for an
 image whose size cannot be read. Erring high keeps compaction early rather than late; once a request
-with the image has been answered, the gauge counts from the server's own figure (agent.context).
+with the image has been answered, the gauge counts from the server's own figure (agent.compaction.context).
 
 An image is never restored as text after a compaction: the summary names it and its path
 (`compaction_note`), the model reads the file again if it needs to see it.
@@ -13,13 +13,12 @@ An image is never restored as text after a compaction: the summary names it and 
 
 from __future__ import annotations
 
-import base64
-import math
 import re
-import struct
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agent.tokens.image_tokens import MAX_TOKENS, content_tokens, data_url_tokens, dimensions, estimate_tokens  # noqa: F401
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import BinaryContent, ModelMessage
@@ -27,9 +26,6 @@ if TYPE_CHECKING:
     from agent.config import Config
 
 MAX_BYTES = 5_000_000  # Anthropic's ceiling for one image; larger screenshots should be scaled first
-MAX_TOKENS = 1_600
-LONG_EDGE, MAX_PIXELS = 1568, 1_150_000
-PIXELS_PER_TOKEN = 750
 EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 _SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF87a", "image/gif"),
                (b"GIF89a", "image/gif"))
@@ -46,67 +42,6 @@ def media_type(head: bytes) -> str | None:
             return kind
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
-    return None
-
-
-def dimensions(data: bytes) -> tuple[int, int] | None:
-    """Width and height from the header (PNG, GIF, JPEG), or None."""
-    try:
-        if data.startswith(b"\x89PNG"):
-            return struct.unpack(">II", data[16:24])
-        if data.startswith(b"GIF"):
-            return struct.unpack("<HH", data[6:10])
-        if data.startswith(b"\xff\xd8"):
-            return _jpeg_dimensions(data)
-    except struct.error:
-        return None
-    return None
-
-
-def _jpeg_dimensions(data: bytes) -> tuple[int, int] | None:
-    pos = 2
-    while pos + 9 < len(data):
-        if data[pos] != 0xFF:
-            return None
-        marker = data[pos + 1]
-        length = struct.unpack(">H", data[pos + 2 : pos + 4])[0]
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start-of-frame
-            height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
-            return width, height
-        pos += 2 + length
-    return None
-
-
-def estimate_tokens(data: bytes) -> int:
-    size = dimensions(data)
-    if not size or min(size) <= 0:
-        return MAX_TOKENS
-    width, height = size
-    scale = min(1.0, LONG_EDGE / max(width, height), math.sqrt(MAX_PIXELS / (width * height)))
-    return max(1, min(MAX_TOKENS, math.ceil(width * scale * height * scale / PIXELS_PER_TOKEN)))
-
-
-def data_url_tokens(url: str) -> int:
-    """The estimate for an image sent as a data URL; only its header is decoded. A remote URL's
-    image is not seen before it is sent: counted at the ceiling."""
-    if not url.startswith("data:") or "," not in url:
-        return MAX_TOKENS
-    head = url.split(",", 1)[1][:87_384]  # 64 KiB of image: every header we read is in it
-    try:
-        return estimate_tokens(base64.b64decode(head[: len(head) // 4 * 4]))
-    except ValueError:
-        return MAX_TOKENS
-
-
-def content_tokens(item: Any) -> int | None:
-    """The estimate for one item of a message's content if it is an image (pydantic-ai's
-    BinaryContent or ImageUrl), else None."""
-    from pydantic_ai.messages import BinaryContent, ImageUrl
-
-    if isinstance(item, BinaryContent) and item.is_image:
-        return estimate_tokens(item.data)
-    if isinstance(item, ImageUrl):
-        return data_url_tokens(item.url)
     return None
 
 
@@ -130,7 +65,7 @@ def is_image_file(path: Path) -> bool:
 def read_image(path: str, workspace: Path, config: Config, roots: list[Path]) -> list[str | BinaryContent] | None:
     """read_file's answer if `path` is an image (by its first bytes), else None (read it as text).
     Raises ImageError when it is one that cannot be shown."""
-    from agent.workspace import PathError, resolve_path
+    from agent.tools.workspace import PathError, resolve_path
 
     try:
         target = resolve_path(path, workspace, readable_roots=roots)
@@ -145,7 +80,7 @@ def load(path: Path, shown: str, config: Config) -> list[str | BinaryContent]:
     """What read_file answers for an image: a line about it, and the image. Raises ImageError."""
     from pydantic_ai.messages import BinaryContent
 
-    from agent.i18n import t
+    from agent.text.i18n import t
 
     if not takes_images(config):
         raise ImageError(t("image_unsupported", config.lang, path=shown, model=config.model))
@@ -167,7 +102,7 @@ _PASTED = re.compile(r"""'((?:/|~/)[^']+)'|"((?:/|~/)[^"]+)"|(?:^|(?<=\s))((?:/|
 
 def pasted_paths(text: str) -> list[str]:
     """Absolute (or ~) paths of existing image files in the user's text, as pasted or dropped into the
-    terminal; @mentions are not among them (agent.mentions reads those)."""
+    terminal; @mentions are not among them (agent.tools.mentions reads those)."""
     found = []
     for match in _PASTED.finditer(text):
         raw = next(group for group in match.groups() if group)
@@ -195,7 +130,7 @@ def images_in(messages: Sequence[ModelMessage]) -> list[str]:
 
 def compaction_note(history: Sequence[ModelMessage], tail: Sequence[ModelMessage], lang: str) -> str:
     """The summary's line about the images a compaction drops ("" for none)."""
-    from agent.i18n import t
+    from agent.text.i18n import t
 
     kept = set(images_in(tail))
     dropped = [name for name in images_in(history) if name not in kept]

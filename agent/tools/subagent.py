@@ -5,7 +5,7 @@ The sub-agent runs the same model with the parent's instructions plus prompts/su
 tools the parent chose (read-only by default), the same approval rules (the user is asked as for
 the parent, the question saying it comes from the sub-agent; "always" answers hold for both), the
 parent's file history (its writes are part of the turn: /undo and /rewind take them back), and a
-token budget. Its own client records nothing: the parent's recorded request (agent.prefix) stays the
+token budget. Its own client records nothing: the parent's recorded request (agent.provider.prefix) stays the
 parent's. Its whole transcript is written beside the session's archives and named in the result;
 its tokens and cost go into the session's stats (/status). Several task calls in one response run
 at once (pydantic-ai runs non-sequential tools concurrently).
@@ -23,8 +23,8 @@ from pydantic_ai import RunContext, Tool
 
 import session
 from agent.events import ApprovalRequest, CommandRunning, Notice, ToolCallStarted
-from agent.i18n import t
-from agent.state import AppState, Scratch, Stats  # at run time: pydantic-ai reads the tool's type hints
+from agent.state.app import AppState, Scratch, Stats  # at run time: pydantic-ai reads the tool's type hints
+from agent.text.i18n import t
 
 READ_ONLY = ("read_file", "list_files", "grep")
 # What a parent may give a sub-agent: not `task` (no sub-agents of sub-agents) nor `todo` (the plan
@@ -39,8 +39,8 @@ _numbers = itertools.count(1)
 
 def grantable_tools(names: list[str] | None, config: Any) -> list[Tool[AppState]]:
     """The tools named (default: read-only), of those a sub-agent may have and the user did not take away."""
-    from agent.fetch_url import fetch_url
-    from agent.tools import TOOLS
+    from agent.tools.builtin import TOOLS
+    from agent.tools.fetch_url import fetch_url
 
     wanted = READ_ONLY if names is None else tuple(names)
     unknown = [n for n in wanted if n not in GRANTABLE]
@@ -52,8 +52,8 @@ def grantable_tools(names: list[str] | None, config: Any) -> list[Tool[AppState]
 
 def child_state(parent: AppState, label: str) -> AppState:
     """The sub-agent's deps: a fresh context, the parent's rules, its UI channel marked as the sub-agent's."""
-    from agent.file_state import ReadFileState
-    from agent.transcript import Transcript
+    from agent.state.file_state import ReadFileState
+    from agent.state.transcript import Transcript
 
     def emit(event: Any) -> Any:
         if isinstance(event, ApprovalRequest):
@@ -88,11 +88,11 @@ def count_usage(stats: Stats, messages: list) -> tuple[int, int, int, int]:
     """(requests, input, cache hits, output) of the responses in `messages`, added to `stats`."""
     from pydantic_ai.messages import ModelResponse
 
-    from agent.cost import response_cache_hits
+    from agent.state.app import cache_hits
 
     responses = [m for m in messages if isinstance(m, ModelResponse)]
     figures = (len(responses), sum(r.usage.input_tokens for r in responses),
-               sum(response_cache_hits(r) for r in responses), sum(r.usage.output_tokens for r in responses))
+               sum(cache_hits(r.usage) for r in responses), sum(r.usage.output_tokens for r in responses))
     stats.subagent_runs += 1
     stats.subagent_requests += figures[0]
     stats.subagent_input_tokens += figures[1]
@@ -116,12 +116,13 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
     from pydantic_ai import Agent, capture_run_messages
     from pydantic_ai.usage import UsageLimits
 
-    from agent.model import build_model, model_settings
-    from agent.prompts import load_prompt, system_prompt
+    from agent.provider.model import build_model, model_settings
+    from agent.text.prompts import load_prompt
+    from agent.tools.memory_files import instructions
 
     label = t("subagent_label", parent.lang, description=description)
     # The parent's instructions as sent (rendered when its agent was built), the sub-agent's after them.
-    base = parent.scratch.instructions or system_prompt(parent.workspace, parent.lang)
+    base = parent.scratch.instructions or instructions(parent.workspace, parent.lang)
     model = build_model(parent.config, None, on_retry=lambda event: parent.emit(event))
     agent = Agent(model, model_settings=model_settings(parent.config),  # type: ignore[arg-type]
                   instructions=base + "\n\n" + load_prompt("subagent", parent.lang),
@@ -134,7 +135,7 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
             result = await agent.run(prompt, deps=deps, usage_limits=limits, event_stream_handler=_tool_calls)
             report = result.output
         except Exception as exc:  # noqa: BLE001 - the parent hears how its sub-agent ended, whatever it was
-            from agent.error_text import describe_error
+            from agent.provider.error_text import describe_error
 
             report = f"Error: the sub-agent stopped: {describe_error(exc, parent.config)}"
         finally:

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent import tokens
+from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from agent import debuglog
 from agent.config import Config, is_local_url
-from agent.i18n import t
+from agent.text.i18n import t
 
 PROBE_TIMEOUT = 2.0
 

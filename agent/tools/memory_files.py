@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.config import data_home
-from agent.file_state import open_regular
+from agent.state.file_state import open_regular
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")  # the first a folder has is read
 MEMORY_LIMIT = 20_000  # characters of one file: a huge AGENTS.md must not eat the window
@@ -75,3 +75,12 @@ def load(workspace: Path) -> list[MemoryFile]:
             found.append(memory)
     return found
 
+
+
+def instructions(workspace: Path, lang: str) -> str:
+    """The system prompt with the memory files (AGENTS.md / CLAUDE.md from the repository's root
+    down, and the user's) after it: what every request of the session is instructed with."""
+    from agent.text.prompts import system_prompt
+
+    found = load(workspace)
+    return system_prompt(workspace, lang, "\n\n".join(f"# {memory.path}\n\n{memory.text}" for memory in found))

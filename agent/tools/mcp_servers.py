@@ -5,7 +5,7 @@
 Each server runs through pydantic-ai's MCP client (MCPToolset). It starts in the background, so the
 prompt never waits for it; a project's servers start only once the user approved the project. Its
 tools reach the model as `mcp__<server>__<tool>` (as in Claude Code), pass the same permission rules
-and hooks as ours (agent.tool_gate), and their results are tool results like any other (counted,
+and hooks as ours (agent.turn.tool_gate), and their results are tool results like any other (counted,
 cleared by the cheap tier). A server that fails to start or dies is one line; the session goes on
 without it.
 """
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.i18n import t
+from agent.text.i18n import t
 
 START_TIMEOUT = 30.0  # seconds a turn waits for a server still starting; start-up itself never waits
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -80,7 +80,7 @@ def _valid(config: Any) -> bool:
 
 def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
     """Every server named in the settings files and .mcp.json; a later file's wins a shared name."""
-    from agent.trust import MCP_JSON, read_mcp_json
+    from agent.provider.trust import MCP_JSON, read_mcp_json
 
     found: dict[str, tuple[Any, str, str]] = {}
     for layer, section in settings.section("mcpServers") if settings is not None else ():
@@ -104,7 +104,7 @@ def _client(server: Server, workspace: Any) -> Any:
     from fastmcp.client import Client
     from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
 
-    from agent.shell import command_env
+    from agent.tools.shell import command_env
 
     config = _expand(server.config)
     kind = config.get("type", "stdio")
@@ -127,7 +127,7 @@ def _notice(state: Any, key: str, level: str = "warn", **values: Any) -> None:
 
 async def _serve(state: Any, server: Server) -> None:
     """The server's whole life in one task (its client's task groups must open and close in one task)."""
-    from agent import tokens
+    from agent.tokens import count as tokens
 
     try:
         if state.scratch.ready is not None:

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agent.cost import Prices
+from agent.compaction.cost import Prices
 
 BEIJING = timezone(timedelta(hours=8), "Beijing")
 # DeepSeek's "Models & Pricing" page (English and Chinese, as of 2026-12-01): peak hours are
@@ -36,7 +36,7 @@ class BadPrices(ValueError):
         super().__init__(self.text("en"))
 
     def text(self, lang: str) -> str:
-        from agent.i18n import t
+        from agent.text.i18n import t
 
         return t(self.key, lang, **self.fields)
 
@@ -124,10 +124,10 @@ def _remembered(home: Path, stamp: str) -> dict[str, int | None]:
 
 
 def _remember(home: Path, stamp: str, windows: dict[str, int | None]) -> None:
-    from agent.atomic import write_via_temp
+    from agent.store.atomic import write_via_temp
 
     if not home.is_dir():
-        return  # the folder is made private by the session code (agent.project_dirs), not here
+        return  # the folder is made private by the session code (agent.store.project_dirs), not here
     text = json.dumps({"source": stamp, "windows": windows}, indent=1).encode()
     try:
         write_via_temp(home / WINDOWS_FILE, lambda f: f.write(text), mode=0o600)
@@ -243,3 +243,13 @@ def _figure(model: str, name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise BadPrices("prices_figure", model=model, name=name, value=repr(value))
     return float(value)
+
+
+def known_context_window(model: str) -> int | None:
+    """The model's window as genai-prices knows it; None for a retired name (refused before any
+    request) or a model it does not know."""
+    from agent.config import RETIRED_MODELS, data_home
+
+    if model in RETIRED_MODELS:
+        return None
+    return context_window(model, data_home())

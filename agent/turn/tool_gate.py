@@ -1,19 +1,18 @@
 """Every tool call, ours and MCP servers', passes here (a pydantic-ai capability): the PreToolUse
 hooks, then the permission check that the tool itself does not make (reads a rule names, MCP tools:
-agent.permissions; commands and writes ask inside their tools, which also run without an agent), the
+agent.tools.permissions; commands and writes ask inside their tools, which also run without an agent), the
 call, then the PostToolUse hooks."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agent import permissions
-from agent.prefix import summarizing
-from agent.rule_match import READ_TOOLS
+from agent.tools import permissions
+from agent.tools.rule_match import READ_TOOLS
 
 
 def _target(state: Any, args: dict[str, Any]) -> Any:
-    from agent.workspace import PathError, resolve_path
+    from agent.tools.workspace import PathError, resolve_path
 
     path = args.get("path")
     if not isinstance(path, str):
@@ -27,9 +26,7 @@ def _target(state: Any, args: dict[str, Any]) -> Any:
 class _Gate:
     async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
         state = ctx.deps
-        if state is None or summarizing():
-            return await handler(args)
-        from agent import hooks
+        from agent.turn import hooks
 
         name = call.tool_name
         given = dict(args) if isinstance(args, dict) else {}

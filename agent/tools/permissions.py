@@ -5,10 +5,10 @@ the workspace without asking and asks before commands (the agent's start mode, a
 `plan` runs the read-only tools only; `bypassPermissions` asks nothing (`--yes`). Shift+Tab cycles
 the first three (and bypassPermissions when the session started in it).
 
-Rules (`permissions.allow` / `ask` / `deny` in the settings files, agent.rule_match's syntax) are
+Rules (`permissions.allow` / `ask` / `deny` in the settings files, agent.tools.rule_match's syntax) are
 looked at in that order, deny first: a deny always wins. Writes that run code (under `.git/`, a file
-with other hard links: agent.write_guard) stay asked unless a rule names `.git` or the mode is
-bypassPermissions. A project's allow rules count only once the user approved the project (agent.trust).
+with other hard links: agent.tools.write_guard) stay asked unless a rule names `.git` or the mode is
+bypassPermissions. A project's allow rules count only once the user approved the project (agent.provider.trust).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import ApprovalRequest, ask
-from agent.i18n import t
-from agent.preapproval import preapproved
-from agent.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, names_git, parse_rule, path_matches
+from agent.text.i18n import t
+from agent.tools.preapproval import preapproved
+from agent.tools.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, names_git, parse_rule, path_matches
 
-# `state` below is the AppState (agent.state holds a Permissions: importing it here would be a cycle),
-# `risk` an agent.write_guard.Risk.
+# `state` below is the AppState (agent.state.app holds a Permissions: importing it here would be a cycle),
+# `risk` an agent.tools.write_guard.Risk.
 AppState = Any
 Risk = Any
 
@@ -35,7 +35,7 @@ CYCLE = ("default", "acceptEdits", "plan")
 START_MODE = "acceptEdits"
 KINDS = ("deny", "ask", "allow")
 
-# A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.hooks sets it).
+# A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.turn.hooks sets it).
 HOOK_DECISION: ContextVar[tuple[str, str] | None] = ContextVar("hook_decision", default=None)
 
 
@@ -44,10 +44,10 @@ class Permissions:
     # None until a flag, a file or Shift+Tab sets it: then --yes (Config.yes) means bypassPermissions.
     mode: str | None = None
     rules: dict[str, list[Rule]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
-    # A project's allow rules, waiting for the user's approval of the project (agent.trust).
+    # A project's allow rules, waiting for the user's approval of the project (agent.provider.trust).
     pending_allow: list[Rule] = field(default_factory=list)
     cycle: tuple[str, ...] = CYCLE
-    # The user approved the project's grants (agent.trust.settle): its hooks and servers may run.
+    # The user approved the project's grants (agent.provider.trust.settle): its hooks and servers may run.
     project_trusted: bool = False
 
     def next_mode(self, state: AppState) -> str:
@@ -162,8 +162,8 @@ class Refused(Exception):
 
 def remember_for_project(state: AppState, rule_text: str) -> None:
     """The "always for this project" answer: the rule goes to settings.local.json and counts now."""
-    from agent import settings as files
-    from agent import trust
+    from agent.provider import settings as files
+    from agent.provider import trust
 
     perms = state.permissions
     perms.rules["allow"].append(parse_rule(rule_text))
@@ -219,7 +219,7 @@ async def command(state: AppState, text: str) -> None:
 
 
 def _edits_preapproved(state: AppState) -> bool:
-    """--allowed-tools write_file or edit_file (agent.preapproval) lets edits through, as an allow rule
+    """--allowed-tools write_file or edit_file (agent.tools.preapproval) lets edits through, as an allow rule
     would; a write that could run code (write_guard) still needs a rule that names it."""
     return any(preapproved(state.config, tool) for tool in EDIT_TOOLS)
 

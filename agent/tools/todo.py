@@ -15,7 +15,7 @@ from pydantic_ai import RunContext
 from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
 
 from agent.events import TodosChanged
-from agent.state import AppState  # at run time: pydantic-ai reads the tool's type hints
+from agent.state.app import AppState  # at run time: pydantic-ai reads the tool's type hints
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

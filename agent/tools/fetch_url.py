@@ -29,8 +29,8 @@ from urllib.parse import urljoin, urlsplit
 from pydantic_ai import RunContext
 
 from agent.events import ApprovalRequest, ask
-from agent.preapproval import preapproved
-from agent.state import AppState  # at run time: pydantic-ai reads the tool's type hints
+from agent.state.app import AppState  # at run time: pydantic-ai reads the tool's type hints
+from agent.tools.preapproval import preapproved
 
 # The page's text may take this share of the context window (in tokens, at about 3.5 characters a
 # token for English prose and Markdown): 5% is 6.5k tokens at 131k, and the model reads on with offset.

@@ -1,0 +1,29 @@
+"""Opening a file only if it is a regular one: read_file, the memory files and the session picker all
+read paths someone else chose, where a FIFO would block forever and a device would never end."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+
+class NotRegularFile(OSError):
+    """A FIFO, device or socket where a file was expected."""
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading if it is a regular file; NotRegularFile if not. O_NONBLOCK: opening
+    a FIFO with no writer would otherwise block until one comes, and nothing could cancel it."""
+    if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a socket cannot be opened, a device may act
+        raise NotRegularFile(f"{path} is not a regular file (a FIFO, device or socket)")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{path} is not a regular file (a FIFO, device or socket)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
