@@ -2,10 +2,11 @@
 into the history (a read_file result, for @mentions, pasted paths and the tool alike).
 
 The token estimate (agent/tokens/image_tokens.py). Providers bill an image by its pixels after
-scaling it down, and DeepSeek publishes no rule; we use Anthropic's published one, tokens =
-width x height / 750 after scaling the image to fit 1568 px on its long side and 1.15 megapixels, i.e. at most 1,600 tokens, and 1,600 for an
-image whose size cannot be read. Erring high keeps compaction early rather than late; once a request
-with the image has been answered, the gauge counts from the server's own figure (agent.compaction.context).
+scaling it down, and DeepSeek publishes no rule; we use Anthropic's published one, tokens = width x
+height / 750 after scaling the image to fit 1568 px on its long side and 1.15 megapixels, i.e. at
+most 1,600 tokens, and 1,600 for an image whose size cannot be read. Erring high keeps compaction
+early rather than late; once a request with the image has been answered, the gauge counts from the
+server's own figure (agent/compaction/context.py).
 
 An image is never restored as text after a compaction: the summary names it and its path
 (`compaction_note`), the model reads the file again if it needs to see it.
