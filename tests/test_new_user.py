@@ -82,7 +82,8 @@ def _app(state):
     return App(state, main.submit, console=Console(file=out, width=120)), out
 
 
-@pytest.mark.parametrize(("lang", "hint"), [("en", "[instructions|undo]"), ("zh", "[补充说明|undo]")])
+# Issue 20 adds /compact show.
+@pytest.mark.parametrize(("lang", "hint"), [("en", "[instructions|undo|show]"), ("zh", "[补充说明|undo|show]")])
 async def test_help_shows_what_a_command_takes_from_the_registry(state, lang, hint):
     from ui.commands import COMMANDS, dispatch
 

@@ -118,7 +118,7 @@ async def _compact_undo(app: App) -> None:
         return
     cancel_background(state)
     archive, saved, count = compact.undo_compaction(state, plan)
-    app.say(t("undo_done_which", app.lang, archive=archive, n=count, saved=saved))
+    app.say(t("undo_done_which", app.lang, archive=archive, n=count, saved=saved, undo=COMPACT_UNDO))
 
 
 @command("exit", aliases=("quit", "q"))

@@ -71,7 +71,7 @@ class Command:
         return t(f"cmd_{self.name}", lang, undo=COMPACT_UNDO)
 
     def hint(self, lang: str) -> str:
-        return t(f"cmd_{self.name}_args", lang, undo=COMPACT_UNDO) if self.takes_args else ""
+        return t(f"cmd_{self.name}_args", lang, undo=COMPACT_UNDO, show=COMPACT_SHOW) if self.takes_args else ""
 
 
 COMMANDS: dict[str, Command] = {}

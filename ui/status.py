@@ -10,6 +10,7 @@ from agent.compaction import billing, cost, policy
 from agent.compaction.gauge import gauge_text, read_gauge
 from agent.state.app import AppState
 from agent.text.i18n import t
+from ui.registry import COMPACT_UNDO
 
 BAR_WIDTH = 30
 
@@ -72,7 +73,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     if stats.last_archive:
         lines.append(t("status_archive", lang, path=stats.last_archive))
     if stats.last_undo:
-        lines.append(t("status_last_undo", lang, path=stats.last_undo))
+        lines.append(t("status_last_undo", lang, path=stats.last_undo, undo=COMPACT_UNDO))
     if state.compaction.background is not None:
         lines.append(t("status_background", lang))
     return lines

@@ -35,9 +35,9 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
                    "历史里没有摘要（还没有压缩过，或已撤销）。"),
     "undo_done_which": (
         "Restored the history from before that compaction ({n} messages), from {archive}. The compacted "
-        "history you undid is saved in {saved}; /compact undo again goes back one compaction further.",
+        "history you undid is saved in {saved}; /compact {undo} again goes back one compaction further.",
         "已恢复那次压缩之前的历史（{n} 条消息），来自 {archive}。被撤销的压缩后历史保存在 {saved}；"
-        "再次 /compact undo 会再往前撤销一次压缩。",
+        "再次 /compact {undo} 会再往前撤销一次压缩。",
     ),
     "status_troubles": (
         "Compaction failures: {failures} · messages left out to fit: {left_out} · requests refused as too long: "
@@ -45,7 +45,7 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "压缩失败：{failures} 次 · 为放进窗口略去的消息：{left_out} 条 · 因过长被拒的请求：{refused} 次 · "
         "学到的余量：+{margin:.1f}%",
     ),
-    "status_last_undo": ("Last /compact undo restored: {path}", "上次 /compact undo 恢复自：{path}"),
+    "status_last_undo": ("Last /compact {undo} restored: {path}", "上次 /compact {undo} 恢复自：{path}"),
     "thrash_paused_print": (
         "Still refilling at once: automatic compaction pauses for {n} turns (until turn {turn}); requests are "
         "still fitted to the window.",

@@ -27,11 +27,10 @@ UI_TEXTS: dict[str, tuple[str, str]] = {
     "cmd_resume": ("List this directory's sessions and pick one", "列出本目录的会话并选择一个"),
     "cmd_undo": ("Undo the last turn: files and conversation", "撤销上一轮：文件和对话"),
     "cmd_compact": (
-        "Compact the conversation now; '/compact {undo}' restores the last archive, '/compact show' "
-        "prints the summary",
-        "立即压缩对话；'/compact {undo}' 从最近的存档恢复，'/compact show' 显示摘要全文",
+        "Compact the conversation now; '/compact {undo}' restores the last archive",
+        "立即压缩对话；'/compact {undo}' 从最近的存档恢复",
     ),
-    "cmd_compact_args": ("[instructions|{undo}|show]", "[补充说明|{undo}|show]"),
+    "cmd_compact_args": ("[instructions|{undo}|{show}]", "[补充说明|{undo}|{show}]"),
     "cmd_exit": ("Leave the agent", "退出"),
     "help_mention": ("@path — include a file in your message", "@文件路径 — 把文件内容带进消息"),
     "help_keys": (
