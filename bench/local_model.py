@@ -48,7 +48,7 @@ async def session(server, use_server_tokenizer: bool, sizes: list[int]) -> list[
     rows = []
     with common.workdir("local-model-") as ws:
         state = common.make_state(server.base_url, ws, WINDOW, model="smollm2-135m")
-        from agent.loop import get_agent
+        from agent.turn.loop import get_agent
 
         # The answers are not what is measured (the requests are): a few tokens each keep it quick.
         agent = get_agent(state)

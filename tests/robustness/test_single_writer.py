@@ -32,10 +32,11 @@ def _lock_holder(home, workspace, session_id) -> str:
 def test_second_process_is_refused_and_a_killed_one_leaves_no_lock(tmp_path, workspace, server):
     home = tmp_path / "home"
     session_id = prepare_session(home, workspace, long_history(turns=2, words=20))
-    # The first agent's request is answered only when the server stops: it holds the session for as
-    # long as the test needs, however loaded the machine (a slow answer could end first).
+    # The first agent's request is answered only when the server stops, and the agent waits for it as
+    # long (the harness's 20 s request timeout would end it): it holds the session for as long as the
+    # test needs, however loaded the machine (a slow answer, or a timeout, could end it first).
     server.script(Hang(600))
-    first = start_agent(workspace, home, server, "--continue", "-p", "hello")
+    first = start_agent(workspace, home, server, "--continue", "-p", "hello", CODING_AGENT_TIMEOUT="600")
     try:
         assert wait_for(lambda: _lock_holder(home, workspace, session_id) == str(first.pid), 20)
         assert wait_for(lambda: len(server.requests) == 1, 60)  # it is waiting on its answer
