@@ -161,7 +161,8 @@ def test_a_projects_allow_rules_wait_for_its_approval(workspace, home):
 
     (workspace / ".coding-agent").mkdir()
     (workspace / ".coding-agent" / "settings.json").write_text(json.dumps(
-        {"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"], "defaultMode": "bypassPermissions"}}))
+        {"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"], "defaultMode": "bypassPermissions",
+                         "alow": ["typo"], "additionalDirectories": ["../lib"]}}))
     (home).mkdir(exist_ok=True)
     (home / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(ls:*)"]}}))
     p, warnings = permissions.load(files.load(workspace), None, False, "en")
@@ -169,6 +170,7 @@ def test_a_projects_allow_rules_wait_for_its_approval(workspace, home):
     assert [r.text for r in p.rules["deny"]] == ["Bash(rm:*)"]  # a restriction needs no approval
     assert [r.text for r in p.pending_allow] == ["Bash"]
     assert p.mode is None and any("bypassPermissions" in w for w in warnings)
+    assert any("'permissions.alow'" in w for w in warnings) and len(warnings) == 2
     p.trust_project()
     assert decide(p, "run_command", workspace, command="make")[0] == "allow"
 

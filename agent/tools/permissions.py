@@ -34,6 +34,8 @@ MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 CYCLE = ("default", "acceptEdits", "plan")
 START_MODE = "acceptEdits"
 KINDS = ("deny", "ask", "allow")
+# Claude Code's permission keys that mean nothing here: a copied file keeps them without a warning.
+CLAUDE_ONLY = ("additionalDirectories", "disableBypassPermissionsMode")
 
 # A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.turn.hooks sets it).
 HOOK_DECISION: ContextVar[tuple[str, str] | None] = ContextVar("hook_decision", default=None)
@@ -69,6 +71,8 @@ def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permiss
     file_mode = None
     for layer, section in settings.section("permissions") if settings is not None else ():
         path = settings.path(layer)
+        for key in set(section) - {*KINDS, "defaultMode", *CLAUDE_ONLY}:
+            warnings.append(t("settings_unknown_key", lang, path=path, name=f"permissions.{key}"))
         for kind in KINDS:
             for text in _rule_texts(section.get(kind, []), path, kind, lang, warnings):
                 try:
