@@ -96,7 +96,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {__version__}")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.output_format not in ("text", "json", "stream-json"):  # from the environment: not checked by choices
+        p.error(f"CODING_AGENT_OUTPUT_FORMAT: {args.output_format!r} is not text, json or stream-json")
+    return args
 
 
 def api_key(args: argparse.Namespace) -> str | None:
