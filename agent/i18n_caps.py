@@ -78,6 +78,10 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
         "对话里有 {n} 张图片，而 {model} 不接受图片：在压缩（/compact）或回退（/rewind）掉它们之前请求会被拒绝；"
         "如果它其实支持，请加 `--images on` 启动。",
     ),
+    "cost_before_switch": (
+        "Before the last /model: {amount} more, at the earlier models' prices (the line above counts since then)",
+        "上次 /model 之前：另有 {amount}，按之前模型的价格计算（上一行只算切换之后）",
+    ),
     "settings_changed": ("{what}: from the next request on", "{what}：从下一次请求开始生效"),
     "effort_usage": ("/effort takes {choices}", "/effort 的参数：{choices}"),
     "thinking_usage": ("/thinking takes {choices}", "/thinking 的参数：{choices}"),

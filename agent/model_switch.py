@@ -78,5 +78,17 @@ def apply(state: AppState, **changes: object) -> object | None:
     return old
 
 
+def settle_prices(state: AppState) -> None:
+    """The tokens so far are priced at the model that used them, before the next one's prices apply."""
+    stats, prices = state.stats, cost.prices_for(state.config.model)
+    hit = stats.cache_hit_tokens - stats.hit_at_switch
+    miss = max(0, stats.input_tokens - stats.input_at_switch - hit)
+    if prices is not None:
+        stats.cost_before_switch += cost.money(hit, miss, stats.output_tokens - stats.output_at_switch, prices)
+    stats.hit_at_switch, stats.input_at_switch = stats.cache_hit_tokens, stats.input_tokens
+    stats.output_at_switch = stats.output_tokens
+
+
 def switch_model(state: AppState, switch: Switch) -> object | None:
+    settle_prices(state)
     return apply(state, model=switch.model, context_window=switch.window, window_known=switch.window_known)

@@ -58,6 +58,12 @@ class Stats:
     tier_clear_cost: float | None = None
     tier_summary_cost: float | None = None
     tier_currency: str = ""
+    # /model (agent.model_switch): what the tokens before the last switch cost at their models' prices,
+    # and the totals at that switch (the current model's prices apply to what came after).
+    cost_before_switch: float = 0.0
+    hit_at_switch: int = 0
+    input_at_switch: int = 0
+    output_at_switch: int = 0
     # Sub-agents (agent.subagent): their runs, requests and tokens, apart from the agent's own.
     subagent_runs: int = 0
     subagent_requests: int = 0

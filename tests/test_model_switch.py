@@ -101,3 +101,27 @@ async def test_a_switch_to_a_model_without_images_warns_of_the_images_held(make_
     await main.submit(app, "look at @shot.png")
     await dispatch(app, "/model deepseek-v4-pro")
     assert "holds 1 image(s) and deepseek-v4-pro does not take images" in " ".join(out.getvalue().split())
+
+
+async def test_status_prices_each_models_tokens_at_its_own_prices(make_state, server):
+    from ui.status import money_lines
+
+    state = make_state()
+    app, out = app_for(state)
+    await main.submit(app, "hello")
+    flash = MODELS["deepseek-v4-flash"]
+    before = [dict(r) for r in server.requests]
+    await dispatch(app, "/model deepseek-v4-pro")
+    await main.submit(app, "on pro")
+    pro = MODELS["deepseek-v4-pro"]
+
+    def billed(requests, price) -> float:
+        return sum(r["cache_hit_tokens"] * price.price_hit + (r["prompt_tokens"] - r["cache_hit_tokens"])
+                   * price.price_miss + r["completion_tokens"] * price.price_out for r in requests) / 1e6
+
+    earlier, since = billed(before, flash), billed(server.requests[len(before):], pro)
+    assert abs(state.stats.cost_before_switch - earlier) < 1e-9
+    text = " ".join(str(line) for line in money_lines(state))
+    from agent.cost import format_money
+
+    assert f"Cost so far: {format_money(since)}" in text and f"{format_money(earlier)} more" in text

@@ -74,9 +74,10 @@ def status_lines(state: AppState) -> list[Text | str]:
 def money_lines(state: AppState) -> list[Text | str]:
     """What the session cost so far, the last request's cache share, the cheap tier's last choice."""
     stats, lang, model = state.stats, state.lang, state.config.model
-    hit = stats.cache_hit_tokens
-    miss = max(0, stats.input_tokens - hit)
-    out = stats.output_tokens
+    # Since the last /model: what came before is priced at its own model's prices (cost_before_switch).
+    hit = stats.cache_hit_tokens - stats.hit_at_switch
+    miss = max(0, stats.input_tokens - stats.input_at_switch - hit)
+    out = stats.output_tokens - stats.output_at_switch
     prices = policy.prices(state)
     if prices is None:
         lines: list[Text | str] = [t("cost_unknown", lang, model=model, hit=hit, miss=miss, out=out)]
@@ -86,6 +87,8 @@ def money_lines(state: AppState) -> list[Text | str]:
 
         lines = [t("cost_line", lang, total=fmt(hit, miss, out), hit=hit, hit_cost=fmt(hit, 0, 0), miss=miss,
                    miss_cost=fmt(0, miss, 0), out=out, out_cost=fmt(0, 0, out), model=model)]
+    if stats.cost_before_switch:
+        lines.append(t("cost_before_switch", lang, amount=cost.format_money(stats.cost_before_switch)))
     if stats.last_input_tokens:
         share = 100 * stats.last_cache_hit_tokens / stats.last_input_tokens
         lines.append(t("last_request", lang, tokens=stats.last_input_tokens, share=share))
