@@ -60,7 +60,11 @@ def _request_limit(value: str) -> int | None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    return _parser().parse_args(argv)
+    p = _parser()
+    args = p.parse_args(argv)
+    if args.output_format not in ("text", "json", "stream-json"):  # from the environment: not checked by choices
+        p.error(f"CODING_AGENT_OUTPUT_FORMAT: {args.output_format!r} is not text, json or stream-json")
+    return args
 
 
 def _parser() -> argparse.ArgumentParser:

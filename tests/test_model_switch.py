@@ -102,3 +102,26 @@ async def test_a_switch_to_a_model_without_images_warns_of_the_images_held(make_
     await main.submit(app, "look at @shot.png")
     await dispatch(app, "/model deepseek-v4-pro")
     assert "holds 1 image(s) and deepseek-v4-pro does not take images" in " ".join(out.getvalue().split())
+
+
+async def test_status_prices_each_models_tokens_at_its_own_prices(make_state, server):
+    # Every request is billed at its own model's (and hour's) prices (agent/compaction/billing.py):
+    # the tokens before /model at Flash's, those after at Pro's, as DeepSeek's page gives them.
+    state = make_state()
+    app, out = app_for(state)
+    await main.submit(app, "hello")
+    before = [dict(r) for r in server.requests]
+    await dispatch(app, "/model deepseek-v4-pro")
+    await main.submit(app, "on pro")
+    since = server.requests[len(before):]
+
+    def billed(requests, rates) -> float:
+        hit, miss, out = rates
+        return sum(r["cache_hit_tokens"] * hit + (r["prompt_tokens"] - r["cache_hit_tokens"]) * miss
+                   + r["completion_tokens"] * out for r in requests) / 1e6
+
+    total = state.stats.cost_hit + state.stats.cost_miss + state.stats.cost_output
+    expected = [billed(before, PAGE["deepseek-flash"][p]) + billed(since, PAGE["deepseek-v4-pro"][p])
+                for p in ("off_peak", "peak")]
+    assert min(abs(total - e) for e in expected) < 1e-9
+    assert billed(since, PAGE["deepseek-v4-pro"]["off_peak"]) > billed(since, PAGE["deepseek-flash"]["off_peak"])

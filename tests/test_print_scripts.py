@@ -108,3 +108,9 @@ def test_max_turns_stops_the_run_with_an_error(workspace, home, server):
     out = json.loads(result.stdout)
     assert out["is_error"] is True and out["requests"] == 1 and len(server.requests) == 1
     assert "limit of 1 model requests" in out["errors"][0]
+
+
+def test_a_bad_output_format_from_the_environment_is_refused(workspace, home, server):
+    result = run_main(agent(server, "-p", "hi"), workspace, home, env={"CODING_AGENT_OUTPUT_FORMAT": "xml"})
+    assert result.returncode == 2 and "'xml' is not text, json or stream-json" in result.stderr
+    assert server.requests == []
