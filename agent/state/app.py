@@ -13,10 +13,8 @@ from agent.events import Emit, Event
 from agent.provider.prefix import RequestRecorder
 from agent.state.file_history import FileHistory
 from agent.state.file_state import ReadFileState
+from agent.state.setup import Hooks, Permissions, Servers
 from agent.state.transcript import Transcript
-from agent.tools.mcp_servers import Servers
-from agent.tools.permissions import Permissions
-from agent.turn.hooks import Hooks
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent

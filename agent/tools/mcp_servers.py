@@ -26,6 +26,9 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 PREFIX = "mcp__"
 
 
+from agent.state.setup import Servers  # noqa: E402,F401 - re-exported
+
+
 @dataclass
 class Server:
     name: str
@@ -39,17 +42,6 @@ class Server:
     task: asyncio.Task | None = None
     started: asyncio.Event = field(default_factory=asyncio.Event)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-@dataclass
-class Servers:
-    servers: dict[str, Server] = field(default_factory=dict)
-
-    def ready_toolsets(self) -> list[Any]:
-        return [s.toolset for s in self.servers.values() if s.state == "ready" and s.toolset is not None]
-
-    def definition_tokens(self) -> int:
-        return sum(s.definition_tokens for s in self.servers.values() if s.state == "ready")
 
 
 def server_of(tool_name: str) -> str | None:

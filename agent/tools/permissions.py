@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,39 +29,13 @@ from agent.tools.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, n
 AppState = Any
 Risk = Any
 
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-CYCLE = ("default", "acceptEdits", "plan")
-START_MODE = "acceptEdits"
-KINDS = ("deny", "ask", "allow")
+from agent.state.setup import CYCLE, KINDS, MODES, START_MODE, Permissions, mode  # noqa: E402,F401 - re-exported
+
 # Claude Code's permission keys that mean nothing here: a copied file keeps them without a warning.
 CLAUDE_ONLY = ("additionalDirectories", "disableBypassPermissionsMode")
 
 # A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.turn.hooks sets it).
 HOOK_DECISION: ContextVar[tuple[str, str] | None] = ContextVar("hook_decision", default=None)
-
-
-@dataclass
-class Permissions:
-    # None until a flag, a file or Shift+Tab sets it: then --yes (Config.yes) means bypassPermissions.
-    mode: str | None = None
-    rules: dict[str, list[Rule]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
-    # A project's allow rules, waiting for the user's approval of the project (agent.provider.trust).
-    pending_allow: list[Rule] = field(default_factory=list)
-    cycle: tuple[str, ...] = CYCLE
-    # The user approved the project's grants (agent.provider.trust.settle): its hooks and servers may run.
-    project_trusted: bool = False
-
-    def next_mode(self, state: AppState) -> str:
-        """Shift+Tab: the mode after this one."""
-        now = mode(state)
-        modes = self.cycle if now in self.cycle else (now, *self.cycle)
-        self.mode = modes[(modes.index(now) + 1) % len(modes)]
-        return self.mode
-
-    def trust_project(self) -> None:
-        self.rules["allow"] += self.pending_allow
-        self.pending_allow = []
-        self.project_trusted = True
 
 
 def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permissions, list[str]]:
@@ -102,11 +75,6 @@ def _rule_texts(value: Any, path: Path | None, kind: str, lang: str, warnings: l
         return value
     warnings.append(t("settings_bad_value", lang, path=path, name=f"permissions.{kind}", takes=t("takes_rules", lang)))
     return []
-
-
-def mode(state: AppState) -> str:
-    perms = state.permissions
-    return perms.mode or ("bypassPermissions" if state.config.yes else START_MODE)
 
 
 # --- deciding ------------------------------------------------------------------------------

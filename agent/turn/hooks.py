@@ -32,6 +32,9 @@ CLAUDE_NAMES = {"run_command": "Bash", "write_file": "Write", "edit_file": "Edit
                 "grep": "Grep", "list_files": "Glob"}
 
 
+from agent.state.setup import Hooks  # noqa: E402,F401 - re-exported
+
+
 @dataclass(frozen=True)
 class Hook:
     event: str
@@ -49,19 +52,6 @@ class Outcome:
     context: list[str] = field(default_factory=list)  # additionalContext (and stdout where it counts)
     decision: tuple[str, str] | None = None  # PreToolUse's permissionDecision and its reason
     stop: str | None = None  # "continue": false: the stopReason
-
-
-@dataclass
-class Hooks:
-    active: list[Hook] = field(default_factory=list)
-    pending: list[Hook] = field(default_factory=list)  # a project's, until it is approved
-    # SessionStart's context, for the next turn's request.
-    queued: list[str] = field(default_factory=list)
-    tasks: set[asyncio.Task] = field(default_factory=set)
-
-    def trust_project(self) -> None:
-        self.active += self.pending
-        self.pending = []
 
 
 def load(settings: Any, lang: str) -> tuple[Hooks, list[str]]:

@@ -1,0 +1,71 @@
+"""The session's set-up as data (issue 24): the permission mode and rules, the hooks, the MCP servers.
+
+AppState holds them, and the tools and the turn act on them (agent/tools/permissions.py,
+agent/turn/hooks.py, agent/tools/mcp_servers.py), so the data lives here, below the tools, and the
+behaviour above: the rule, hook and server objects are those modules' own types (Any here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+CYCLE = ("default", "acceptEdits", "plan")
+START_MODE = "acceptEdits"
+KINDS = ("deny", "ask", "allow")
+
+
+def mode(state: Any) -> str:
+    """The permission mode now (`state` an AppState, which holds a Permissions)."""
+    perms = state.permissions
+    return perms.mode or ("bypassPermissions" if state.config.yes else START_MODE)
+
+
+@dataclass
+class Permissions:
+    # None until a flag, a file or Shift+Tab sets it: then --yes (Config.yes) means bypassPermissions.
+    mode: str | None = None
+    rules: dict[str, list[Any]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
+    # A project's allow rules, waiting for the user's approval of the project (agent.provider.trust).
+    pending_allow: list[Any] = field(default_factory=list)
+    cycle: tuple[str, ...] = CYCLE
+    # The user approved the project's grants (agent.provider.trust.settle): its hooks and servers may run.
+    project_trusted: bool = False
+
+    def next_mode(self, state: AppState) -> str:
+        """Shift+Tab: the mode after this one."""
+        now = mode(state)
+        modes = self.cycle if now in self.cycle else (now, *self.cycle)
+        self.mode = modes[(modes.index(now) + 1) % len(modes)]
+        return self.mode
+
+    def trust_project(self) -> None:
+        self.rules["allow"] += self.pending_allow
+        self.pending_allow = []
+        self.project_trusted = True
+
+
+@dataclass
+class Hooks:
+    active: list[Any] = field(default_factory=list)
+    pending: list[Any] = field(default_factory=list)  # a project's, until it is approved
+    # SessionStart's context, for the next turn's request.
+    queued: list[str] = field(default_factory=list)
+    tasks: set[asyncio.Task] = field(default_factory=set)
+
+    def trust_project(self) -> None:
+        self.active += self.pending
+        self.pending = []
+
+
+@dataclass
+class Servers:
+    servers: dict[str, Any] = field(default_factory=dict)
+
+    def ready_toolsets(self) -> list[Any]:
+        return [s.toolset for s in self.servers.values() if s.state == "ready" and s.toolset is not None]
+
+    def definition_tokens(self) -> int:
+        return sum(s.definition_tokens for s in self.servers.values() if s.state == "ready")
