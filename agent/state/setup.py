@@ -34,7 +34,7 @@ class Permissions:
     # The user approved the project's grants (agent.provider.trust.settle): its hooks and servers may run.
     project_trusted: bool = False
 
-    def next_mode(self, state: AppState) -> str:
+    def next_mode(self, state: Any) -> str:
         """Shift+Tab: the mode after this one."""
         now = mode(state)
         modes = self.cycle if now in self.cycle else (now, *self.cycle)
