@@ -12,7 +12,7 @@ from tests.robustness.harness import agent_argv, agent_env, prepare_session, ses
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = r"CODING_AGENT_[A-Z_]+"
-# How the code reads one: os.environ.get("…"), os.environ["…"], os.getenv("…"), and main.py's
+# How the code reads one: os.environ.get("…"), os.environ["…"], os.getenv("…"), and cli.py's
 # _env("name") / _env_flag("name") for CODING_AGENT_<NAME>.
 READS = [rf'os\.environ\.get\(\s*"({NAME})"', rf'os\.environ\[\s*"({NAME})"\s*\]', rf'getenv\(\s*"({NAME})"']
 FLAG_READS = r'_env(?:_flag)?\(\s*"([a-z_]+)"'
@@ -40,10 +40,10 @@ def readme_table() -> set[str]:
     return {name for row in rows for name in re.findall(NAME, row)}
 
 
-def test_the_only_computed_read_is_mains_env_helper():
-    """A name built at run time would escape the grep: only main._env builds one, from _env("…") calls."""
+def test_the_only_computed_read_is_the_command_lines_env_helper():
+    """A name built at run time would escape the grep: only cli._env builds one, from _env("…") calls."""
     computed = [p.name for p in _sources() if re.search(r'environ\.get\(\s*f"CODING_AGENT_', p.read_text())]
-    assert computed == ["main.py"]
+    assert computed == ["cli.py"]
 
 
 def test_every_variable_the_code_reads_is_documented():

@@ -249,7 +249,7 @@ def origins(settings: Settings, args: Any, given: dict[str, str]) -> dict[str, t
 
 
 def env_given(dests: list[str]) -> set[str]:
-    """The dests set by a CODING_AGENT_<NAME> variable (main._env's names)."""
+    """The dests set by a CODING_AGENT_<NAME> variable (cli._env's names)."""
     return {d for d in dests if os.environ.get(f"CODING_AGENT_{d.upper()}")}
 
 

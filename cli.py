@@ -1,0 +1,122 @@
+"""The command line: the flags, their CODING_AGENT_* variables, and the settings files beneath both
+(agent/provider/settings.py). main.py builds the Config from what this parses."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from agent.config import DEFAULT_MODEL, REASONING_EFFORTS, THINKING_CHOICES
+from agent.text.i18n import default_lang
+from agent.tools.permissions import MODES as PERMISSION_MODES
+
+__version__ = "0.1.0"
+# The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
+PROG = "coding-agent"
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(f"CODING_AGENT_{name.upper()}", default)
+
+
+def _env_flag(name: str) -> bool:
+    return (_env(name) or "").lower() in ("1", "true", "yes", "on")
+
+
+def _request_limit(value: str) -> int | None:
+    """--max-requests N: a whole number, 0 for no limit."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"takes a whole number of requests (0 for no limit), not {value!r}")
+    return number or None
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = _parser()
+    args = p.parse_args(argv)
+    if args.output_format not in ("text", "json", "stream-json"):  # from the environment: not checked by choices
+        p.error(f"CODING_AGENT_OUTPUT_FORMAT: {args.output_format!r} is not text, json or stream-json")
+    return args
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="A terminal coding agent whose long sessions never hit the context wall. "
+        "Every flag can also be set as CODING_AGENT_<NAME> (e.g. CODING_AGENT_MODEL).",
+    )
+    p.add_argument("--model", default=_env("model", DEFAULT_MODEL), help=f"model name (default {DEFAULT_MODEL})")
+    p.add_argument("--base-url", default=_env("base_url"), help="any OpenAI-compatible endpoint")
+    p.add_argument("--context-window", type=int, default=_env("context_window"), help="the model's window, tokens")
+    p.add_argument("--thinking", choices=THINKING_CHOICES, default=_env("thinking"),
+                   help="DeepSeek's thinking mode (default: as the API, on for deepseek-v4-*)")
+    p.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, default=_env("reasoning_effort"),
+                   help="how deeply the model thinks (default: the API's)")
+    p.add_argument("--images", choices=("on", "off"), default=_env("images"),
+                   help="the model takes images (default: as known for the model; deepseek-flash does)")
+    p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
+    p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
+    p.add_argument("--max-requests", "--max-turns", dest="max_requests", type=_request_limit,
+                   default=_env("max_requests"), metavar="N",
+                   help="stop a turn after N model requests (default 0: no limit)")
+    p.add_argument("--cheap-tier", choices=("auto", "on", "off"), default=(_env("cheap_tier") or "auto").lower(),
+                   help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
+    p.add_argument("--prices", default=_env("prices"), metavar="JSON|FILE",
+                   help='your own prices per 1M tokens, e.g. \'{"MODEL": {"hit": 0.01, "miss": 0.1, "output": 0.4}}\'')
+    p.add_argument("-p", "--print", dest="prompt", default=_env("print"),
+                   help="run one turn, print, exit ('-' reads the message from stdin; piped stdin is added to it)")
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"),
+                   default=_env("output_format") or "text", help="-p's output: the answer, one JSON object, "
+                   "or one JSON line per event")
+    p.add_argument("--allowed-tools", default=_env("allowed_tools"), metavar="NAMES",
+                   help="tools that run without asking (e.g. run_command), comma-separated")
+    p.add_argument("--disallowed-tools", default=_env("disallowed_tools"), metavar="NAMES",
+                   help="tools the model is not given, comma-separated")
+    p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
+                   help="resume the latest session of this directory")
+    p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
+    p.add_argument("--fetch-allow-network", type=_networks, default=_env("fetch_allow_network") or (), metavar="CIDRS",
+                   help="networks fetch_url may reach although not public (e.g. 127.0.0.0/8), comma-separated")
+    p.add_argument("--yes", action="store_true", default=_env_flag("yes"),
+                   help="run shell commands without asking (the same as --permission-mode bypassPermissions)")
+    p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
+                   help="default (ask before edits and commands), acceptEdits (the default: edits in the "
+                   "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
+    p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
+    p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
+    p.add_argument("--version", action="version", version=f"coding-agent-compact {__version__}")
+    return p
+
+
+def apply_settings(args: argparse.Namespace, argv: list[str] | None) -> object:
+    """The settings files under what the command line and CODING_AGENT_* set (agent.provider.settings)."""
+    from agent.provider import settings as files
+
+    dests = [dest for dest, _check in files.FLAG_KEYS.values()]
+    parser = _parser()
+    unset = object()  # not a str: argparse would run a string default through the option's type
+    parser.set_defaults(**dict.fromkeys(dests, unset))
+    flags = {dest for dest, value in vars(parser.parse_args(argv)).items() if value is not unset}
+    given = {d: "flag" for d in flags} | {d: "env" for d in files.env_given(dests) if d not in flags}
+    lang = args.lang
+    loaded = files.load(Path.cwd().resolve(), lang)
+    files.apply_to_args(loaded, args, given)
+    if args.lang != lang:  # the files chose the language: their warnings in it
+        loaded = files.load(Path.cwd().resolve(), args.lang)
+    loaded.origins = files.origins(loaded, args, given)
+    files.apply_env(loaded)
+    return loaded
+
+
+def _networks(text: str) -> tuple[str, ...]:
+    """--fetch-allow-network: networks (agent.tools.fetch_url), a bad one refused like any bad value."""
+    from agent.tools.fetch_url import parse_networks
+
+    try:
+        return parse_networks(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
