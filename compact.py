@@ -22,6 +22,17 @@ import session
 from agent import debuglog
 from agent.compaction import background as bg
 from agent.compaction import margin, overflow, policy, trim, undo
+from agent.compaction.breakers import (  # noqa: F401 - compact's API (midturn.py, ui/status.py, the tests)
+    MAX_COMPACT_FAILURES,
+    REARM_TURNS,
+    THRASH_STREAK,
+    THRASH_TURNS,
+    auto_allowed,
+    auto_limit,
+    backoff_text,
+    check_thrashing,
+    failed,
+)
 from agent.compaction.budgets import for_state as budgets_for
 from agent.compaction.budgets import restore_room
 from agent.compaction.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
@@ -40,7 +51,7 @@ from agent.compaction.summarizer import request_summary, sent_split, tail_budget
 from agent.compaction.summary import SummaryParts, build_summary_message, is_summary
 from agent.compaction.undo import UndoPlan
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
-from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, Notice
+from agent.events import CompactionFinished, CompactionStarted, Notice
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
 from agent.tokens import count as tokens
@@ -53,13 +64,6 @@ if TYPE_CHECKING:
 
     from agent.state.app import AppState
 
-MAX_COMPACT_FAILURES = 3
-# Two automatic compactions within this many turns count as thrashing.
-THRASH_TURNS = 2
-THRASH_STREAK = 2
-# Thrashing backs off for this many turns (first the target is raised, then automatic compaction
-# pauses), then the guard re-arms: a session that thrashed once is not left without compaction.
-REARM_TURNS = 5
 
 
 @dataclass
@@ -328,28 +332,6 @@ def last_summary(state: AppState) -> str | None:
 # --- automatic compaction ------------------------------------------------------------------
 
 
-def auto_allowed(state: AppState) -> bool:
-    _rearm(state)
-    return state.config.auto_compact and state.compaction.off_reason is None and state.compaction.backoff < 2
-
-
-def auto_limit(state: AppState) -> int:
-    """Where automatic compaction fires: the threshold, or while the thrash guard backs off, halfway
-    from it to the largest request (more work between compactions, each one still cached)."""
-    limit = threshold(state)
-    if state.compaction.backoff:
-        limit += max(0, overflow.ceiling(state) - limit) // 2
-    return limit
-
-
-def _rearm(state: AppState) -> None:
-    comp = state.compaction
-    if comp.rearm_at is not None and state.turns >= comp.rearm_at:
-        comp.backoff, comp.rearm_at, comp.thrash_streak = 0, None, 0
-        debuglog.log("thrash_rearmed", turn=state.turns)
-        state.emit(Notice(t("thrash_rearmed", state.lang)))
-
-
 async def auto_compact_if_needed(state: AppState, pending: Sequence[ModelMessage] = ()) -> None:
     """Before the user's turn: over the threshold, compact first. A failure never blocks the turn."""
     if not auto_allowed(state):
@@ -369,51 +351,13 @@ async def attempt(state: AppState, trigger: str, start: Any) -> bool:
     except NothingToCompact:
         return False
     except CompactError as exc:
-        _failed(state, trigger, str(exc))
+        failed(state, trigger, str(exc))
         return False
     except Exception as exc:  # noqa: BLE001 - an automatic compaction must never break the turn
         from agent.provider.error_text import describe_error
 
-        _failed(state, trigger, describe_error(exc, state.config))
+        failed(state, trigger, describe_error(exc, state.config))
         return False
     state.compaction.failures = 0
-    _check_thrashing(state)
+    check_thrashing(state)
     return True
-
-
-def _failed(state: AppState, trigger: str, reason: str) -> None:
-    state.compaction.failures += 1
-    state.stats.compaction_failures += 1
-    debuglog.log("compact_failed", trigger=trigger, reason=reason, failures=state.compaction.failures)
-    state.emit(CompactionFailed(trigger, reason))
-    if state.compaction.failures >= MAX_COMPACT_FAILURES and state.compaction.off_reason is None:
-        state.compaction.off_reason = "failures"
-        key = "auto_compact_off_print" if state.config.one_shot else "auto_compact_off"
-        state.emit(Notice(t(key, state.lang, n=state.compaction.failures), level="warn"))
-
-
-def _check_thrashing(state: AppState) -> None:
-    comp = state.compaction
-    turns = comp.auto_turns
-    if turns and state.turns - turns[-1] <= THRASH_TURNS:
-        comp.thrash_streak += 1
-    else:
-        comp.thrash_streak = 0
-    turns.append(state.turns)
-    if comp.thrash_streak >= THRASH_STREAK:
-        # Back off, never off for good: first a higher target, then a pause; re-armed either way.
-        comp.backoff, comp.rearm_at, comp.thrash_streak = min(2, comp.backoff + 1), state.turns + REARM_TURNS, 0
-        debuglog.log("thrashing", turns=turns[-3:], backoff=comp.backoff, rearm_at=comp.rearm_at)
-        key = "thrash_raised" if comp.backoff == 1 else "thrash_paused"
-        key += "_print" if key == "thrash_paused" and state.config.one_shot else ""
-        state.emit(Notice(t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at, n=REARM_TURNS),
-                          level="warn"))
-
-
-def backoff_text(state: AppState) -> str:
-    """What the thrash guard is doing now, for /status ("" when nothing)."""
-    comp = state.compaction
-    if not comp.backoff or comp.rearm_at is None:
-        return ""
-    key = "status_thrash_raised" if comp.backoff == 1 else "status_thrash_paused"
-    return t(key, state.lang, limit=auto_limit(state), turn=comp.rearm_at)

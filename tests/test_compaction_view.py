@@ -75,10 +75,10 @@ async def test_no_slash_command_advice_in_one_shot_mode(make_state, server):
     """-p has no /compact: its notices never tell the user to run one (issue 20)."""
     state = make_state(one_shot=True)
     for _ in range(compact.MAX_COMPACT_FAILURES):
-        compact._failed(state, "auto", "the server said no")
+        compact.failed(state, "auto", "the server said no")
     state.compaction.backoff, state.turns = 1, 3
-    compact._check_thrashing(state)
+    compact.check_thrashing(state)
     state.compaction.auto_turns, state.compaction.thrash_streak = [2, 3], 1
-    compact._check_thrashing(state)
+    compact.check_thrashing(state)
     assert state.compaction.backoff == 2
     assert not [text for text in _said(state) if "/compact" in text]
