@@ -7,17 +7,17 @@ import argparse
 import os
 from pathlib import Path
 
-from agent.config import DEFAULT_MODEL, REASONING_EFFORTS, THINKING_CHOICES
+from agent.config import DEFAULT_MODEL, REASONING_EFFORTS, THINKING_CHOICES, env_name
 from agent.text.i18n import default_lang
 from agent.tools.permissions import MODES as PERMISSION_MODES
 
-__version__ = "0.1.0"
+VERSION = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
 PROG = "coding-agent"
 
 
 def _env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get(f"CODING_AGENT_{name.upper()}", default)
+    return os.environ.get(env_name(name), default)
 
 
 def _env_flag(name: str) -> bool:
@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
                    "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
-    p.add_argument("--version", action="version", version=f"coding-agent-compact {__version__}")
+    p.add_argument("--version", action="version", version=f"coding-agent-compact {VERSION}")
     return p
 
 

@@ -26,7 +26,9 @@ from agent.state.app import AppState, Stats
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
 from agent.tools.preapproval import parse_tool_list
-from cli import PROG, __version__, _env, _env_flag, apply_settings, parse_args  # noqa: F401 - main's own API
+from cli import PROG, VERSION, apply_settings, parse_args  # noqa: F401 - main's own API
+
+__version__ = VERSION
 from controller import start_state
 
 if TYPE_CHECKING:

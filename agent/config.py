@@ -28,6 +28,12 @@ THINKING_CHOICES = ("on", "off")
 REASONING_EFFORTS = ("high", "max")
 
 
+
+def env_name(name: str) -> str:
+    """The environment variable of a flag's setting: --compact-at is CODING_AGENT_COMPACT_AT."""
+    return f"CODING_AGENT_{name.upper()}"
+
+
 @dataclass(frozen=True)
 class Prices:
     """Per million tokens: a prompt token served from the prefix cache, one not, an output token

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.config import REASONING_EFFORTS, data_home
+from agent.config import REASONING_EFFORTS, data_home, env_name
 from agent.provider.keys import is_key_name
 from agent.text.i18n import t
 
@@ -249,8 +249,8 @@ def origins(settings: Settings, args: Any, given: dict[str, str]) -> dict[str, t
 
 
 def env_given(dests: list[str]) -> set[str]:
-    """The dests set by a CODING_AGENT_<NAME> variable (cli._env's names)."""
-    return {d for d in dests if os.environ.get(f"CODING_AGENT_{d.upper()}")}
+    """The dests set by a CODING_AGENT_<NAME> variable (agent.config.env_name's names)."""
+    return {d for d in dests if os.environ.get(env_name(d))}
 
 
 def apply_env(settings: Settings) -> None:
