@@ -12,7 +12,8 @@ import session
 from agent.errors import CompactError
 from agent.events import ApprovalRequest, Listing, Notice, Question
 from agent.provider import settings as files
-from agent.turn import hooks, trust
+from agent.provider import trust
+from agent.turn import hooks
 from main import on_submit
 from tests.builders import SUMMARY, chat, long_answer, responder, script_forever
 from tests.fake_openai import Text, ToolCalls

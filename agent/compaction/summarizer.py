@@ -80,7 +80,8 @@ async def request_summary(
         reply = _read_reply(state, responses, left_out)
     except NotASummary:  # a greeting, a question: asked once more, firmly; a second one fails the compaction
         debuglog.log("compact_not_a_summary")
-        reply = _read_reply(state, await _summary_call(state, messages, firmer_prompt(prompt, state.lang)), left_out)
+        reply = _read_reply(state, await _summary_call(agent, state, messages, firmer_prompt(prompt, state.lang)),
+                            left_out)
     if not reply.summary:
         raise CompactError(t("compact_empty", state.lang))
     if state.stats.usage_missing and left_out == 0:

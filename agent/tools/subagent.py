@@ -117,16 +117,18 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
     from pydantic_ai.usage import UsageLimits
 
     from agent.provider.model import build_model, model_settings
+    from agent.provider.retries import Retries
     from agent.text.prompts import load_prompt
     from agent.tools.memory_files import instructions
 
     label = t("subagent_label", parent.lang, description=description)
     # The parent's instructions as sent (rendered when its agent was built), the sub-agent's after them.
     base = parent.scratch.instructions or instructions(parent.workspace, parent.lang)
-    model = build_model(parent.config, None, on_retry=lambda event: parent.emit(event))
+    model = build_model(parent.config)
     agent = Agent(model, model_settings=model_settings(parent.config),  # type: ignore[arg-type]
                   instructions=base + "\n\n" + load_prompt("subagent", parent.lang),
-                  deps_type=AppState, tools=tools, retries=3)
+                  deps_type=AppState, tools=tools, retries=3,
+                  capabilities=[Retries()])  # a retry's wait is told through the sub-agent's deps
     limits = UsageLimits(request_limit=parent.config.max_requests, total_tokens_limit=budget)
     report = ""
     with capture_run_messages() as messages:
