@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent import tokens
 from agent.context import context_tokens
 from agent.events import Notice, TextDelta, ToolCallStarted, ToolResult, UsageUpdate, WaitingForModel
@@ -21,16 +23,18 @@ def errors(state) -> list[str]:
     return [n.text for n in state.emit.of(Notice) if n.level == "error"]
 
 
-async def test_a_turn_answers_and_counts_with_the_servers_tokenizer(local_state):
-    state = local_state(4096)
+@pytest.mark.parametrize("window", [2048, 4096, 8192])
+async def test_a_turn_answers_and_counts_with_the_servers_tokenizer(local_state, window):
+    state = local_state(window)
     assert tokens._server_count is not None  # /tokenize answered: our counts are the server's
     await on_submit(state, "Say hello in one short sentence.")
     assert not errors(state)
     assert "".join(e.text for e in state.emit.of(TextDelta)).strip()
     (usage,) = state.emit.of(UsageUpdate)
     assert usage.input_tokens > 100
-    # The turn's request asked for at most the answer room (the guard's): 4096 // 16.
-    assert usage.output_tokens <= 256
+    # The turn's request asked for at most the answer room (the guard's): the window / 16.
+    assert usage.output_tokens <= window // 16
+    assert usage.input_tokens + usage.output_tokens <= window
     (waiting,) = state.emit.of(WaitingForModel)
     assert "processing the prompt" in waiting.label
 
