@@ -154,12 +154,15 @@ def _memo_put(text: str, n: int) -> None:
 # The server's own count of a text, where it has a tokenizer to ask (agent.tokens.server_tokens); None:
 # ours. Every estimate goes through `_length`, so this is the one place counting changes.
 _server_count: Callable[[str], int | None] | None = None
+_server_prefix: Callable[[str | None, list], int | None] | None = None
 
 
-def use_counter(count: Callable[[str], int | None] | None) -> None:
-    """Count texts with `count` (None: with our tokenizer again); counts made before are dropped."""
-    global _server_count
-    _server_count = count
+def use_counter(count: Callable[[str], int | None] | None,
+                prefix: Callable[[str | None, list], int | None] | None = None) -> None:
+    """Count texts with `count` and a request's fixed part with `prefix` (None: ours again); counts
+    made before are dropped."""
+    global _server_count, _server_prefix
+    _server_count, _server_prefix = count, prefix
     _counts.clear()
     with _memo_lock:
         _memo.clear()
@@ -262,5 +265,8 @@ def count_messages(msgs: Iterable[ModelMessage]) -> int:
 
 def count_request_prefix(instructions: str | None, tool_defs: Iterable[Any] = ()) -> int:
     """Tokens of a request outside its messages: the system message, the tools and the markers."""
+    tool_defs = list(tool_defs)
+    if _server_prefix is not None and (n := _server_prefix(instructions, tool_defs)):
+        return n
     msgs = [{"role": "system", "content": instructions}] if instructions else []
     return count_pieces(render_request(msgs, tool_defs))

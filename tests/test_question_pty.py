@@ -1,0 +1,30 @@
+"""The REPL's [y/N] question in a real terminal: another line is not a silent "no" (issue 21)."""
+
+from __future__ import annotations
+
+import pexpect
+
+from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: a fixture
+
+
+def test_a_command_typed_at_the_yes_no_question_is_asked_again(workspace, home, live_server):  # noqa: F811
+    child = spawn(workspace, home, live_server, "--context-window", "8000")
+    wait_prompt(child)
+    # Long enough that a summary is smaller than the history it replaces.
+    for n in range(3):
+        type_line(child, f"message {n} " + "some words about the parser and the lexer " * 40)
+        child.expect(f"Echo: message {n}")
+        wait_prompt(child)
+    type_line(child, "/compact")
+    child.expect("Compacted")
+    wait_prompt(child)
+    type_line(child, "/compact undo")
+    child.expect(r"\[y/N\]")
+    child.send("/context\r")
+    child.expect("'/context' is not an answer")
+    child.expect(r"\[y/N\]")
+    child.send("n\r")
+    wait_prompt(child)
+    assert "Restored the history" not in child.before
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
