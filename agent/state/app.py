@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from agent.config import Config
 from agent.events import Emit, Event
 from agent.provider.prefix import RequestRecorder
-from agent.state.app.setup import Hooks, Permissions, Servers
 from agent.state.file_history import FileHistory
 from agent.state.file_state import ReadFileState
+from agent.state.setup import Hooks, Permissions, Servers
 from agent.state.transcript import Transcript
 
 if TYPE_CHECKING:

@@ -73,7 +73,7 @@ def _image_tokens(content: Any) -> int:
     """The estimated tokens of the images in a `content` list (agent.tools.images says how it estimates)."""
     if not isinstance(content, list):
         return 0
-    from agent.tokens.count.image_tokens import data_url_tokens
+    from agent.tokens.image_tokens import data_url_tokens
 
     total = 0
     for part in content:
@@ -170,7 +170,7 @@ def _user_content(content: Any) -> str | list[dict[str, str]]:
         if isinstance(text, str):
             items.append({"type": "text", "text": text})
         else:
-            from agent.tokens.count.image_tokens import content_tokens
+            from agent.tokens.image_tokens import content_tokens
 
             if (n := content_tokens(item)) is not None:  # other files are not counted
                 items.append({"type": "image_url", "tokens": n})

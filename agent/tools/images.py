@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.tokens.count.image_tokens import MAX_TOKENS, content_tokens, data_url_tokens, dimensions, estimate_tokens  # noqa: F401
+from agent.tokens.image_tokens import MAX_TOKENS, content_tokens, data_url_tokens, dimensions, estimate_tokens  # noqa: F401
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import BinaryContent, ModelMessage

@@ -26,7 +26,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 PREFIX = "mcp__"
 
 
-from agent.state.app.setup import Servers  # noqa: E402,F401 - re-exported
+from agent.state.setup import Servers  # noqa: E402,F401 - re-exported
 
 
 @dataclass

@@ -29,7 +29,7 @@ from agent.tools.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, n
 AppState = Any
 Risk = Any
 
-from agent.state.app.setup import CYCLE, KINDS, MODES, START_MODE, Permissions, mode  # noqa: E402,F401 - re-exported
+from agent.state.setup import CYCLE, KINDS, MODES, START_MODE, Permissions, mode  # noqa: E402,F401 - re-exported
 
 # Claude Code's permission keys that mean nothing here: a copied file keeps them without a warning.
 CLAUDE_ONLY = ("additionalDirectories", "disableBypassPermissionsMode")
