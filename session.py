@@ -234,6 +234,9 @@ def is_agent_note(metadata: object) -> bool:
 
 
 PREVIEW_BYTES = 1 << 22  # of a session file read for its preview: a 4 MB summary line still fits
+# Archives followed back to the first words: each compaction or left-out note adds one (bounded: a
+# crafted chain costs at most this many bounded reads).
+MAX_ARCHIVE_DEPTH = 16
 
 
 def _archive_path(value: object) -> Path | None:
@@ -265,7 +268,7 @@ def _preview(path: Path, depth: int = 0) -> str:
             if is_agent_note(message.get("metadata")):
                 archives = message["metadata"].get("archives") or [None]
                 archive = _archive_path(archives[0])
-                if depth < 3 and archive is not None and (words := _preview(archive, depth + 1)):
+                if depth < MAX_ARCHIVE_DEPTH and archive is not None and (words := _preview(archive, depth + 1)):
                     return words
                 continue
             for part in message.get("parts", []):

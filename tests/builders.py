@@ -10,6 +10,10 @@ from tests.fake_openai import Reply, Text, smart_reply
 
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. The user asked to read files. 5. read big0.txt</summary>"
 
+# Sizes some tests pin were chosen with the first six tools: the later ones' definitions (issue 25)
+# move the fixed prefix, and with it what these tests measure, by ~750 tokens.
+LATER_TOOLS = frozenset({"todo", "fetch_url", "task"})
+
 
 def is_compaction(body: dict[str, Any]) -> bool:
     messages = body.get("messages") or []

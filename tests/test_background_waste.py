@@ -55,4 +55,6 @@ async def test_no_background_summary_mid_turn_that_the_turn_would_outgrow(make_s
     assert state.emit.of(CompactionFinished)
     assert state.stats.background_discarded.get("mid-turn, turn too long", 0) == 0
     stats = state.stats
-    assert stats.background_started == stats.background_used + sum(stats.background_discarded.values())
+    # Every one started is used, given up (and counted), or still being written for the next threshold.
+    pending = 1 if state.compaction.background is not None else 0
+    assert stats.background_started == stats.background_used + sum(stats.background_discarded.values()) + pending

@@ -98,7 +98,7 @@ def test_model_switch_in_the_terminal(workspace, home, live_server):
     wait_prompt(child)
     type_line(child, "/model deepseek-v4-pro")
     child.expect_exact("Switched to deepseek-v4-pro")
-    child.expect_exact("not served from deepseek-v4-flash's prefix cache")
+    child.expect_exact("not served from deepseek-flash's prefix cache")
     wait_prompt(child)
     type_line(child, "/status")
     child.expect_exact("deepseek-v4-pro")

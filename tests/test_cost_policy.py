@@ -7,12 +7,8 @@ from datetime import UTC, datetime
 import compact
 from agent.events import CompactionFinished
 from main import build_config, parse_args
-from tests.builders import big_files, chat, is_compaction, note, responder, script_forever
+from tests.builders import LATER_TOOLS, big_files, chat, is_compaction, note, responder, script_forever
 from ui.status import status_lines
-
-# The sizes below were chosen with the first six tools: the later ones' definitions (issue 25) would move
-# the fixed prefix, and with it the verdicts these tests pin, by ~750 tokens of a 32k window.
-LATER_TOOLS = frozenset({"todo", "fetch_url", "task"})
 
 
 async def _reads_then_chatter(state, workspace, size: int = 120) -> None:

@@ -70,7 +70,9 @@ async def test_a_server_counting_above_the_agent_is_refitted_not_resent(make_sta
     assert _refused_twice(server.requests) == []
     answered = [r for r in server.requests if r.get("billed")]
     assert all(r["prompt_tokens"] <= WINDOW for r in answered)
-    assert state.stats.count_ratio >= 1.2
+    # Most of the 30% (the part in the instructions and tool definitions goes into the fixed prefix's
+    # calibration, agent/compaction/context.py, and not into the margin).
+    assert state.stats.count_ratio >= 1.15
     # Every turn was answered.
     assert sum(1 for r in answered if "Echo: note" in json.dumps(r["body"]["messages"][-1]) or
                r["body"]["messages"][-1]["content"].startswith("note ")) >= 12
