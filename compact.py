@@ -202,7 +202,7 @@ def take_mid_turn(
 
 async def pre_compact_hooks(state: AppState, trigger: str, custom_instructions: str = "") -> None:
     """PreCompact (matcher "manual" or "auto"): a hook that exits 2 keeps the history as it is."""
-    from agent.turn import hooks
+    from agent.tools import hooks
 
     kind = "manual" if trigger == "manual" else "auto"
     said = await hooks.run(state, "PreCompact", {"trigger": kind, "custom_instructions": custom_instructions}, kind)
@@ -297,7 +297,7 @@ def _commit(
     if after > threshold(state):
         # The threshold is a target: a summary that fits the window is kept, and the user told.
         state.emit(Notice(t("compact_over_target", state.lang, after=after, threshold=threshold(state)), level="warn"))
-    from agent.turn import hooks
+    from agent.tools import hooks
 
     hooks.compacted(state, trigger, before, after, str(archive))  # PostCompact, SessionStart "compact"
     return CompactResult(before, after, str(archive), tier, left_out)

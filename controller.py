@@ -65,8 +65,7 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     # Loading may warn (skipped lines) before any UI exists: the warnings wait here for replay_early.
     state = AppState(config=config, transcript=Transcript("", config.workspace), emit=EventLog())
-    from agent.tools import permissions
-    from agent.turn import hooks
+    from agent.tools import hooks, permissions
 
     state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
                                                         config.lang)

@@ -95,9 +95,9 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
 
     import compact
     import midturn
+    from agent.tools import hooks
     from agent.tools.images import pasted_paths
     from agent.tools.mentions import attached_paths, build_mention_messages, find_mentions
-    from agent.turn import hooks
     from agent.turn.loop import run_turn
 
     asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})

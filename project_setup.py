@@ -20,7 +20,7 @@ MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the t
 async def start_project(state: AppState) -> None:
     """The project's allow rules, hooks and MCP servers count once the user approved them (agent.provider.trust)."""
     from agent.provider import trust
-    from agent.turn import hooks
+    from agent.tools import hooks
 
     if await trust.settle(state):
         state.permissions.trust_project()
@@ -40,7 +40,7 @@ async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
     """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model.
     Returns the last turn's outcome (-p's exit code and result follow it)."""
     import midturn
-    from agent.turn import hooks
+    from agent.tools import hooks
     from agent.turn.loop import run_turn
 
     for again in range(MAX_STOP_CONTINUATIONS + 1):

@@ -16,6 +16,16 @@ from tests.fake_openai import FakeOpenAI
 models.ALLOW_MODEL_REQUESTS = False
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that drive a real terminal (pexpect) wait on what the screen shows, with timeouts: on
+    two cores, two of them at once beside the rest of the suite starve each other. They share one
+    xdist worker (`--dist loadgroup`), the other runs everything else."""
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and hasattr(module, "pexpect") and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group("terminal"))
+
+
 @pytest.fixture(autouse=True)
 def _quick_client(monkeypatch: pytest.MonkeyPatch) -> None:
     # The openai client's retries back off for seconds; tests that test retries turn them back on.

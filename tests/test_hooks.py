@@ -13,7 +13,7 @@ from agent.errors import CompactError
 from agent.events import ApprovalRequest, Listing, Notice, Question
 from agent.provider import settings as files
 from agent.provider import trust
-from agent.turn import hooks
+from agent.tools import hooks
 from main import on_submit
 from tests.builders import SUMMARY, chat, long_answer, responder, script_forever
 from tests.fake_openai import Text, ToolCalls

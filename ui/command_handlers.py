@@ -10,7 +10,7 @@ import session
 from agent.compaction.background import cancel_background
 from agent.errors import CompactError, NothingToCompact
 from agent.text.i18n import t
-from agent.turn import hooks
+from agent.tools import hooks
 from controller import load_session, start_warm_up, switch_session, undo_turn
 from ui.registry import COMPACT_SHOW, COMPACT_UNDO, command
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App

@@ -199,7 +199,7 @@ class AppState:
     always_allowed_writes: set[str] = field(default_factory=set)
     # The permission mode (Shift+Tab) and the saved rules (agent.tools.permissions).
     permissions: Permissions = field(default_factory=Permissions)
-    # The settings files' hooks (agent.turn.hooks).
+    # The settings files' hooks (agent.tools.hooks).
     hooks: Hooks = field(default_factory=Hooks)
     # Web domains the user allowed fetch_url for the session ("always" at a fetch question).
     always_allowed_domains: set[str] = field(default_factory=set)

@@ -1,7 +1,7 @@
 """The session's set-up as data (issue 24): the permission mode and rules, the hooks, the MCP servers.
 
 AppState holds them, and the tools and the turn act on them (agent/tools/permissions.py,
-agent/turn/hooks.py, agent/tools/mcp_servers.py), so the data lives here, below the tools, and the
+agent/tools/hooks.py, agent/tools/mcp_servers.py), so the data lives here, below the tools, and the
 behaviour above: the rule, hook and server objects are those modules' own types (Any here).
 """
 

@@ -5,7 +5,7 @@
 Each server runs through pydantic-ai's MCP client (MCPToolset). It starts in the background, so the
 prompt never waits for it; a project's servers start only once the user approved the project. Its
 tools reach the model as `mcp__<server>__<tool>` (as in Claude Code), pass the same permission rules
-and hooks as ours (agent.turn.tool_gate), and their results are tool results like any other (counted,
+and hooks as ours (agent.tools.tool_gate), and their results are tool results like any other (counted,
 cleared by the cheap tier). A server that fails to start or dies is one line; the session goes on
 without it.
 """

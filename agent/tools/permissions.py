@@ -34,7 +34,7 @@ from agent.state.setup import CYCLE, KINDS, MODES, START_MODE, Permissions, mode
 # Claude Code's permission keys that mean nothing here: a copied file keeps them without a warning.
 CLAUDE_ONLY = ("additionalDirectories", "disableBypassPermissionsMode")
 
-# A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.turn.hooks sets it).
+# A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.tools.hooks sets it).
 HOOK_DECISION: ContextVar[tuple[str, str] | None] = ContextVar("hook_decision", default=None)
 
 

@@ -120,6 +120,7 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
     from agent.provider.retries import Retries
     from agent.text.prompts import load_prompt
     from agent.tools.memory_files import instructions
+    from agent.tools.tool_gate import ToolGate
 
     label = t("subagent_label", parent.lang, description=description)
     # The parent's instructions as sent (rendered when its agent was built), the sub-agent's after them.
@@ -128,7 +129,9 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
     agent = Agent(model, model_settings=model_settings(parent.config),  # type: ignore[arg-type]
                   instructions=base + "\n\n" + load_prompt("subagent", parent.lang),
                   deps_type=AppState, tools=tools, retries=3,
-                  capabilities=[Retries()])  # a retry's wait is told through the sub-agent's deps
+                  # Retries: a retry's wait is told through the sub-agent's deps; ToolGate: its tool
+                  # calls pass the same hooks and permission rules as the parent's.
+                  capabilities=[Retries(), ToolGate()])
     limits = UsageLimits(request_limit=parent.config.max_requests, total_tokens_limit=budget)
     report = ""
     with capture_run_messages() as messages:

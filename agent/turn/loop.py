@@ -117,8 +117,8 @@ async def run_turn(
     from pydantic_ai.usage import UsageLimits
 
     from agent.provider import prefix
+    from agent.tools.tool_gate import ToolGate
     from agent.turn.guard import TurnGuard
-    from agent.turn.tool_gate import ToolGate
 
     agent = get_agent(state)
     start = list(state.history)

@@ -26,7 +26,7 @@ def _target(state: Any, args: dict[str, Any]) -> Any:
 class _Gate:
     async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
         state = ctx.deps
-        from agent.turn import hooks
+        from agent.tools import hooks
 
         name = call.tool_name
         given = dict(args) if isinstance(args, dict) else {}
