@@ -10,9 +10,10 @@ from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # no
 def test_a_command_typed_at_the_yes_no_question_is_asked_again(workspace, home, live_server):  # noqa: F811
     child = spawn(workspace, home, live_server, "--context-window", "8000")
     wait_prompt(child)
-    # Long enough that a summary is smaller than the history it replaces.
-    for n in range(3):
-        type_line(child, f"message {n} " + "some words about the parser and the lexer " * 40)
+    # Long enough that a summary is smaller than the history it replaces, which carries every user
+    # message verbatim (issue 20): more messages, each shorter, and their echoes are what it saves.
+    for n in range(6):
+        type_line(child, f"message {n} " + "some words about the parser and the lexer " * 20)
         child.expect(f"Echo: message {n}")
         wait_prompt(child)
     type_line(child, "/compact")

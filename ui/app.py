@@ -116,7 +116,8 @@ class App(CommandHost):
         # Plain text, not HTML: a control character in the folder's name made HTML() raise at every
         # prompt; escaped, it is shown rather than sent to the terminal.
         shown = t(f"mode_{mode(state)}", self.lang)
-        return plain(f" {state.config.model} · {folder} · {gauge}{assumed} · {shown} (shift+tab) ")
+        # The folder last: a long path is what the terminal's width cuts, never the gauge or the mode.
+        return plain(f" {state.config.model} · {shown} (shift+tab) · {gauge}{assumed} · {folder} ")
 
     def _prompt_session(self) -> PromptSession:
         bindings = KeyBindings()
