@@ -195,9 +195,14 @@ class App(CommandHost):
             self.renderer.tick()
 
 
+# A folder longer than this is shown by its last name: the toolbar is one line of the terminal.
+MAX_FOLDER_CHARS = 32
+
+
 def _short_path(path: Path) -> str:
     home = Path.home()
     try:
-        return "~/" + path.relative_to(home).as_posix()
+        shown = "~/" + path.relative_to(home).as_posix()
     except ValueError:
-        return str(path)
+        shown = str(path)
+    return shown if len(shown) <= MAX_FOLDER_CHARS else "…/" + path.name
