@@ -88,16 +88,16 @@ def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, li
 
 
 def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, home, live_server, tmp_path):  # noqa: F811
-    record = tmp_path / "started"
+    record = workspace / "started"  # written by the hook, which runs in the project (a short line to match)
     (workspace / ".coding-agent").mkdir()
     (workspace / ".coding-agent" / "settings.json").write_text(json.dumps({
         "permissions": {"allow": ["Bash(echo from-the-project)"]},
-        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": f"cat > {record}"}]}]}}))
+        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat > started"}]}]}}))
     live_server.script(ToolCalls([("run_command", {"command": "echo from-the-project"})]), Text("Ran."))
     child = spawn(workspace, home, live_server)
-    child.expect_exact("asks for what its files would let run")
+    child.expect(r"asks\s+for\s+what\s+its\s+files\s+would\s+let\s+run")  # after the folder: may wrap
     child.expect_exact("allow  Bash(echo from-the-project)")
-    child.expect_exact(f"hook   SessionStart (project): cat > {record}")
+    child.expect_exact("hook   SessionStart (project): cat > started")
     child.expect_exact("[y/N]")
     child.send("y\r")
     wait_prompt(child)
