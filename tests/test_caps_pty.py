@@ -80,14 +80,7 @@ def test_an_image_is_attached_or_refused_with_a_clear_line(workspace, home, live
     assert any(part.get("type") == "image_url" for m in live_server.requests[-1]["body"]["messages"]
                if isinstance(m.get("content"), list) for part in m["content"])
 
-    child = spawn(workspace, home, live_server, "--model", "deepseek-v4-pro")
-    wait_prompt(child)
-    type_line(child, "what is in @shot.png?")
-    child.expect(r"does\s+not\s+take\s+images")  # the line may wrap: the path in it is the test's folder
-    child.expect("Echo: what is in @shot.png")  # the text went; no 400
-    wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    # A model without images: tests/test_images.py (the clear line, the text sent, no 400).
 
 
 def test_model_switch_in_the_terminal(workspace, home, live_server):
