@@ -66,10 +66,16 @@ class _Guard:
 
         from agent.compaction import margin
         from agent.compaction.context import history_tokens
+        from agent.provider.server_errors import server_window
 
         state: AppState = ctx.deps
         if not margin.too_long(error) or state.scratch.refits >= MAX_REFITS:
             raise error  # the next capability's (agent.provider.retries), else the turn's
+        named = server_window(error)
+        if named is not None and named < state.config.context_window:
+            # The server's window is smaller than ours: no refit to ours can fit it. One refusal, and
+            # the error says which --context-window to set (agent/provider/error_text.py).
+            raise error
         messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
         margin.refused(state, history_tokens(state, messages), error)
         state.scratch.refits += 1
