@@ -29,8 +29,10 @@ async def test_compact_show_prints_the_summary_whole(make_state, server):
     host = CommandHost(state)
     await dispatch(host, "/compact show")
     assert "no summary" in _said(state)[-1]
-    script_forever(server, responder([long_answer(1)], summary=LONG))
+    # Two long answers: a history the long summary is surely smaller than (one was about its size).
+    script_forever(server, responder([long_answer(1), long_answer(2)], summary=LONG))
     await on_submit(state, "build the parser")
+    await on_submit(state, "and the lexer")
     await compact.run_compact(state)
     await dispatch(host, "/compact show")
     assert "point 79 of the work so far. THE END" in _said(state)[-1]
