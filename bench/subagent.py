@@ -83,10 +83,10 @@ async def run(quick: bool) -> None:
             for name, r in (("inline", inline), ("delegated", delegated))]
     report.table(["how", "parent context after the job (tokens)", "requests", "of them sub-agent's",
                   "$ job", f"$ {follow_ups} later turns", "$ session"], rows)
-    report.figure("parent context after the job, inline", inline["context"], "tokens")
-    report.figure("parent context after the job, delegated", delegated["context"], "tokens")
-    report.figure("session cost, inline", round(inline["total"], 6), "USD")
-    report.figure("session cost, delegated", round(delegated["total"], 6), "USD")
+    report.figure("parent_context_after_job_inline", inline["context"], "tokens")
+    report.figure("parent_context_after_job_delegated", delegated["context"], "tokens")
+    report.figure("session_cost_inline", round(inline["total"], 6), "USD")
+    report.figure("session_cost_delegated", round(delegated["total"], 6), "USD")
     report.finish()
 
 
