@@ -80,18 +80,11 @@ def _raise_to(state: AppState, value: float, why: str, estimate: int, server: in
 
 
 def too_long(exc: BaseException) -> bool:
-    """A request the server refused for its length (OpenAI, DeepSeek, vLLM, llama.cpp wordings)."""
-    from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelHTTPError
+    """A request the server refused for its length: agent/provider/server_errors.py owns the wordings
+    (OpenAI, DeepSeek, vLLM, llama.cpp, Ollama, LM Studio)."""
+    from agent.provider.server_errors import is_too_long
 
-    if isinstance(exc, ModelContextWindowExceededError):
-        return True
-    if isinstance(exc, ModelHTTPError) and exc.status_code in (400, 413):
-        text = _error_text(exc).lower()
-        return any(words in text for words in _TOO_LONG)
-    return False
-
-
-_TOO_LONG = ("context length", "too long", "maximum context", "exceed_context_size", "context size")
+    return is_too_long(exc)
 # "you requested 19170 tokens (19170 in the messages, 0 in the completion)" (OpenAI, DeepSeek,
 # vLLM), "your messages resulted in 19170 tokens" (OpenAI), "n_prompt_tokens": 19170 (llama.cpp).
 _COUNTS = (

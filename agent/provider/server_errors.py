@@ -18,7 +18,7 @@ import re
 _WORDS = re.compile(
     r"exceed_context_size|exceeds? the available context size|maximum context length|maximum model length"
     r"|exceeds? the context length|input exceeds context length|context length of only|context the overflows"
-    r"|greater than the context length|exceeds context length|context_length_exceeded",
+    r"|greater than the context length|exceeds context length|context_length_exceeded|too long",
     re.I,
 )
 # The server's context size, in the order of how sure each wording is.
