@@ -80,8 +80,9 @@ def restore_file_messages(
 ) -> list:
     """Re-read the newest-read files (agent.compaction.rebuild.choose_restored: at most 5, within the budget)
     into the new history, through the same mechanism as @-mentions. A file that is gone is skipped."""
-    from agent.tools.builtin import ToolError, read_for_model
+    from agent.tools.answers import ToolError
     from agent.tools.mentions import read_messages
+    from agent.tools.reading import read_for_model
 
     def readable() -> Any:
         for path in reversed(old_state.paths()):

@@ -97,7 +97,7 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     import midturn
     from agent.tools import hooks
     from agent.tools.images import pasted_paths
-    from agent.tools.mentions import attached_paths, build_mention_messages, find_mentions
+    from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
     from agent.turn.loop import run_turn
 
     asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})
@@ -121,9 +121,9 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
 
     state.turns += 1
     state.file_history.make_checkpoint(len(state.history), user_input)
-    if attached := attached_paths(prelude):
+    if attached := attached_labels(prelude, state.lang):
         separator = t("list_separator", state.lang)
-        state.emit(Notice(t("attached", state.lang, paths=separator.join(f"@{p}" for p in attached))))
+        state.emit(Notice(t("attached", state.lang, paths=separator.join(attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
     from agent.tools import mcp_servers

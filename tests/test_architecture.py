@@ -30,11 +30,7 @@ SHARED = ("agent.config", "agent.events", "agent.errors", "agent.debuglog")
 MAX_LINES = 400
 # Over MAX_LINES today, with their current length as a ceiling: none may grow; one split below MAX_LINES
 # leaves the list.
-KNOWN_LONG: dict[str, int] = {
-    # The six built-in tools and the helpers they share (issue 19's bounded diff and issue 20's read
-    # cap added to them); list_files and grep would split off with the helpers they share.
-    "agent/tools/builtin.py": 427,
-}
+KNOWN_LONG: dict[str, int] = {}
 
 
 def project_modules(root: Path) -> dict[str, Path]:

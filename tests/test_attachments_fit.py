@@ -39,7 +39,8 @@ def test_attached_files_reach_the_model(workspace, home, server):
     assert first.returncode == 0, first.stderr
     second = _p(server, workspace, home, "what do @heapq.py and @pkg/decoder.py do?", "--continue")
     assert second.returncode == 0, second.stderr
-    assert "Attached @heapq.py, @pkg/decoder.py" in second.stderr
+    # Each is over the read cap at 16k (a share of the window): its first part went, and the user is told.
+    assert "Attached @heapq.py (lines 1–" in second.stderr and ", @pkg/decoder.py (lines 1–" in second.stderr
     last = json.dumps([r for r in server.requests if not is_compaction(r["body"])][-1]["body"]["messages"])
     assert "def heap_0(value)" in last and "def decode_0(value)" in last
     assert all(r["prompt_tokens"] <= WINDOW for r in server.requests if r.get("billed"))
@@ -71,3 +72,18 @@ async def test_one_read_cannot_fill_the_window(make_state, workspace, server):
     assert "continue with offset=" in result
     assert [n.text for n in state.emit.of(Notice) if n.level == "error"] == []
     assert state.history[-1].parts[-1].content == "It is Chinese."
+
+
+async def test_a_file_attached_in_parts_says_which_lines_went(make_state, workspace, server):
+    """Issue 21, finding 3: a mention over the read cap is attached as its first part; the notice
+    names the lines sent (it said "Attached @big.py" as if the model had the whole file)."""
+    (workspace / "big.py").write_text(_code("big", 800))
+    (workspace / "small.py").write_text(_code("small", 5))
+    state = make_state(context_window=8_000, lang="zh")
+    server.script(Text("ok"))
+    await on_submit(state, "看看 @big.py 和 @small.py")
+    attached = [n.text for n in state.emit.of(Notice) if n.text.startswith("已附上")]
+    assert len(attached) == 1 and "@big.py（第 1–" in attached[0] and "@small.py（" not in attached[0], attached
+    last = int(attached[0].split("（第 1–")[1].split(" ")[0].replace(",", ""))
+    sent = json.dumps(server.requests[-1]["body"]["messages"], ensure_ascii=False)
+    assert f"continue with offset={last + 1}]" in sent and "def small_4(value)" in sent

@@ -17,9 +17,10 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 import session
 from agent.state.app import AppState
 from agent.tools import builtin as tools
+from agent.tools import reading
+from agent.tools.answers import cap_text
 from agent.tools.builtin import (
     TOOLS,
-    cap_text,
     edit_file,
     grep,
     list_files,
@@ -107,7 +108,7 @@ def test_read_file_huge_single_line_capped(ctx: RunContext[AppState], workspace:
 def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], workspace: Path) -> None:
     (workspace / "wide.txt").write_text(("y" * 150 + "\n") * 1500)
     out = read_file(ctx, "wide.txt")
-    assert len(out) <= tools.READ_CAP + 200
+    assert len(out) <= reading.READ_CAP + 200
     last = out.splitlines()[-1]
     # Issue 20: the cap relative to the window (16,384 tokens of a 131k one) comes before 100k characters.
     assert last.startswith("[output capped at 16384 tokens (a share of the context window); continue with offset=")

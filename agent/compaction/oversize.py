@@ -75,7 +75,7 @@ def attach(state: AppState, text: str) -> tuple[Path, str]:
     """Save `text` where read_file may read it (beside the transcript archive, read-only to the
     tools) and return the file and the short message sent in its place."""
     import session
-    from agent.tools.builtin import LINE_CAP
+    from agent.tools.reading import LINE_CAP
 
     folder = session.archive_dir(state.workspace) / ATTACH_DIR_NAME
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -202,7 +202,7 @@ def files_touched(messages: Sequence[ModelMessage], earlier: dict[str, dict] | N
     """Files the agent changed, from the tool calls and their successful results in the history."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-    from agent.tools.builtin import is_error_text
+    from agent.tools.answers import is_error_text
 
     records = {path: FileRecord(**fields) for path, fields in (earlier or {}).items()}
     calls: dict[str, ToolCallPart] = {}

@@ -222,6 +222,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "exit_code": ("[exit code: {code}]", "[退出码：{code}]"),
     "timed_out": ("[killed: timed out after {seconds} seconds]", "[超时 {seconds} 秒，已终止]"),
     "attached": ("Attached {paths}", "已附上 {paths}"),
+    "attached_part": (
+        "{path} (lines 1–{last:,}; the model reads the rest as needed)",
+        "{path}（第 1–{last:,} 行；其余部分模型按需再读）",
+    ),
     "cut_line": (
         "Session file, line {line}: a {mb:.1f} MB message is too large to resume whole; {texts} text(s) in it "
         "were cut to {keep:,} characters ({left_out:,} left out here; the file keeps them).",

@@ -11,56 +11,26 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import BinaryIO
 
 from pydantic_ai import RunContext, Tool, ToolReturn
 
-import session
 from agent.events import CommandRunning
 from agent.state.app import AppState
-from agent.state.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
 from agent.store.atomic import replace_file
 from agent.tools import grep_worker, images, permissions, write_guard
+from agent.tools.answers import ToolError, cap_text
 from agent.tools.file_diff import file_diff
 from agent.tools.read_cap import read_token_cap
+from agent.tools.reading import LINE_CAP, READ_LIMIT, read_for_model, readable_roots
 from agent.tools.shell import command_env, execute
 from agent.tools.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
 
-READ_LIMIT = 2000  # lines read_file returns by default
-LINE_CAP = 2000  # characters kept of one line
-READ_CAP = 100_000  # characters of one read_file answer
 DIFF_CAP = 50_000
 LIST_CAP = 1000  # paths list_files shows
 GREP_CAP = 200  # matching lines grep shows
 GREP_LINE_CAP = 500  # characters shown of a matching line
 MAX_TIMEOUT = 600
 GREP_TIMEOUT = 20.0  # seconds a grep may search (CODING_AGENT_GREP_TIMEOUT)
-
-
-class ToolError(Exception):
-    """A failure to report to the model as "Error: <message>"."""
-
-
-ERROR_PREFIX = "Error: "
-
-
-def is_error_text(answer: str) -> bool:
-    """Whether a tool's answer reports a failure: the one rule (the loop's ToolResult, the summary's
-    files touched). Not pydantic-ai's ToolFailed and `ToolReturnPart.outcome`: the sessions on disk
-    hold failures as text with outcome "success", and would no longer be read as failures; and a
-    ToolFailed reaches an OpenAI-compatible model wrapped in {"error": ...}, not as the plain line
-    the tool descriptions promise."""
-    return answer.startswith(ERROR_PREFIX)
-
-
-def cap_text(text: str, limit: int) -> str:
-    """`text` if it fits in `limit` characters, else its head and tail around a marker."""
-    if len(text) <= limit:
-        return text
-    head = limit // 2
-    tail = limit - head
-    cut = len(text) - head - tail
-    return f"{text[:head]}\n[... {cut} characters cut ...]\n{text[len(text) - tail:]}"
 
 
 def _s(n: int) -> str:
@@ -74,75 +44,7 @@ def _display(path: Path, workspace: Path) -> str:
         return str(path)
 
 
-def readable_roots(workspace: Path) -> list[Path]:
-    return [session.archive_dir(workspace)]
-
-
 # --- read_file -----------------------------------------------------------------------------
-
-
-def _numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None) -> str:
-    from agent.tokens import count as tokens
-
-    out: list[str] = []
-    size = used = 0
-    n = 0
-    for n, line in enumerate(file_lines(f, LINE_CAP), start=1):
-        if n < offset:
-            continue
-        if n >= offset + limit:
-            out.append(f"[more lines follow; continue with offset={n}]")
-            break
-        entry = f"{n:6}\t{line}"
-        if out and size + len(entry) > READ_CAP:
-            out.append(f"[output capped at {READ_CAP} characters; continue with offset={n}]")
-            break
-        if max_tokens is not None:
-            cost = tokens.count_text(entry) + 1
-            if out and used + cost > max_tokens:
-                out.append(f"[output capped at {max_tokens} tokens (a share of the context window); "
-                           f"continue with offset={n}]")
-                break
-            used += cost
-        out.append(entry)
-        size += len(entry) + 1
-    if n == 0:
-        return "[the file is empty]"
-    if n < offset:
-        raise ToolError(f"offset={offset} is past the end of the file ({n} lines)")
-    return "\n".join(out)
-
-
-def read_for_model(
-    path: str,
-    workspace: Path,
-    read_file_state: ReadFileState,
-    offset: int = 1,
-    limit: int = READ_LIMIT,
-    max_tokens: int | None = None,
-) -> str:
-    """What read_file answers for `path` (shared with @mentions), at most `max_tokens` tokens;
-    raises ToolError instead."""
-    if offset < 1 or limit < 1:
-        raise ToolError("offset and limit must be 1 or more")
-    try:
-        target = resolve_path(path, workspace, readable_roots=readable_roots(workspace))
-        if target.is_dir():
-            raise ToolError(f"{path} is a directory; use list_files")
-        with open_regular(target) as f:
-            if looks_binary(f):
-                raise ToolError(f"{path} looks binary (NUL bytes); read_file only reads text")
-            text = _numbered(f, offset, limit, max_tokens)
-        read_file_state.record(target)
-    except PathError as exc:
-        raise ToolError(str(exc)) from exc
-    except FileNotFoundError as exc:
-        raise ToolError(f"no such file: {path}") from exc
-    except NotRegularFile as exc:
-        raise ToolError(f"{path} is not a regular file (a FIFO, device or socket); read_file only reads files") from exc
-    except OSError as exc:
-        raise ToolError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    return text
 
 
 def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int = READ_LIMIT) -> str | list:

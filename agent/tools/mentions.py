@@ -18,8 +18,9 @@ from agent.state.app import AppState
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
 from agent.tools import images
-from agent.tools.builtin import ToolError, read_for_model, readable_roots
+from agent.tools.answers import ToolError
 from agent.tools.read_cap import read_token_cap
+from agent.tools.reading import continues_at, read_for_model, readable_roots
 
 # Marks the read of an @-mention in the messages' metadata: it belongs with the user's message after
 # it, and is kept with it wherever that message is kept (agent.compaction.rebuild.with_attachments).
@@ -75,10 +76,19 @@ def build_mention_messages(
         notices
 
 
-def attached_paths(prelude: Sequence[ModelMessage]) -> list[str]:
-    """The paths `build_mention_messages` attached, in order."""
-    return [str(p.args_as_dict().get("path")) for m in prelude if isinstance(m, ModelResponse)
-            for p in m.parts if isinstance(p, ToolCallPart)]
+def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:
+    """"@path" for each attachment, and the lines sent of one attached in parts: the user sees that
+    the model got its first part (it reads on with offset), not the whole file (issue 21, finding 3)."""
+    parts = {p.tool_call_id: continues_at(p.content) for m in prelude if isinstance(m, ModelRequest)
+             for p in m.parts if isinstance(p, ToolReturnPart) and isinstance(p.content, str)}
+    labels = []
+    for m in prelude:
+        for p in m.parts if isinstance(m, ModelResponse) else ():
+            if isinstance(p, ToolCallPart):
+                path = f"@{p.args_as_dict().get('path')}"
+                upto = parts.get(p.tool_call_id)
+                labels.append(path if upto is None else t("attached_part", lang, path=path, last=upto - 1))
+    return labels
 
 
 def read_messages(reads: Sequence[tuple[str, str | list]]) -> list[ModelMessage]:

@@ -354,7 +354,7 @@ def _emit_stream_event(state: AppState, event: Any) -> str | None:
 def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> None:
     from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolReturnPart
 
-    from agent.tools.builtin import is_error_text
+    from agent.tools.answers import is_error_text
 
     if isinstance(event, FunctionToolCallEvent):
         args = event.part.args_as_dict() if event.args_valid is not False else {}

@@ -4,8 +4,6 @@ kept through the fit to the window."""
 
 from __future__ import annotations
 
-import pytest
-
 import compact
 from agent.compaction.summary import is_summary
 from agent.events import CompactionFinished, Notice, UsageUpdate
@@ -55,14 +53,31 @@ async def test_manual_compaction_then_a_turn(local_state):
     assert state.emit.of(UsageUpdate)[-1].input_tokens < 4096
 
 
-@pytest.mark.xfail(strict=True, reason="finding 3: the fit to the window leaves this turn's attachment out; "
-                   "branch guard20 keeps attachments (agent.compaction.trim): remove this mark once it is merged")
 async def test_the_attached_file_survives_the_fit_to_the_window(local_state, workspace):
     """Finding 3: at 4096 the fit to the window left out "the 4 oldest messages", this turn's
-    @inventory.py among them; the model then answered about a file it never saw."""
+    @inventory.py among them; the model then answered about a file it never saw. Now its first part
+    (a share of the window) is sent, and the user is told which lines: the model reads on with offset."""
     (workspace / "old.py").write_text(numbered_code(45))
     (workspace / "inventory.py").write_text(numbered_code(70))
     state = local_state(4096, auto_compact=False)
     await on_submit(state, "Say ok. @old.py")
     await on_submit(state, "Summarize @inventory.py in one sentence.")
-    assert any("item_70(" in text for text in _tool_texts(state)), [n.text for n in state.emit.of(Notice)]
+    notices = [n.text for n in state.emit.of(Notice)]
+    attached = [n for n in notices if n.startswith("Attached @inventory.py")]
+    assert attached and "(lines 1–" in attached[0], notices
+    last = int(attached[0].split("(lines 1–")[1].split(":")[0].replace(",", ""))
+    assert not any("Left out" in n for n in notices), notices
+    part = _answer_to(state, "inventory.py")
+    assert f"item_{last}(" in part and part.endswith(f"continue with offset={last + 1}]"), part[-300:]
+    # The server counted the part in this turn's request (the first turn's, with old.py, was smaller).
+    first, this = (u.input_tokens for u in state.emit.of(UsageUpdate)[-2:])
+    assert this > first, (first, this)
+
+
+def _answer_to(state, path: str) -> str:
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+    ids = {p.tool_call_id for m in state.history if isinstance(m, ModelResponse) for p in m.parts
+           if isinstance(p, ToolCallPart) and p.args_as_dict().get("path") == path}
+    return next(p.model_response_str() for m in state.history if isinstance(m, ModelRequest)
+                for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_call_id in ids)

@@ -196,7 +196,8 @@ async def test_archive_copy_fails_midway(make_state, workspace, server, monkeypa
 
 async def test_unreadable_archive_is_reported_to_the_model(make_state, workspace, server, monkeypatch):
     from agent.state.file_state import ReadFileState
-    from agent.tools.builtin import ToolError, read_for_model
+    from agent.tools.answers import ToolError
+    from agent.tools.reading import read_for_model
 
     folder = session.archive_dir(workspace)
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,97 @@
+"""What read_file answers, shared with @-mentions and compaction's restored files.
+
+The file's lines numbered like `cat -n`, confined to the workspace (and the transcript archive), in
+parts when long; each part says where the next one starts.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import BinaryIO
+
+import session
+from agent.state.file_state import NotRegularFile, ReadFileState, file_lines, looks_binary, open_regular
+from agent.tools.answers import ToolError
+from agent.tools.workspace import PathError, resolve_path
+
+READ_LIMIT = 2000  # lines read_file returns by default
+LINE_CAP = 2000  # characters kept of one line
+READ_CAP = 100_000  # characters of one read_file answer
+# The end of a part: "[... continue with offset=N]"; written by _numbered, read by continues_at.
+_CONTINUE = "continue with offset={n}]"
+_CONTINUES_AT = re.compile(r"continue with offset=(\d+)\]\Z")
+
+
+def readable_roots(workspace: Path) -> list[Path]:
+    return [session.archive_dir(workspace)]
+
+
+def numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None) -> str:
+    from agent.tokens import count as tokens
+
+    out: list[str] = []
+    size = used = 0
+    n = 0
+    for n, line in enumerate(file_lines(f, LINE_CAP), start=1):
+        if n < offset:
+            continue
+        if n >= offset + limit:
+            out.append(f"[more lines follow; {_CONTINUE.format(n=n)}")
+            break
+        entry = f"{n:6}\t{line}"
+        if out and size + len(entry) > READ_CAP:
+            out.append(f"[output capped at {READ_CAP} characters; {_CONTINUE.format(n=n)}")
+            break
+        if max_tokens is not None:
+            cost = tokens.count_text(entry) + 1
+            if out and used + cost > max_tokens:
+                out.append(f"[output capped at {max_tokens} tokens (a share of the context window); "
+                           f"{_CONTINUE.format(n=n)}")
+                break
+            used += cost
+        out.append(entry)
+        size += len(entry) + 1
+    if n == 0:
+        return "[the file is empty]"
+    if n < offset:
+        raise ToolError(f"offset={offset} is past the end of the file ({n} lines)")
+    return "\n".join(out)
+
+
+def read_for_model(
+    path: str,
+    workspace: Path,
+    read_file_state: ReadFileState,
+    offset: int = 1,
+    limit: int = READ_LIMIT,
+    max_tokens: int | None = None,
+) -> str:
+    """What read_file answers for `path` (shared with @mentions), at most `max_tokens` tokens;
+    raises ToolError instead."""
+    if offset < 1 or limit < 1:
+        raise ToolError("offset and limit must be 1 or more")
+    try:
+        target = resolve_path(path, workspace, readable_roots=readable_roots(workspace))
+        if target.is_dir():
+            raise ToolError(f"{path} is a directory; use list_files")
+        with open_regular(target) as f:
+            if looks_binary(f):
+                raise ToolError(f"{path} looks binary (NUL bytes); read_file only reads text")
+            text = numbered(f, offset, limit, max_tokens)
+        read_file_state.record(target)
+    except PathError as exc:
+        raise ToolError(str(exc)) from exc
+    except FileNotFoundError as exc:
+        raise ToolError(f"no such file: {path}") from exc
+    except NotRegularFile as exc:
+        raise ToolError(f"{path} is not a regular file (a FIFO, device or socket); read_file only reads files") from exc
+    except OSError as exc:
+        raise ToolError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return text
+
+
+def continues_at(answer: str) -> int | None:
+    """The line the next part of a read starts at, if `answer` is a part (None: the whole rest)."""
+    found = _CONTINUES_AT.search(answer)
+    return int(found.group(1)) if found else None
