@@ -121,17 +121,11 @@ NOTE_ROOM = 200
 
 
 def _carried(dropped: list[ModelMessage], budget: int, lang: str) -> tuple[list[str], int]:
-    """The user's words among the messages left out (and those an earlier note carried): the newest
-    within `budget` (agent.compaction.summary.carried_user_messages cuts the one that crosses it), the older
-    ones by their first words and the cut marker within half as much again; and how many are
-    left that not even so fit (the archive has them)."""
-    from agent.compaction.summary import carried_user_messages, message_heads, user_messages
+    """The user's words among the messages left out (and those an earlier note carried)."""
+    from agent.compaction.summary import carried_and_older, older_user_count, user_messages
 
-    words = user_messages(dropped)
-    carried = carried_user_messages(words, budget, lang)
-    older = words[: len(words) - len(carried)]
-    heads = message_heads(older, budget // 2, lang)
-    return heads + carried, len(older) - len(heads)
+    carried, older = carried_and_older(user_messages(dropped), budget, lang)
+    return carried, older + older_user_count(dropped)
 
 
 def left_out_note(state: AppState, n: int, users: tuple[list[str], int], archive: Path) -> ModelMessage:
@@ -141,6 +135,7 @@ def left_out_note(state: AppState, n: int, users: tuple[list[str], int], archive
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import session
+    from agent.compaction.summary import OLDER_KEY
 
     carried, older = users
     text = t("overflow_note", state.lang, n=n, archive=archive)
@@ -148,5 +143,6 @@ def left_out_note(state: AppState, n: int, users: tuple[list[str], int], archive
         text += "\n" + t("overflow_note_users", state.lang) + "\n" + "\n".join(f"- {m}" for m in carried)
     if older:
         text += "\n" + t("overflow_note_older", state.lang, n=older, archive=archive)
-    metadata = {session.NOTE_KEY: "left_out", "user_messages": carried, "archives": [str(archive)]}
+    metadata = {session.NOTE_KEY: "left_out", "user_messages": carried, "archives": [str(archive)],
+                OLDER_KEY: older}
     return ModelRequest(parts=[UserPromptPart(text)], metadata=metadata)

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 from agent.compaction.summary import (
     SummaryParts,
-    carried_user_messages,
+    carried_and_older,
     earlier_user_messages,
     files_touched,
     is_summary,
     missing_user_messages,
+    older_user_count,
     previous_summary,
     strip_wrapper,
     user_messages,
@@ -177,7 +178,7 @@ def summary_parts(history: Sequence[ModelMessage], tail: Sequence[ModelMessage],
     earlier = previous_summary(history)
     earlier_meta = (earlier.metadata or {}) if earlier else {}
     everyone = earlier_user_messages(earlier) + user_messages(compacted)
-    carried = carried_user_messages(everyone, user_budget, lang)
+    carried, older = carried_and_older(everyone, user_budget, lang)
     summary = strip_wrapper(summary)
     if not summary:
         raise CompactError(t("compact_empty", lang))
@@ -188,6 +189,7 @@ def summary_parts(history: Sequence[ModelMessage], tail: Sequence[ModelMessage],
         user_messages=carried,
         files=files_touched(compacted, earlier_meta.get("files")),
         left_out=left_out,
+        older_user_messages=older + older_user_count(compacted),
     )
 
 

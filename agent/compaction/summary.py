@@ -86,6 +86,16 @@ def user_messages(messages: Sequence[ModelMessage]) -> list[str]:
     return found
 
 
+def older_user_count(messages: Sequence[ModelMessage]) -> int:
+    """How many user messages the summaries and notes among `messages` could not carry at all."""
+    older = ((getattr(m, "metadata", None) or {}).get(OLDER_KEY) for m in messages)
+    return sum(n for n in older if isinstance(n, int))
+
+
+# In a summary's or a left-out note's metadata: how many older user messages it could not carry.
+OLDER_KEY = "older_user_messages"
+
+
 def _normal(text: str) -> str:
     return " ".join(text.split())
 
@@ -119,6 +129,17 @@ def carried_user_messages(messages: Sequence[str], budget: int, lang: str) -> li
 
 # A user message beyond the budget is still named by its first words and the cut marker.
 HEAD_CHARS = 80
+
+
+def carried_and_older(messages: Sequence[str], budget: int, lang: str) -> tuple[list[str], int]:
+    """The user's messages a summary or a left-out note carries, oldest first: the newest verbatim
+    within `budget` (carried_user_messages), the older ones by their first words and the cut marker
+    within half as much again; and how many are left that not even so fit (the transcripts have
+    them, and the text says how many)."""
+    carried = carried_user_messages(messages, budget, lang)
+    older = messages[: len(messages) - len(carried)]
+    heads = message_heads(older, budget // 2, lang)
+    return heads + carried, len(older) - len(heads)
 
 
 def message_heads(messages: Sequence[str], budget: int, lang: str) -> list[str]:
@@ -241,6 +262,7 @@ class SummaryParts:
     user_messages: list[str] = field(default_factory=list)
     files: dict[str, FileRecord] = field(default_factory=dict)
     left_out: int = 0
+    older_user_messages: int = 0  # not even named by their first words here: in the transcripts
 
 
 def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
@@ -253,6 +275,8 @@ def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
     if parts.user_messages:
         quoted = "\n".join(f"- {m}" for m in parts.user_messages)
         text += f"\n\n## {words['user_messages_title']}\n{quoted}"
+        if parts.older_user_messages:
+            text += "\n" + words["older_users"].format(n=parts.older_user_messages)
     if parts.files:
         lines = []
         for path, record in sorted(parts.files.items()):
@@ -279,7 +303,7 @@ def build_summary_message(parts: SummaryParts, lang: str, workspace: Path) -> Mo
 
     files = {p: {"created": r.created, "edits": r.edits, "writes": r.writes} for p, r in parts.files.items()}
     metadata = {SUMMARY_KEY: parts.summary, "archives": parts.archives, "files": files,
-                "user_messages": parts.user_messages}
+                "user_messages": parts.user_messages, OLDER_KEY: parts.older_user_messages}
     return ModelRequest(parts=[UserPromptPart(content=render_summary(parts, lang, workspace))], metadata=metadata)
 
 

@@ -1,6 +1,8 @@
 """What a fuzzed session cost and how well it rode the cache, from the emulator's records; the
 totals per window.
 
+  archived only    user messages no request held any more, whole or cut, but a transcript it
+                   points to held verbatim (not a violation: the model can read them back)
   summary share    cache hits / prompt tokens over the summary requests (weighted by size)
   after share      the same over the first turn request after each summary request
   $ / 100 turns    the emulator's usage priced by agent.compaction.cost (V4 flash prices)
@@ -29,6 +31,7 @@ class Figures:
     interrupted: int = 0
     resumed: int = 0
     errors: int = 0  # error lines the user saw (a turn or a command that failed)
+    archived: int = 0  # user messages the requests hold only through a transcript they point to
     summary_hit: int = 0
     summary_prompt: int = 0
     summaries: int = 0
@@ -47,6 +50,7 @@ class Figures:
         self.interrupted += p.interrupted
         self.resumed += p.resumed
         self.errors += len(p.errors)
+        self.archived += len(p.oracle.archived)
         records = p.records
         self.requests += len(records)
         self.refused += sum(1 for r in records if r.get("status") != 200)
@@ -77,8 +81,9 @@ class Figures:
                 shown.extend(f"seed {p.session.seed}: {e}" for e in p.oracle.examples.get(name, [])[:1])
 
     def merge(self, other: Figures) -> None:
-        for name in ("sessions", "turns", "requests", "refused", "interrupted", "resumed", "errors", "summary_hit",
-                     "summary_prompt", "summaries", "after_hit", "after_prompt", "dollars", "miss", "floor"):
+        for name in ("sessions", "turns", "requests", "refused", "interrupted", "resumed", "errors", "archived",
+                     "summary_hit", "summary_prompt", "summaries", "after_hit", "after_prompt", "dollars", "miss",
+                     "floor"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name, n in other.violations.items():
             self.violations[name] += n
@@ -98,6 +103,7 @@ class Figures:
         return {
             "sessions": self.sessions, "turns": self.turns, "requests": self.requests, "refused": self.refused,
             "Ctrl-C": self.interrupted, "--continue": self.resumed, "error lines": self.errors,
+            "archived only": self.archived,
             "summaries": self.summaries, "summary share": share(self.summary_hit, self.summary_prompt),
             "after share": share(self.after_hit, self.after_prompt),
             "$ / 100 turns": f"{100 * self.dollars / self.turns:.4f}" if self.turns else "-",

@@ -4,8 +4,9 @@ from the request's body and the emulator's own count only.
   over_window           the emulator's (skewed) count of the prompt is over the window
   tool_pairing          a tool call without its result, or a result without its call
   user_messages         a message the user typed (in a turn that ran to its end) is missing from a
-                        later turn request, neither whole nor cut with an explicit marker (counted
-                        once per message: the first request that lacks it)
+                        later turn request, neither whole nor cut with an explicit marker, nor
+                        verbatim in a transcript the request points to (counted once per message:
+                        the first request that lacks it)
   interrupted_messages  the same for a message whose turn was interrupted (Ctrl-C)
   attachments           an @-mentioned file is in none of its turn's requests, and the user was not told
   summary_without_conversation  a summary request holds none of the user's messages
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fake_rules import _tool_pairing
-from tests.fuzz.requests import conversation, is_summary_request, normal, presence, text_of, texts
+from tests.fuzz.requests import Archives, conversation, is_summary_request, normal, presence, text_of, texts
 
 INVARIANTS = ["over_window", "tool_pairing", "user_messages", "interrupted_messages", "attachments",
               "summary_without_conversation", "crash"]
@@ -50,6 +51,10 @@ class Oracle:
     _after_cancel: bool = False
     _current_seen: bool = False
     declined: int = 0  # messages never sent, the user told why (refused up front)
+    # Messages no longer in the requests, whole or cut, but verbatim in a transcript a request points
+    # to: not lost (the model can read them back), reported apart (the small windows' figure).
+    archived: set[int] = field(default_factory=set)
+    _archives: Archives = field(default_factory=Archives)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- what the player tells it --
@@ -130,12 +135,20 @@ class Oracle:
                 self.flag("summary_without_conversation", f"{where}: none of {len(self.typed)} user messages")
             return
         self._turn_requests += 1
+        # Only the oldest may go to the transcripts: a message older than one the request still
+        # holds must be held too (the newest are kept, the oldest archived).
+        held = [presence(t.text, blob) is not None for t in self.typed]
+        oldest_held = min((i for i, h in enumerate(held) if h), default=len(held))
         for t in self.typed:
             if t.step == self.step and not self._current_seen:
                 self._current_seen = presence(t.text, blob) is not None
                 if self._after_cancel and not self._current_seen:
                     continue
             if not t.lost and presence(t.text, blob) is None:
+                index = self.typed.index(t)
+                if index < oldest_held and t.step != self.step and self._archives.holds(t.text, blob):
+                    self.archived.add(t.step)
+                    continue
                 t.lost = True  # counted once: a message lost stays lost in every later request
                 kind = "interrupted_messages" if t.interrupted else "user_messages"
                 self.flag(kind, f"{where}: message of step {t.step} missing: {t.text[:50]!r}")

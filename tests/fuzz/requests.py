@@ -6,8 +6,10 @@ Nothing here comes from the agent: the oracle must not agree with it by construc
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 # A cut marker: a short bracketed note with a number that says text was cut or left out, in any of
@@ -70,3 +72,56 @@ def presence(message: str, blob: str) -> str | None:
             return "cut"
         start = blob.find(head, start + 1)
     return None
+
+
+# A transcript the request points the model to (read_file on it is allowed): an absolute path to a
+# .jsonl file. The oracle reads it as the model would, and follows the paths in it.
+_ARCHIVE = re.compile(r"(/[^\s\"'\]\)]+?\.jsonl)")
+
+
+class Archives:
+    """The transcripts a request points to, and those they point to in turn: where a user message no
+    request can hold any more must still be verbatim (the model can read it back)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def _text(self, path: str) -> str:
+        if path not in self._texts:
+            try:
+                lines = Path(path).read_text(encoding="utf-8").splitlines()
+            except OSError:
+                lines = []
+            found: list[str] = []
+            for line in lines:
+                try:
+                    _strings(json.loads(line), found)
+                except ValueError:
+                    continue
+            self._texts[path] = "\n".join(normal(x) for x in found)
+        return self._texts[path]
+
+    def holds(self, message: str, blob: str) -> bool:
+        """Whether `message` is verbatim in a transcript reachable from `blob`."""
+        todo, seen = list(dict.fromkeys(_ARCHIVE.findall(blob))), set()
+        while todo:
+            path = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            text = self._text(path)
+            if message in text:
+                return True
+            todo.extend(p for p in dict.fromkeys(_ARCHIVE.findall(text)) if p not in seen)
+        return False
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _strings(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _strings(v, out)

@@ -33,6 +33,38 @@ def test_presence_whole_cut_and_missing():
     assert presence(message, message[:30] + " [see 4 files]") is None  # a bracket, but no cut
 
 
+def _archive(path, *texts: str) -> str:
+    import json
+
+    path.write_text("".join(json.dumps({"parts": [{"content": t}]}, ensure_ascii=False) + "\n" for t in texts))
+    return str(path)
+
+
+def test_a_message_in_a_transcript_the_request_points_to_is_archived_not_lost(tmp_path):
+    """The oldest messages may go to the transcripts, followed from the request as the model would
+    read them (one archive naming the next); a message in none of them, or a newer one gone while an
+    older one stays, is lost."""
+    first = _archive(tmp_path / "a1.jsonl", "oldest question about the parser (#1)",
+                     "fourth question about the tests (#4)")
+    second = _archive(tmp_path / "a2.jsonl", f"[1 earlier message was left out; it is in {first}]",
+                      "second question about the lock (#2)")
+    oracle = Oracle(window=1000)
+    typed = ["oldest question about the parser (#1)", "second question about the lock (#2)",
+             "third question about the cache (#3)", "fourth question about the tests (#4)"]
+    for step, text in enumerate(typed[:3]):
+        oracle.begin(step, text, {})
+        _seen(oracle, [SYSTEM, *(_user(t) for t in typed[: step + 1])])
+        oracle.end("")
+    oracle.begin(3, typed[3], {})
+    _seen(oracle, [SYSTEM, _user(f"[2 earlier messages left out; the transcript is {second}]"),
+                   _user(typed[2]), _user(typed[3])])
+    assert oracle.violations["user_messages"] == 0 and oracle.archived == {0, 1}
+    oracle.begin(4, "fifth (#5)", {})
+    _seen(oracle, [SYSTEM, _user(f"[the transcript is {first}]"), _user(typed[1]), _user("fifth (#5)")])
+    # #3 is in no transcript reachable from here; #4 is in one, but gone while the older #2 is held.
+    assert oracle.violations["user_messages"] == 2, oracle.examples
+
+
 def test_a_missing_message_is_flagged_once_and_an_interrupted_one_apart():
     oracle = Oracle(window=1000)
     oracle.begin(0, "first question about the parser (#1)", {})

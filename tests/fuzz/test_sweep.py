@@ -16,15 +16,9 @@ SEEDS = (1, 2)
 TURNS = {4_096: 12, 8_192: 12, 16_384: 12, 32_768: 14, 131_072: 24, 1_000_000: 24}
 
 
-# Known, not yet closed (issue 20): at 4k and 8k the user messages older than what a left-out note or a
-# summary can hold verbatim are named by count, and the oracle wants each one's first words and a cut
-# marker. Strict: the day they hold, this mark fails and must go.
-SMALL_WINDOW_GAP = pytest.mark.xfail(strict=True, reason="issue 20: at 4k/8k the oldest user messages are named "
-                                     "by count, not each by its first words (see docs/fuzz.md)")
-CASES = [pytest.param(w, marks=SMALL_WINDOW_GAP) if w < 16_000 else w for w in WINDOWS]
 
 
-@pytest.mark.parametrize("window", CASES, ids=lambda w: f"{w // 1000}k" if w < 1_000_000 else "1m")
+@pytest.mark.parametrize("window", WINDOWS, ids=lambda w: f"{w // 1000}k" if w < 1_000_000 else "1m")
 async def test_no_violation_in_a_short_sweep(window):
     figures = Figures()
     for seed in SEEDS:
