@@ -242,3 +242,18 @@ def test_every_package_is_installed():
     inits = [p for name in PACKAGES for p in (ROOT / name).rglob("__init__.py")]
     packages = {".".join(p.parent.relative_to(ROOT).parts) for p in inits}
     assert "agent.turn" in packages and packages - listed == set()
+
+
+def test_the_pure_compaction_core_takes_no_app_state():
+    """docs/architecture.md: rebuild, tiers, summary, cost, budgets.plan and policy.choose take values
+    and return values; what reads a session (AppState) stays in the drivers around them."""
+    import inspect
+
+    from agent.compaction import budgets, cost, policy, rebuild, summary, tiers
+
+    for module in (rebuild, tiers, summary, cost):
+        source = inspect.getsource(module)
+        assert "AppState" not in source.split('"""', 2)[-1], module.__name__
+    for fn in (budgets.plan, policy.choose):
+        annotations = [p.annotation for p in inspect.signature(fn).parameters.values()]
+        assert all("AppState" not in str(a) for a in annotations), fn
