@@ -3,6 +3,8 @@ no AppState. The cases of the compaction-holes issue (#13) among them."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pydantic_ai.messages import (
     ModelRequest,
@@ -111,6 +113,17 @@ def test_a_cut_never_separates_a_call_from_its_result():
         kept, dropped = fit_messages(messages, limit, fixed=0)
         assert kept == messages[dropped:] and _calls_answered(kept), limit
         assert tokens.count_messages(kept) <= limit or len(kept) == 1
+
+
+def test_fitting_keeps_an_attachment_with_its_message():
+    """The fuzzer's 4k seed 2: "Left out the 4 oldest messages" took this turn's @-mention read and
+    kept its message (the kept part started at the prompt, after the read)."""
+    from agent.tools.mentions import read_messages
+
+    mention = [dataclasses.replace(m, metadata={"mention": True}) for m in read_messages([("a.md", "x " * 300)])]
+    messages = [_ask("old " * 200), ModelResponse(parts=[TextPart("answer " * 200)]), *mention, _ask("look at @a.md")]
+    kept, dropped = fit_messages(messages, tokens.count_messages(messages[2:]) + 10, fixed=0)
+    assert dropped == 2 and kept == messages[2:]
 
 
 def test_fitting_keeps_a_summary_at_the_start():

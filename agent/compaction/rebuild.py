@@ -105,8 +105,10 @@ def mid_turn_tail(messages: Sequence[ModelMessage], prompt_at: int, budget: int)
 def with_attachments(messages: Sequence[ModelMessage], prompt_at: int) -> int:
     """Where the user's request at `prompt_at` starts, its @-mentioned files included (their reads
     come right before it, marked by agent.tools.mentions): kept, or left out, together."""
+    from agent.tools.mentions import is_mention
+
     start = prompt_at
-    while start > 0 and (messages[start - 1].metadata or {}).get("mention"):
+    while start > 0 and is_mention(messages[start - 1]):
         start -= 1
     return start
 

@@ -127,8 +127,10 @@ def carried_user_messages(messages: Sequence[str], budget: int, lang: str) -> li
     return kept[::-1]
 
 
-# A user message beyond the budget is still named by its first words and the cut marker.
-HEAD_CHARS = 80
+# A user message beyond the budget is still named by its first words and the cut marker; by fewer
+# words when the room left is small (a 4k window has a few dozen tokens for them), so that the
+# newest of the older ones are named before none is.
+HEAD_CHARS, SHORT_HEAD_CHARS = 80, 24
 
 
 def carried_and_older(messages: Sequence[str], budget: int, lang: str) -> tuple[list[str], int]:
@@ -144,16 +146,21 @@ def carried_and_older(messages: Sequence[str], budget: int, lang: str) -> tuple[
 
 def message_heads(messages: Sequence[str], budget: int, lang: str) -> list[str]:
     """The newest of `messages` as their first words and the cut marker, within `budget` tokens:
-    what stands for user messages older than a budget holds verbatim."""
+    what stands for user messages older than a budget holds verbatim. Newest first, each as long a
+    head as fits; the first that fits not even shortened ends the list (only the oldest go)."""
     marker = _sections(lang)["cut"]
-    heads = [_cut(m, HEAD_CHARS, marker) if len(m) > HEAD_CHARS else m for m in messages]
     kept: list[str] = []
     left = budget
-    for text, cost in zip(reversed(heads), tokens.count_texts(heads[::-1]), strict=True):
-        if cost > left:
+    for message in reversed(messages):
+        for chars in (HEAD_CHARS, SHORT_HEAD_CHARS):
+            head = _cut(message, chars, marker) if len(message) > chars else message
+            cost = tokens.count_text(head)
+            if cost <= left:
+                break
+        else:
             break
         left -= cost
-        kept.append(text)
+        kept.append(head)
     return kept[::-1]
 
 

@@ -150,9 +150,12 @@ def fit_messages(
 
 
 def _starts_cleanly(message: ModelMessage) -> bool:
-    from pydantic_ai.messages import ModelRequest
+    from pydantic_ai.messages import ModelRequest, ModelResponse
 
-    if not isinstance(message, ModelRequest):
-        return False
+    from agent.tools.mentions import is_mention
+
+    if isinstance(message, ModelResponse):
+        # An @-mention's read call starts its user message's group: kept with it, or left out with it.
+        return is_mention(message)
     # Tool returns and retry prompts carry a tool_call_id: their call would be left behind.
     return bool(message.parts) and not any(hasattr(p, "tool_call_id") for p in message.parts)

@@ -31,6 +31,11 @@ _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 _TRAILING = ".,;:!?)]}'\""
 
 
+def is_mention(message: ModelMessage) -> bool:
+    """Whether `message` is part of an @-mention's read (the call or its answer)."""
+    return bool((message.metadata or {}).get(MENTION_KEY))
+
+
 def find_mentions(text: str) -> list[str]:
     """The paths mentioned as @path in `text`, in order, without duplicates."""
     paths = (m.group(1).rstrip(_TRAILING) for m in _MENTION.finditer(text))

@@ -135,18 +135,13 @@ class Oracle:
                 self.flag("summary_without_conversation", f"{where}: none of {len(self.typed)} user messages")
             return
         self._turn_requests += 1
-        # Only the oldest may go to the transcripts: a message older than one the request still
-        # holds must be held too (the newest are kept, the oldest archived).
-        held = [presence(t.text, blob) is not None for t in self.typed]
-        oldest_held = min((i for i, h in enumerate(held) if h), default=len(held))
         for t in self.typed:
             if t.step == self.step and not self._current_seen:
                 self._current_seen = presence(t.text, blob) is not None
                 if self._after_cancel and not self._current_seen:
                     continue
             if not t.lost and presence(t.text, blob) is None:
-                index = self.typed.index(t)
-                if index < oldest_held and t.step != self.step and self._archives.holds(t.text, blob):
+                if t.step != self.step and self._archives.holds(t.text, blob):
                     self.archived.add(t.step)
                     continue
                 t.lost = True  # counted once: a message lost stays lost in every later request

@@ -41,11 +41,10 @@ def _archive(path, *texts: str) -> str:
 
 
 def test_a_message_in_a_transcript_the_request_points_to_is_archived_not_lost(tmp_path):
-    """The oldest messages may go to the transcripts, followed from the request as the model would
-    read them (one archive naming the next); a message in none of them, or a newer one gone while an
-    older one stays, is lost."""
-    first = _archive(tmp_path / "a1.jsonl", "oldest question about the parser (#1)",
-                     "fourth question about the tests (#4)")
+    """Earlier messages may go to the transcripts, followed from the request as the model would read
+    them (one archive naming the next); a message in none of them is lost, and so is the message of
+    this very input, wherever it is."""
+    first = _archive(tmp_path / "a1.jsonl", "oldest question about the parser (#1)", "fifth (#5)")
     second = _archive(tmp_path / "a2.jsonl", f"[1 earlier message was left out; it is in {first}]",
                       "second question about the lock (#2)")
     oracle = Oracle(window=1000)
@@ -60,9 +59,10 @@ def test_a_message_in_a_transcript_the_request_points_to_is_archived_not_lost(tm
                    _user(typed[2]), _user(typed[3])])
     assert oracle.violations["user_messages"] == 0 and oracle.archived == {0, 1}
     oracle.begin(4, "fifth (#5)", {})
-    _seen(oracle, [SYSTEM, _user(f"[the transcript is {first}]"), _user(typed[1]), _user("fifth (#5)")])
-    # #3 is in no transcript reachable from here; #4 is in one, but gone while the older #2 is held.
+    _seen(oracle, [SYSTEM, _user(f"[the transcript is {first}]"), _user(typed[1]), _user(typed[3])])
+    # #3 is in no transcript reachable from here; #5, this input's, is in one but not in its request.
     assert oracle.violations["user_messages"] == 2, oracle.examples
+    assert any("step 2" in e for e in oracle.examples["user_messages"]), oracle.examples
 
 
 def test_a_missing_message_is_flagged_once_and_an_interrupted_one_apart():
