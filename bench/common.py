@@ -30,8 +30,8 @@ for _name in ("API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
 
 MODEL = "deepseek-flash"
 WINDOW = 1_000_000
-ON_EMULATOR = ("(measured on the emulator, tests/fake_openai.py: DeepSeek's template, tokenizer and 64-token "
-               "prefix cache, not DeepSeek's API; `python -m pytest -m live -s` measures the real thing)")
+ON_EMULATOR = ("(measured on the emulator, tests/fake_openai.py: our DeepSeek-style template, DeepSeek's tokenizer, "
+               "a 64-token prefix cache, not DeepSeek's API; `python -m pytest -m live -s` measures the real thing)")
 
 
 def parse_args(doc: str | None, extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
