@@ -10,10 +10,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from datetime import date
@@ -32,8 +30,8 @@ for _name in ("API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
 
 MODEL = "deepseek-flash"
 WINDOW = 1_000_000
-ON_EMULATOR = ("(measured on the emulator, tests/fake_openai.py: DeepSeek's template, tokenizer and 64-token "
-               "prefix cache, not DeepSeek's API; `python -m pytest -m live -s` measures the real thing)")
+ON_EMULATOR = ("(measured on the emulator, tests/fake_openai.py: our DeepSeek-style template, DeepSeek's tokenizer, "
+               "a 64-token prefix cache, not DeepSeek's API; `python -m pytest -m live -s` measures the real thing)")
 
 
 def parse_args(doc: str | None, extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
@@ -142,26 +140,8 @@ def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 # ---- places ------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def workdir(prefix: str = "bench-") -> Iterator[Path]:
-    """A temp folder with home/ (CODING_AGENT_HOME) and ws/ (the workspace, made the cwd)."""
-    root = Path(tempfile.mkdtemp(prefix=f"coding-agent-{prefix}"))
-    (root / "home").mkdir()
-    ws = root / "ws"
-    ws.mkdir()
-    old_cwd, old_home = os.getcwd(), os.environ.get("CODING_AGENT_HOME")
-    os.environ["CODING_AGENT_HOME"] = str(root / "home")
-    os.chdir(ws)
-    try:
-        yield ws.resolve()
-    finally:
-        os.chdir(old_cwd)
-        if old_home is None:
-            os.environ.pop("CODING_AGENT_HOME", None)
-        else:
-            os.environ["CODING_AGENT_HOME"] = old_home
-        shutil.rmtree(root, ignore_errors=True)
-
+# The owner is tests/workdir.py (the fuzzer uses it too); bench scripts call it as common.workdir.
+from tests.workdir import workdir  # noqa: E402, F401
 
 # ---- the local server --------------------------------------------------------------------------
 

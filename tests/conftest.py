@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic_ai import models
 
-import session
 from agent.config import Config
-from agent.events import EventLog
 from agent.state.app import AppState
 from agent.state.transcript import Transcript
 from tests.fake_openai import FakeOpenAI
+from tests.state_maker import StateMaker
 
 # No test reaches a real model: only the fixture below, pointed at 127.0.0.1, allows requests.
 models.ALLOW_MODEL_REQUESTS = False
@@ -78,21 +77,6 @@ def server(monkeypatch, request):
 @pytest.fixture
 async def make_state(home, workspace, server):
     """An AppState talking to the local server; its `emit` is an EventLog to assert on."""
-    made: list[AppState] = []
-
-    def make(**config: object) -> AppState:
-        options = {"base_url": server.base_url, "api_key": "test-key", "workspace": workspace, "lang": "en",
-                   "yes": True}
-        options.update(config)
-        state = AppState(config=Config(**options), transcript=Transcript(session.new_session_id(), workspace))
-        state.emit = EventLog()
-        made.append(state)
-        return state
-
+    make = StateMaker(base_url=server.base_url, api_key="test-key", workspace=workspace)
     yield make
-    for state in made:
-        # Close the HTTP client inside the test's event loop, not at garbage collection after it.
-        if state.compaction.background is not None:
-            state.compaction.background.task.cancel()
-        if state.scratch.agent is not None:
-            await state.scratch.agent.model.client.close()
+    await make.close()

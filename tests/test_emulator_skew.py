@@ -42,7 +42,8 @@ def _counts(skew: Skew | None, **body: object) -> int:
 ])
 def test_skewed_counts_move_by_the_share_of_each_kind(kind, body, share):
     plain, skewed = _counts(None, **body), _counts(Skew(), **body)
-    assert plain == counter().count(render({"model": MODEL, **body}))  # the default is DeepSeek's count
+    # Unskewed: our DeepSeek-style rendering (tests/deepseek_template.py), DeepSeek's tokens.
+    assert plain == counter().count(render({"model": MODEL, **body}))
     assert skewed / plain == pytest.approx(1 + share, abs=0.02), kind
 
 

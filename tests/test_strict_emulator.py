@@ -108,7 +108,11 @@ def test_no_reasoning_when_thinking_is_off(client, server):
 
 
 def test_prompt_tokens_are_the_emulators_own_count(client, server):
-    """DeepSeek's template (DSML tool instructions, markers) tokenized: not agent.tokens.count' rule."""
+    """The emulator's rendering (tests/deepseek_template.py: DSML tool calls, markers, tool instructions)
+    tokenized with DeepSeek's tokenizer, not agent.tokens.count's rule. That rendering is ours, written from
+    DeepSeek's description as the agent's was (no package ships DeepSeek's), so this pins only that the
+    emulator counts on its own and holds the tool instructions the agent leaves out; the count that is not
+    ours is bench/token_error.py's second one (tests/local_model/test_second_count.py)."""
     history = [{"role": "system", "content": "You are terse."}, *USER,
                {"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [CALL]},
                {"role": "tool", "tool_call_id": "c1", "content": "print(1)"}]
@@ -120,8 +124,9 @@ def test_prompt_tokens_are_the_emulators_own_count(client, server):
     assert server.last_request["prompt_tokens"] == counter().count(prompt)
     ours = tokens.count_request_prefix("You are terse.", TOOLS)
     client.chat.completions.create(model="deepseek-flash", messages=history[:1], tools=TOOLS)
-    # An independent count, not ours again: it holds the tool instructions DeepSeek's template wraps
-    # around the schemas, which the agent does not count (at least their text without the schemas).
+    # A count apart from the agent's (though our rendering too): it holds the tool instructions our
+    # DeepSeek-style template wraps around the schemas, which the agent does not count (at least their
+    # text without the schemas).
     instructions = TOOLS_BLOCK.format(dsml=DSML, think=THINK, think_end=THINK_END, schemas="")
     assert server.last_request["prompt_tokens"] - ours >= 0.8 * counter().count(instructions)
 

@@ -140,8 +140,9 @@ def test_cache_entry_dies_with_its_message():
 
 
 def test_request_prefix_grows_as_the_servers_own_count(server):
-    """The server counts with DeepSeek's template (its tool instructions included), not with ours: a
-    longer schema must grow both counts alike, and the bare function dict count as the wrapper."""
+    """The server counts with its own DeepSeek-style template (its tool instructions included; our
+    rendering too, tests/deepseek_template.py, not the agent's rule): a longer schema must grow both
+    counts alike, and the bare function dict count as the wrapper."""
     def tools(description: str) -> list[dict]:
         return [{"type": "function", "function": {"name": "read_file", "description": description,
                                                   "parameters": {"type": "object",
@@ -200,8 +201,8 @@ async def test_history_count_agrees_with_the_server(server):
     # Request k carried the history up to the k-th response.
     answers = [i for i, m in enumerate(history) if isinstance(m, ModelResponse)]
     assert len(answers) == len(server.requests) == 5
-    # The server's own count (DeepSeek's template) differs from ours by a fixed amount, its tool
-    # instructions: what the history adds must agree (bench/token_error.py prints both figures).
+    # The server's own count (its DeepSeek-style template, ours too) differs from the agent's by a fixed
+    # amount, its tool instructions: what the history adds must agree (bench/token_error.py prints both figures).
     first = server.requests[0]["prompt_tokens"] - tokens.count_messages(history[: answers[0]])
     for i, request in zip(answers[1:], server.requests[1:], strict=True):
         mine, theirs = tokens.count_messages(history[:i]), request["prompt_tokens"] - first

@@ -1,6 +1,7 @@
 """How a chat request becomes tokens: DeepSeek's chat template as a list of pieces to count.
 
-The layout follows DeepSeek's chat template: marker tokens around each message, texts encoded on
+The layout follows DeepSeek's published description of its chat template (written by us from it: no
+installable package carries DeepSeek's encoding): marker tokens around each message, texts encoded on
 their own between them, tool calls written as DSML (V3.2/V4: one tagged parameter per argument,
 which costs about twice the tokens of the JSON arguments). A pydantic-ai message is first turned
 into the chat-completions messages OpenAIChatModel sends (`openai_messages`). No tokenizer here:
@@ -30,7 +31,7 @@ Piece = str | int
 IMAGE = -1
 
 
-# ---- The rendering rule, shared with the fake server ----
+# ---- The rendering rule (the emulator has its own, tests/deepseek_template.py) ----
 
 
 def content_texts(content: Any) -> list[str]:

@@ -2,7 +2,8 @@
 lays them out (agent.tokens.chat_template), with a count cached per message object.
 
 The test server counts on its own (tests/deepseek_template.py), so bench/token_error.py measures
-this rule against another one.
+this rule against another one; that one's rendering is ours as well, so the bench also counts the
+same requests as llama.cpp renders and tokenizes them (tests/local_model/second_count.py).
 """
 
 from __future__ import annotations

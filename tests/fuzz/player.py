@@ -11,11 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
-import shutil
-import tempfile
 import traceback
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +20,7 @@ from tests.deepseek_template import Skew, counter
 from tests.fuzz.model import ScriptedModel
 from tests.fuzz.oracle import Oracle
 from tests.fuzz.plan import Session, Step
+from tests.workdir import workdir
 
 MODEL = "deepseek-v4-flash"
 SKEW = Skew()  # +15% system text and tool schemas, +10% CJK, -5% code
@@ -73,26 +70,6 @@ class Channel:
 
 async def _answer(text: str) -> str:
     return text
-
-
-@contextlib.contextmanager
-def _place() -> Iterator[Path]:
-    """A temp folder: home/ (CODING_AGENT_HOME) and ws/ (the workspace, the cwd)."""
-    root = Path(tempfile.mkdtemp(prefix="coding-agent-fuzz-"))
-    (root / "home").mkdir()
-    (root / "ws").mkdir()
-    old_cwd, old_home = os.getcwd(), os.environ.get("CODING_AGENT_HOME")
-    os.environ["CODING_AGENT_HOME"] = str(root / "home")
-    os.chdir(root / "ws")
-    try:
-        yield (root / "ws").resolve()
-    finally:
-        os.chdir(old_cwd)
-        if old_home is None:
-            os.environ.pop("CODING_AGENT_HOME", None)
-        else:
-            os.environ["CODING_AGENT_HOME"] = old_home
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _new_state(base_url: str, ws: Path, s: Session, channel: Channel) -> Any:
@@ -151,7 +128,7 @@ async def _play(s: Session, skew: Skew | None, cache_tokens: int | None) -> Play
     channel = Channel()
     capacity = cache_tokens if cache_tokens is not None else max(4 * s.window, 262_144)
     played = Played(s, oracle, [])
-    with _place() as ws, FakeOpenAI(model=MODEL, max_context=s.window, skew=skew, cache_tokens=capacity) as srv:
+    with workdir("fuzz-") as ws, FakeOpenAI(model=MODEL, max_context=s.window, skew=skew, cache_tokens=capacity) as srv:
         srv.keep_bodies = False
         srv.observe(oracle.see)
         srv.script(*([model] * 100_000))

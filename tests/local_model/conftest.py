@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.local_model.lane import LANE_WORKSPACE, MODEL, LlamaServer, missing
+
+if TYPE_CHECKING:
+    from agent.state.app import AppState
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -62,33 +66,19 @@ def _patient_client(monkeypatch):
 async def local_state(llama, home, workspace):
     """local_state(ctx, tools=True, **config) -> an AppState on that server, checked at start as
     main's start-up does (controller.check_server)."""
-    import session
-    from agent.config import Config
-    from agent.events import EventLog
-    from agent.state.app import AppState
-    from agent.state.transcript import Transcript
     from agent.tokens import server_tokens
     from controller import check_server
+    from tests.state_maker import StateMaker
 
-    made: list[AppState] = []
+    maker = StateMaker(model=MODEL, workspace=workspace)
 
     def make(ctx: int, tools: bool = True, **config: object) -> AppState:
-        server = llama(ctx, tools)
-        options = {"model": MODEL, "base_url": server.base_url, "workspace": workspace, "lang": "en",
-                   "yes": True, "context_window": ctx}
-        options.update(config)
-        state = AppState(config=Config(**options), transcript=Transcript(session.new_session_id(), workspace),
-                         emit=EventLog())
+        state = maker(**{"base_url": llama(ctx, tools).base_url, "context_window": ctx, **config})
         check_server(state)
-        made.append(state)
         return state
 
     yield make
-    for state in made:
-        if state.compaction.background is not None:
-            state.compaction.background.task.cancel()
-        if state.scratch.agent is not None:
-            await state.scratch.agent.model.client.close()
+    await maker.close()
     server_tokens.use(None, "")  # back to our own tokenizer for the rest of the suite
 
 

@@ -65,7 +65,7 @@ async def test_the_attached_file_survives_the_fit_to_the_window(local_state, wor
     notices = [n.text for n in state.emit.of(Notice)]
     attached = [n for n in notices if n.startswith("Attached @inventory.py")]
     assert attached and "(lines 1–" in attached[0], notices
-    last = int(attached[0].split("(lines 1–")[1].split(":")[0].replace(",", ""))
+    last = int(attached[0].split("(lines 1–")[1].split(";")[0].replace(",", ""))
     assert not any("Left out" in n for n in notices), notices
     part = _answer_to(state, "inventory.py")
     assert f"item_{last}(" in part and part.endswith(f"continue with offset={last + 1}]"), part[-300:]
