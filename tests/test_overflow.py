@@ -87,3 +87,29 @@ async def test_nothing_fits_one_clear_error_history_intact(make_state, workspace
     assert state.history == history
     assert session.session_file(state.session_id, workspace).read_bytes() == saved
     assert len(server.requests) == requests  # nothing was sent
+
+
+async def test_leaving_out_the_oldest_keeps_this_turns_attachment_shortened(make_state, workspace):
+    """The fuzzer's 4k seed 2: the fit left this turn's @-mention out with the oldest messages (it
+    had been shown as attached). It stays, cut to what the window leaves, and the user is told."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from agent.compaction import overflow
+    from agent.compaction.context import fixed_prefix_tokens
+    from agent.tokens import count as tokens
+    from agent.tools.mentions import build_mention_messages
+
+    (workspace / "big.md").write_text("".join(f"line {n} of the notes about the parser\n" for n in range(400)))
+    state = make_state(context_window=8_000)
+    prelude, _ = build_mention_messages(["big.md"], state)
+    prompt = ModelRequest(parts=[UserPromptPart("what does @big.md say?")])
+    old = [ModelRequest(parts=[UserPromptPart(note(1, 1_500))]), ModelResponse(parts=[TextPart("ok " * 1_500)])]
+    state.transcript.update([*old, *prelude, prompt])
+    limit = fixed_prefix_tokens(state) + tokens.count_messages([*prelude, prompt]) // 2 + overflow.NOTE_ROOM
+    assert overflow.leave_out_oldest(state, limit + overflow.NOTE_ROOM) == 2
+    kept = state.history
+    answer = kept[2].parts[0].content
+    assert kept[3] == prompt and answer.startswith("     1\tline 0 of")
+    assert "to fit the window; continue with offset=" in answer
+    assert any("attachments were cut further: @big.md (lines 1–" in n.text for n in state.emit.of(Notice))
+    assert history_problems(kept) == []

@@ -100,6 +100,8 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
             break
         note_room = needed
 
+    kept, dropped = _keep_this_turn(state, history, kept, dropped, head, limit - note_room)
+
     def build(archive: Path) -> list[ModelMessage]:
         return left_out_history(kept, left_out_note(state, dropped, users, archive))
 
@@ -115,6 +117,45 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     state.emit(Notice(t("overflow_left_out", state.lang, n=dropped, archive=archive), level="warn"))
     return dropped
 
+
+def _keep_this_turn(state: AppState, history: list[ModelMessage], kept: list[ModelMessage], dropped: int,
+                    head: int, limit: int) -> tuple[list[ModelMessage], int]:
+    """`kept` and `dropped`, unless the fit cut into this turn's @-mentioned files: then they stay,
+    shortened to what the window leaves them (with where to read on), and the user is told. They
+    were shown as attached: the fuzzer's 4k sessions saw them left out with the oldest messages."""
+    import dataclasses
+
+    from pydantic_ai.messages import ModelRequest, ToolReturnPart
+
+    from agent.compaction.rebuild import last_prompt, with_attachments
+    from agent.tools.mentions import attached_labels
+    from agent.tools.reading import shorten
+
+    prompt_at = last_prompt(history)
+    if prompt_at is None or prompt_at < head:
+        return kept, dropped
+    group = with_attachments(history, prompt_at)
+    if group == prompt_at or head + dropped <= group:
+        return kept, dropped
+    turn = list(history[group:])
+    over = fixed_prefix_tokens(state) + tokens.count_messages([*history[:head], *turn]) - limit
+    returns = [(i, j) for i, m in enumerate(turn[: prompt_at - group]) if isinstance(m, ModelRequest)
+               for j, p in enumerate(m.parts) if isinstance(p, ToolReturnPart) and isinstance(p.content, str)]
+    if over > 0 and returns:
+        share = -(-over // len(returns)) + 20
+        for i, j in returns:
+            part = turn[i].parts[j]
+            cap = max(READ_FLOOR, tokens.count_text(part.content) - share)
+            parts = list(turn[i].parts)
+            parts[j] = dataclasses.replace(part, content=shorten(part.content, cap))
+            turn[i] = dataclasses.replace(turn[i], parts=parts)
+        labels = t("list_separator", state.lang).join(attached_labels(turn[: prompt_at - group], state.lang))
+        state.emit(Notice(t("attachment_shortened", state.lang, paths=labels), level="warn"))
+    return [*history[:head], *turn], group - head
+
+
+# An attachment shortened to fit keeps at least this many tokens (its first lines).
+READ_FLOOR = 100
 
 # The note's own words around the user's messages it carries.
 NOTE_ROOM = 200

@@ -150,7 +150,7 @@ def fit_messages(
 
 
 def _starts_cleanly(message: ModelMessage) -> bool:
-    from pydantic_ai.messages import ModelRequest, ModelResponse
+    from pydantic_ai.messages import ModelResponse
 
     from agent.tools.mentions import is_mention
 

@@ -16,6 +16,10 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "上下文仍然立刻就满：自动压缩暂停 {n} 轮（到第 {turn} 轮），请求仍会适配窗口。"
         "可以试试带说明的 /compact。",
     ),
+    "attachment_shortened": (
+        "To fit the window, this turn's attachments were cut further: {paths}.",
+        "为了放进窗口，本轮的附件又被截短了：{paths}。",
+    ),
     "overflow_note_users": (
         "The user's own messages among them, verbatim (the newest; a long one cut where marked):",
         "其中用户本人的消息（原文；按新近顺序保留，过长的在标记处截断）：",

@@ -95,3 +95,23 @@ def continues_at(answer: str) -> int | None:
     """The line the next part of a read starts at, if `answer` is a part (None: the whole rest)."""
     found = _CONTINUES_AT.search(answer)
     return int(found.group(1)) if found else None
+
+
+def shorten(answer: str, max_tokens: int) -> str:
+    """A numbered read cut to its first whole lines within `max_tokens`, ending with where to go on
+    (an attachment cut further to fit the window: the model reads the rest as it would any part)."""
+    from agent.tokens import count as tokens
+
+    lines = answer.split("\n")
+    marker = lines.pop() if lines and continues_at(lines[-1]) is not None else None
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        number = line.split("\t", 1)[0].strip()
+        cost = tokens.count_text(line) + 1
+        if kept and used + cost > max_tokens and number.isdigit():
+            kept.append(f"[output capped at {max_tokens} tokens to fit the window; {_CONTINUE.format(n=number)}")
+            return "\n".join(kept)
+        used += cost
+        kept.append(line)
+    return "\n".join(kept + ([marker] if marker else []))
