@@ -116,7 +116,13 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
         state.emit(Notice(refused, level="error"))
         return None
     prelude = context + prelude
-    await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
+    try:
+        await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
+    except asyncio.CancelledError:
+        from agent.turn.loop import keep_interrupted_before_turn
+
+        keep_interrupted_before_turn(state, user_input, prelude)
+        raise
     state.read_file_state.merge(reads)
 
     state.turns += 1

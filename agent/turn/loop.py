@@ -212,6 +212,17 @@ def _interrupted(
     save(messages)
 
 
+def keep_interrupted_before_turn(state: AppState, user_input: str, prelude: list[ModelMessage]) -> None:
+    """Ctrl-C before the turn's run began (in the compaction before it): the user's message joins
+    the history all the same, with its attachments and an answer marked interrupted, as when Ctrl-C
+    cuts a run off (the fuzzer's 16k seed 2 lost a message this way)."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    asked = [*prelude, ModelRequest(parts=[UserPromptPart(user_input)]),
+             ModelResponse(parts=[TextPart(ANSWER_INTERRUPTED)])]
+    sync_history(state, list(state.history) + asked)
+
+
 def _settle(
     state: AppState,
     run: Any,
