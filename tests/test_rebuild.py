@@ -232,3 +232,18 @@ def test_the_cheap_tier_clears_old_results_and_forgets_old_usage():
     assert not cheap_tier_enough(saved, before, after, limit=int(after / CHEAP_TIER_TARGET) - 50)
     assert not cheap_tier_enough(0, before, after, limit=10 * before)
     assert not cheap_tier_enough(saved, after, after, limit=10 * before)
+
+
+def test_a_text_cut_to_fit_keeps_its_start():
+    """The fuzzer's 4k seed 8: a budget smaller than the tail cut this turn's attachment to nothing
+    but the note. Each text keeps its first HEAD_FLOOR tokens; the largest ones are cut first."""
+    from agent.compaction.trim import CUT_NOTE, HEAD_FLOOR, cut_to_fit
+    from agent.tools.mentions import read_messages
+
+    call, answer = read_messages([("a.md", "".join(f"{n:6}\tline {n} of the notes\n" for n in range(1, 600)))])
+    small = ModelResponse(parts=[TextPart("a short answer " * 20)])
+    cut = cut_to_fit([call, answer, small], budget=50)
+    text = cut[1].parts[0].content
+    assert text.startswith("     1\tline 1 of the notes") and CUT_NOTE.split("{")[0] in text
+    assert HEAD_FLOOR <= tokens.count_text(text) <= HEAD_FLOOR + 60
+    assert cut[2] == small  # under the floor: left whole

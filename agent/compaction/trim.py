@@ -19,6 +19,9 @@ CUT_NOTE = "\n[… {n} tokens cut here to fit the context window; the full text 
 # The note itself and the rounding of a cut by characters.
 NOTE_TOKENS = 40
 MAX_ROUNDS = 12
+# A text cut to fit keeps at least its start: the model still sees what it was (an attachment's
+# first lines, the fuzzer's 4k seed 8 saw one cut to nothing but the note), and reads on in the archive.
+HEAD_FLOOR = 100
 
 
 def _cuttable(part: object) -> str | None:
@@ -42,12 +45,12 @@ def _with_part(message: ModelMessage, index: int, text: str) -> ModelMessage:
     return dataclasses.replace(message, parts=parts)
 
 
-def _largest(messages: Sequence[ModelMessage]) -> tuple[int, int, int] | None:
+def _largest(messages: Sequence[ModelMessage], done: set[tuple[int, int]]) -> tuple[int, int, int] | None:
     best: tuple[int, int, int] | None = None
     for i, message in enumerate(messages):
         for j, part in enumerate(message.parts):
             text = _cuttable(part)
-            if text is None:
+            if text is None or (i, j) in done:
                 continue
             size = tokens.count_text(text)
             if best is None or size > best[2]:
@@ -70,14 +73,19 @@ def cut_to_fit(messages: Sequence[ModelMessage], budget: int) -> list[ModelMessa
     """`messages` with their largest texts cut until they count at most `budget` tokens (as close
     as the cuttable texts allow: a history of user messages only stays as it is)."""
     out = list(messages)
+    done: set[tuple[int, int]] = set()  # cut down to their floor: the next largest goes next
     for _ in range(MAX_ROUNDS):
         over = tokens.count_messages(out) - budget
         if over <= 0:
             break
-        found = _largest(out)
-        if found is None or found[2] <= NOTE_TOKENS:
+        found = _largest(out, done)
+        if found is None or found[2] <= HEAD_FLOOR + NOTE_TOKENS:
             break
         i, j, size = found
+        keep = size - over - NOTE_TOKENS
+        if keep < HEAD_FLOOR:
+            keep = HEAD_FLOOR
+            done.add((i, j))
         text = _cuttable(out[i].parts[j]) or ""
-        out[i] = _with_part(out[i], j, _cut_text(text, size, size - over - NOTE_TOKENS))
+        out[i] = _with_part(out[i], j, _cut_text(text, size, keep))
     return out
