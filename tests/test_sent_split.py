@@ -51,3 +51,38 @@ async def test_a_read_past_the_request_limit_keeps_the_summary_cached(make_state
     assert any(str(p.content) == read for p in kept) and "a line of the module" in read
     assert state.history[-1].parts[-1].content == "Read it."
     assert all(r["prompt_tokens"] <= 32_000 for r in server.requests)
+
+
+async def test_a_resumed_session_summarizes_what_the_process_before_it_sent(make_state, workspace, server,
+                                                                             monkeypatch):
+    """The fuzzer's --continue: a long answer after the last request took the history past what a
+    summary request may hold; the resumed process, which had sent nothing, cleared tool results
+    instead (20% cached). The provider still caches what the process before sent, everything before
+    that answer: the summary request is that plus the prompt, and the answer is kept after it."""
+    import session
+    from agent.state.transcript import Transcript
+
+    monkeypatch.setattr(context, "LOWER_MARK", 10.0)
+    config = {"context_window": 32_000, "cheap_tier": "off"}
+    state = make_state(**config, auto_compact=False)
+    limit = request_limit(state)
+    n = 0
+    while compact.context_tokens(state) < compact.threshold(state) - 6_000:
+        script_forever(server, responder([long_answer(n, 60)]))
+        await on_submit(state, note(n, 120))
+        n += 1
+    room = limit - compact.context_tokens(state)
+    script_forever(server, responder([Text("The design, at length: " + "the parser keeps a cursor " * (room // 5))]))
+    await on_submit(state, "explain the design in detail")
+    last = server.requests[-1]["body"]["messages"]
+    assert compact.context_tokens(state) > limit  # the answer took it past a summary request
+
+    resumed = make_state(**config)
+    resumed.transcript = Transcript(state.session_id, workspace, session.load(state.session_id, workspace).messages)
+    script_forever(server, responder([Text("ok")]))
+    before = len(server.requests)
+    await on_submit(resumed, "go on")
+    [request] = [r for r in server.requests[before:] if is_compaction(r["body"])]
+    assert request["body"]["messages"][: len(last)] == last
+    assert request["cache_hit_tokens"] >= 0.9 * request["prompt_tokens"]
+    assert any("the parser keeps a cursor" in str(p.content) for m in resumed.history for p in m.parts)

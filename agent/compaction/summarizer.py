@@ -97,24 +97,47 @@ def _same(a: Sequence[ModelMessage], b: Sequence[ModelMessage]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
+# What the last request did not hold may join the summary request up to this many tokens (billed
+# uncached once); more (a long paste, a big read) is kept verbatim after the summary instead, since
+# the request after the compaction sends it anyway: in the summary request it would be paid twice
+# (the fuzzer's 32k seeds: a 20k-token paste took a summary request to 25% cached).
+UNSENT_IN_SUMMARY = 1_000
+
+
 def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = "") -> int | None:
-    """Where to cut when the whole history no longer fits a compaction request: after the messages
-    the last request was built from, when that start fits and what follows fits the room of the
-    kept tail and the restored files (agent/compaction/budgets.py). That start is what the provider has cached,
+    """Where to cut when the whole history no longer fits a compaction request, or when much of it
+    was never sent (UNSENT_IN_SUMMARY): after the messages the last request was built from, when
+    that start fits (what follows is cut to the room of the kept tail and the restored files,
+    agent/compaction/budgets.py, when larger). That start is what the provider has cached,
     so its summary is served from the cache, and the rest is kept verbatim after the summary (cut
     to the room of the tail and the restored files when it is larger: `tail_budget`); clearing tool
     results or leaving out the oldest messages (fit_request) would change the prefix and bill the
     whole request at the miss price (issue 14 measured 3-25% cached; issue 20 8-23% where the tail
     was too large to keep whole and this gave up)."""
 
-    sent = state.scratch.recorder.covering(history)
-    if sent is None or sent.stale or not 0 < len(sent.history) < len(history):
+    from agent.compaction.tiers import last_response
+
+    recorder = state.scratch.recorder
+    sent = recorder.covering(history)
+    if sent is not None and not sent.stale and not sent.primed:
+        n = len(sent.history)
+    elif not recorder.sent_any and (sent is None or sent.primed):
+        # A resumed session's first compaction: the provider caches what the process before sent
+        # last, everything before its answer (the fuzzer's --continue: 20% cached, a long answer
+        # after the last request made the summary request clear tool results instead).
+        n = last_response(history)
+    else:
+        return None
+    if not 0 < n < len(history):
         return None
     prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
     prompt_tokens, limit = tokens.count_text(prompt), request_limit(state)
-    if margin.fits(state, history_tokens(state, history) + prompt_tokens, limit):
-        return None  # the whole history fits: nothing to cut
-    n = len(sent.history)
+    if margin.fits(state, history_tokens(state, history) + prompt_tokens, limit) and (
+        sent is None or sent.primed or tokens.count_messages(history[n:]) <= UNSENT_IN_SUMMARY
+    ):
+        # The whole history fits, and what the cache lacks is little, or this is a resumed session's
+        # (whose primed request, agent.turn.warmup, builds it fast): summarize it all.
+        return None
     if not margin.fits(state, history_tokens(state, history[:n]) + prompt_tokens, limit):
         return None
     return n

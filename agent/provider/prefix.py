@@ -46,6 +46,7 @@ class SentRequest:
     # Set when the history was replaced (a compaction mid-turn): a run that was joining onto this
     # request gets the whole new history from pydantic-ai instead.
     stale: bool = False
+    primed: bool = False  # built by the warm-up, never sent (agent.turn.warmup)
 
 
 class RequestRecorder:
@@ -56,6 +57,9 @@ class RequestRecorder:
         self.last: SentRequest | None = None
         # The request a turn in progress joins onto (`reuse`).
         self.joined: SentRequest | None = None
+        # Whether this process has sent a request: until then, the provider's cache holds what the
+        # process before it sent (a resumed session).
+        self.sent_any = False
 
     def expect(self, history: list[Any]) -> None:
         self._pending = history
@@ -65,8 +69,9 @@ class RequestRecorder:
         pending, self._pending = self._pending, None
         if priming:
             if pending is not None and messages and messages[-1] == {"role": "user", "content": PRIME_PROMPT}:
-                self.last = SentRequest(pending, messages[:-1], tools)
+                self.last = SentRequest(pending, messages[:-1], tools, primed=True)
             raise Primed
+        self.sent_any = True
         if pending is not None:
             self.last = SentRequest(pending, messages, tools)
 
