@@ -147,7 +147,7 @@ def _patch_summarizer(strategy: str) -> Any:
     return original
 
 
-async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, Any]:
+async def run_one(strategy: str, window: int, turns: list[Turn], seed: int = 14) -> dict[str, Any]:
     from agent.compaction import summarizer
     from agent.events import CompactionFailed, CompactionFinished, Notice
     from main import on_submit
@@ -167,7 +167,7 @@ async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, An
     try:
         with common.workdir("session-cost-") as ws, common.server() as server:
             server.max_context = window
-            project(14).write(ws)
+            project(seed).write(ws)
             state = common.make_state(server.base_url, ws, window, cheap_tier=tier)
             server.script(*([reply] * (len(turns) * 8)))
             for turn in turns:
@@ -211,17 +211,17 @@ async def run_one(strategy: str, window: int, turns: list[Turn]) -> dict[str, An
     }
 
 
-async def run(quick: bool) -> None:
+async def run(quick: bool, seeds: tuple[int, ...] = (14,)) -> None:
     n_turns, windows = plan(quick)
     report = common.Report("session_cost: what a whole session costs, per compaction strategy")
     report.note((__doc__ or "").strip())
-    turns = session(n_turns)
     report.note(f"\n{n_turns} turns; driven in-process (main.on_submit), measured on our own emulator")
     all_ok_over, failures = True, 0
-    for window in windows:
+    for seed, window in ((seed, window) for seed in seeds for window in windows):
+        turns = session(n_turns, seed)
         rows, results = [], {}
         for strategy in STRATEGIES:
-            r = results[strategy] = await run_one(strategy, window, turns)
+            r = results[strategy] = await run_one(strategy, window, turns, seed)
             share = "-" if r["compaction_share"] is None else f"{100 * r['compaction_share']:.1f}%"
             rows.append([strategy, f"${100 * r['cost'] / n_turns:.4f}", r["events"], r["cheap"], share,
                          f"{100 * r['largest']:.1f}%", r["over"], r["errors"], r["failed"], r["background"],
@@ -230,10 +230,11 @@ async def run(quick: bool) -> None:
                       "largest request / window", "over window", "turn errors", "failed compactions",
                       "background used/started",
                       "given up"], rows,
-                     title=f"window {window:,} (emulator, {common.prices_text()})")
+                     title=f"window {window:,}, seed {seed} (emulator, {common.prices_text()})")
         ours = results["ours"]
         cheapest = min(r["cost"] for r in results.values())
         label = f"{window // 1000}k" if window < 1_000_000 else "1m"
+        label += "" if seeds == (14,) else f"_seed{seed}"
         # Two strategies that take the same actions cost the same (background summaries are awaited
         # between turns, see run_one): a tie within TIE, for rounding, counts as cheapest.
         report.figure(f"session_cost_ours_{label}", round(100 * ours["cost"] / n_turns, 4), "USD/100 turns",
@@ -253,4 +254,10 @@ async def run(quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    common.main(run, __doc__)
+    import asyncio
+
+    def _seeds(p) -> None:
+        p.add_argument("--seeds", default="14", help="comma-separated session seeds (default 14)")
+
+    args = common.parse_args(__doc__, _seeds)
+    asyncio.run(run(args.quick, tuple(int(s) for s in args.seeds.split(","))))
