@@ -98,8 +98,9 @@ def restore_file_messages(
     picked = choose_restored(readable(), budgets_for(state).restore if budget is None else budget, RESTORE_MAX_FILES)
     for _path, _content, read in picked:
         new_state.merge(read)
-    # A call and its answer per file, by path, with ids of the path and the text: two compactions
-    # that restore the same files send the same bytes (the provider's prefix cache).
+    # A call and its answer per file, by path (one order whatever was read when), with ids of the
+    # path and the text: two compactions that restore the same files send the same bytes, and a set
+    # that starts with the same files as an earlier one is served from the provider's prefix cache.
     picked.sort(key=lambda item: item[0])
     return [m for path, content, _read in picked for m in read_messages([(path, content)], stable_ids=True)]
 

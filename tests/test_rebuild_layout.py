@@ -109,3 +109,16 @@ async def test_a_session_of_the_earlier_layout_still_compacts(make_state, server
     users = "\n".join(str(m.parts[0].content) for m in state.history[: head_end(state.history)] if is_summary(m))
     assert "- the old precious rule\n- a later ask" in users
     assert summary_text(state.history[0]) is None and previous_summary(state.history) is not None
+
+
+async def test_one_restored_file_after_the_user_messages_is_still_shown_as_restored(make_state, server, workspace):
+    from ui.context_view import breakdown
+
+    state = make_state()
+    await _session(state, server, workspace, ["big1.txt"])
+    await compact.run_compact(state)
+    end = head_end(state.history)
+    assert _reads(state.history[:end]) == ["big1.txt"]
+    assert isinstance(state.history[2], ModelResponse)  # the fixed line, the user messages, the file
+    kinds = {kind for kind, _name, _n in breakdown(state)}
+    assert {"summary", "restored"} <= kinds and "tool" not in kinds

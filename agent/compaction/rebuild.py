@@ -211,7 +211,7 @@ def files_lead(files: Sequence[ModelMessage]) -> bool:
     same first ones (same path and text, same bytes) as an earlier one, whose prefix the provider
     still holds. Several files by path often start alike, so they lead; a single one rarely
     repeats, and would only cost the user messages, which are always shared
-    (bench/after_compaction.py measured both, docs/compaction-guarantees.md)."""
+    (bench/after_compaction.py measured both: docs/compaction.md)."""
     return len(files) >= 2 * RESTORE_LEAD_FILES
 
 
