@@ -10,13 +10,13 @@ import json
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
 import compact
+import session
 from agent.compaction.context import fixed_prefix_tokens
 from agent.compaction.rebuild import compacted_history, files_lead
 from agent.compaction.summary import head_end, is_summary, previous_summary, summary_text
 from agent.compaction.tiers import fit_messages
 from agent.tokens import count as tokens
 from main import on_submit
-from session import SUMMARY_KEY
 from tests.builders import big_files, is_compaction, long_answer, responder, script_forever
 from tests.fake_openai import ToolCalls
 
@@ -58,7 +58,7 @@ async def test_the_rebuilt_history_puts_what_the_next_compaction_keeps_first(mak
 
 def test_one_restored_file_follows_the_user_messages_several_lead(tmp_path):
     lead, users = (ModelRequest(parts=[UserPromptPart(content=t)]) for t in ("fixed line", "users"))
-    summary = ModelRequest(parts=[UserPromptPart(content="summary")], metadata={SUMMARY_KEY: "s"})
+    summary = ModelRequest(parts=[UserPromptPart(content="summary")], metadata={session.SUMMARY_KEY: "s"})
     pair = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a"}, tool_call_id="x")]), lead]
     assert not files_lead(pair) and files_lead(pair * 2)
     tail = [ModelRequest(parts=[UserPromptPart(content="now")])]
@@ -95,13 +95,15 @@ async def test_a_session_of_the_earlier_layout_still_compacts(make_state, server
     restored files after it. It is still the head fit_messages keeps, its user messages are carried
     on, and the next compaction writes the new layout."""
     old = ModelRequest(parts=[UserPromptPart(content="This session continues ...\n- the old precious rule")],
-                       metadata={SUMMARY_KEY: "old summary", "archives": [], "files": {},
+                       metadata={session.SUMMARY_KEY: "old summary", "archives": [], "files": {},
                                  "user_messages": ["the old precious rule"]})
     restored = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="c1")])]
     state = make_state()
     state.transcript.append(old, *restored, ModelRequest(parts=[UserPromptPart(content="a later ask " * 300)]),
                             ModelResponse(parts=[TextPart("a long answer " * 300)]))
-    assert head_end(state.history) == 1
+    state.transcript.persist()
+    loaded = session.load(state.session_id, workspace).messages  # the session file, as --continue reads it
+    assert head_end(loaded) == 1 and head_end(state.history) == 1
     kept, _dropped = fit_messages(state.history, 1, 0)
     assert kept[0] is old
     script_forever(server, responder([]))
