@@ -43,12 +43,13 @@ from agent.compaction.rebuild import (
     checkpoints_cut,
     choose_restored,
     compacted_history,
+    files_lead,
     first_kept,
     refuse_result,
     summary_parts,
 )
 from agent.compaction.summarizer import request_summary, sent_split, tail_budget
-from agent.compaction.summary import SummaryParts, build_summary_message, is_summary
+from agent.compaction.summary import SummaryParts, build_carried_messages, build_summary_message, head_end, is_summary
 from agent.compaction.undo import UndoPlan
 from agent.errors import CompactError, NothingToCompact  # noqa: F401 - re-exported
 from agent.events import CompactionFinished, CompactionStarted, Notice
@@ -97,7 +98,11 @@ def restore_file_messages(
     picked = choose_restored(readable(), budgets_for(state).restore if budget is None else budget, RESTORE_MAX_FILES)
     for _path, _content, read in picked:
         new_state.merge(read)
-    return read_messages([(path, content) for path, content, _read in picked])
+    # A call and its answer per file, by path (one order whatever was read when), with ids of the
+    # path and the text: two compactions that restore the same files send the same bytes, and a set
+    # that starts with the same files as an earlier one is served from the provider's prefix cache.
+    picked.sort(key=lambda item: item[0])
+    return [m for path, content, _read in picked for m in read_messages([(path, content)], stable_ids=True)]
 
 
 def _relative(path: Any, workspace: Path) -> str:
@@ -123,7 +128,7 @@ async def run_compact(
 ) -> CompactResult:
     """Compact `state.history`. `keep`: messages kept verbatim after the summary (mid-turn)."""
     history = list(state.history)
-    if not history or all(is_summary(m) for m in history):
+    if head_end(history) == len(history):  # nothing, or only a compaction's own head
         raise NothingToCompact(t("nothing_to_compact", state.lang))
     before = context_tokens(state)
     _check_archive_writable(state)
@@ -257,16 +262,17 @@ def _commit(
             if note := compaction_note(state.history, tail, state.lang):  # images are not restored
                 summary.summary += "\n\n" + note
             head = build_summary_message(summary, state.lang, state.workspace)
+            carried = build_carried_messages(summary, state.lang)
             plan = restore_todo(state.history, tail)  # the task list comes back whole (agent.tools.todo)
-            kept = tokens.count_messages([head, *plan, *tail])
+            kept = tokens.count_messages([*carried, head, *plan, *tail])
             room = restore_room(budgets_for(state), fixed_prefix_tokens(state), kept)
-            restored = restore_file_messages(state.read_file_state, new_read_state, state, room) + plan
-            history = compacted_history(head, restored, tail)
-            if restored and history_tokens(state, history) > threshold(state):
+            files = restore_file_messages(state.read_file_state, new_read_state, state, room)
+            history = compacted_history(carried, files, head, tail, plan=plan, files_first=files_lead(files))
+            if (files or plan) and history_tokens(state, history) > threshold(state):
                 # Over the target: the restored files go first (they can be read again), never the
                 # user's messages the summary carries.
                 new_read_state = ReadFileState()
-                history = compacted_history(head, [], tail)
+                history = compacted_history(carried, [], head, tail)
         assert history is not None
         after = history_tokens(state, history)
         refusal = refuse_result(before, after, threshold(state), margin.room(state, fit_limit))
@@ -323,11 +329,11 @@ def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str,
 
 
 def last_summary(state: AppState) -> str | None:
-    """The summary at the start of the history, whole (/compact show), or None."""
-    from agent.compaction.summary import previous_summary
-
-    head = previous_summary(state.history)
-    return None if head is None else str(head.parts[0].content)
+    """The compaction's own text at the start of the history, whole (/compact show): the user
+    messages carried and the summary, without the restored files; or None."""
+    head = state.history[: head_end(state.history)]
+    texts = [str(m.parts[0].content) for m in head if is_summary(m)]
+    return "\n\n".join(texts) if texts else None
 
 
 # --- automatic compaction ------------------------------------------------------------------

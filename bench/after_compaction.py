@@ -8,6 +8,7 @@ tokens) over the session, per window.
 
   python bench/after_compaction.py            # 32k and 131k, 200 turns, seeds 1-2
   python bench/after_compaction.py --quick    # 32k, 120 turns, one seed
+  python bench/after_compaction.py --seeds 6  # seeds 1-6 (a compaction's figures vary from run to run)
 """
 
 from __future__ import annotations
@@ -74,9 +75,9 @@ def share(requests: list[dict]) -> float:
     return 100 * sum(r["cache_hit_tokens"] for r in requests) / prompt if prompt else 0.0
 
 
-async def run(quick: bool) -> None:
+async def run(quick: bool, seeds: int = 2) -> None:
     windows = [32_768] if quick else [32_768, 131_072]
-    seeds = [1] if quick else [1, 2]
+    seeds = [1] if quick else list(range(1, seeds + 1))
     turns = 120 if quick else 200
     rows, figures = [], []
     for window in windows:
@@ -97,4 +98,11 @@ async def run(quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    common.main(run, __doc__)
+    import argparse
+    import asyncio
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small version (CI): 32k, one seed")
+    parser.add_argument("--seeds", type=int, default=2, help="seeds 1..N a window (default 2)")
+    args = parser.parse_args()
+    asyncio.run(run(args.quick, args.seeds))

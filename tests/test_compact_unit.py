@@ -104,7 +104,13 @@ def test_restore_budget_and_order(make_state, workspace) -> None:
     restored = [p.name for p in new.paths()]
     # Newest five that exist, in their original read order.
     assert restored == ["f2.txt", "f3.txt", "f4.txt", "f5.txt", "f7.txt"]
-    assert len(messages) == 2
+    # A call and its answer per file, by path, each id made of the path and the text (issue 20).
+    assert len(messages) == 10
+    calls = [m.parts[0] for m in messages[::2]]
+    assert [c.args_as_dict()["path"] for c in calls] == restored
+    assert [r.parts[0].tool_call_id for r in messages[1::2]] == [c.tool_call_id for c in calls]
+    again = compact.restore_file_messages(old, ReadFileState(), state)
+    assert [m.parts[0].tool_call_id for m in again] == [m.parts[0].tool_call_id for m in messages]
 
 
 def test_restore_skips_a_file_too_big_but_keeps_older(make_state, workspace) -> None:

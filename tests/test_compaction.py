@@ -72,11 +72,12 @@ async def test_auto_compaction_fires_archives_and_rebuilds(make_state, workspace
     on_disk = session.load(state.session_id, workspace).messages
     assert is_summary(on_disk[0])
     assert len(on_disk) == len(state.history)
-    # The next request starts with the summary message, then the restored files.
+    # The next request starts with the compaction's head: the fixed line, the files, the summary.
     request = server.requests[-1]["body"]["messages"]
     assert request[0]["role"] == "system"
-    assert "The user asked to read files" in request[1]["content"]
-    assert str(archives[0]) in request[1]["content"]
+    head = "\n".join(str(m.get("content")) for m in request[1:])
+    assert request[1]["content"].startswith("This session continues")
+    assert "The user asked to read files" in head and str(archives[0]) in head
     restored = [m for m in request if m["role"] == "tool"]
     assert restored and "line 0 of file 1" in restored[-1]["content"]
     assert request[-1]["content"] == "what next?"

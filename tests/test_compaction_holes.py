@@ -53,13 +53,13 @@ async def test_a_user_message_survives_any_number_of_compactions(make_state, wor
     script_forever(server, responder([long_answer(1)], summary=f"<summary>1. Rules: {precious}</summary>"))
     await on_submit(state, precious)
     await compact.run_compact(state)
-    assert precious in state.history[0].parts[0].content
+    assert precious in compact.last_summary(state)
     for n in range(2, 5):
         # Every later summary forgets it (the model cut the quoted text).
         script_forever(server, responder([long_answer(n)], summary=f"<summary>1. Work round {n}.</summary>"))
         await on_submit(state, f"round {n}")
         await compact.run_compact(state)
-        text = state.history[0].parts[0].content
+        text = compact.last_summary(state)
         assert precious in text, f"lost after compaction {n}"
         assert f"round {n - 1}" in text or n == 2
 
@@ -91,7 +91,7 @@ async def test_the_previous_summary_is_updated_never_nested(make_state, workspac
         await on_submit(state, f"step {n}")
         script_forever(server, responder([long_answer(n + 10)], summary=lambda body: _quoting_summary(body)))
         await compact.run_compact(state)
-        assert state.history[0].parts[0].content.count(header) == 1
+        assert compact.last_summary(state).count(header) == 1
 
 
 def _quoting_summary(body: dict) -> str:
@@ -127,7 +127,7 @@ async def test_rebuilt_history_fits_well_under_the_threshold(make_state, workspa
     # request allows (625) alone are 70% of the threshold: there the rebuilt history only has to fit.
     bound = limit if window < 8_192 else WELL_UNDER * limit
     assert history_tokens(state, state.history) <= bound
-    text = state.history[0].parts[0].content
+    text = compact.last_summary(state)
     assert "read big2.txt" in text  # the newest user message is carried
 
 

@@ -33,7 +33,7 @@ from agent.compaction.rebuild import (
     turn_prompt,
     without_usage,
 )
-from agent.compaction.summary import SummaryParts, build_summary_message
+from agent.compaction.summary import SummaryParts, build_carried_messages, build_summary_message
 from agent.compaction.tiers import PLACEHOLDER, clear_tool_results, fit_messages
 from agent.errors import CompactError
 from agent.state.file_history import Checkpoint
@@ -175,7 +175,7 @@ def test_user_messages_the_summary_misses_are_checked_in(tmp_path):
     parts = summary_parts(history, [], "<summary>1. The user renamed foo: rename foo</summary>", 0, 1_000, "en")
     assert parts.user_messages == ["always run the tests with -x", "rename foo"]
     assert parts.missing_user_messages == ["always run the tests with -x"]
-    text = build_summary_message(parts, "en", tmp_path).parts[0].content
+    text = "\n".join(m.parts[0].content for m in build_carried_messages(parts, "en"))
     assert "always run the tests with -x" in text
 
 
@@ -191,14 +191,16 @@ def test_user_messages_carry_across_compactions_and_the_tail_is_not_summarised(t
         summary_parts(tail, [], "  \n ", 0, 1_000, "en")
 
 
-def test_the_compacted_history_is_summary_files_tail_without_old_usage(tmp_path):
-    head = build_summary_message(SummaryParts("s", ["/a.jsonl"]), "en", tmp_path)
+def test_the_compacted_history_is_carried_files_summary_tail_without_old_usage(tmp_path):
+    parts = SummaryParts("s", ["/a.jsonl"], user_messages=["precious"])
+    head = build_summary_message(parts, "en", tmp_path)
+    carried = build_carried_messages(parts, "en")
     restored = [_ask("the file f1.txt")]
     tail = list(_exchange(3))
-    rebuilt = compacted_history(head, restored, tail)
-    assert rebuilt[:2] == [head, *restored] and [m.parts for m in rebuilt[2:]] == [m.parts for m in tail]
-    assert rebuilt[2].usage == RequestUsage() and tail[0].usage.input_tokens == 3_000
-    assert without_usage(rebuilt)[3] is rebuilt[3]  # requests stay the same objects
+    rebuilt = compacted_history(carried, restored, head, tail)
+    assert rebuilt[:4] == [*carried, *restored, head] and [m.parts for m in rebuilt[4:]] == [m.parts for m in tail]
+    assert rebuilt[4].usage == RequestUsage() and tail[0].usage.input_tokens == 3_000
+    assert without_usage(rebuilt)[5] is rebuilt[5]  # requests stay the same objects
 
 
 def test_a_rebuilt_history_that_is_not_smaller_is_refused(tmp_path):

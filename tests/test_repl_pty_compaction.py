@@ -86,7 +86,7 @@ def test_a_user_message_outlives_two_compactions(workspace, home, live_server):
     wait_prompt(child)
     _exit(child)
 
-    summary_message = _agent_requests(live_server)[-1][1]["content"]
+    summary_message = "\n".join(str(m.get("content")) for m in _agent_requests(live_server)[-1][1:])
     assert "Other work." in summary_message and precious in summary_message
 
 

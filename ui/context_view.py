@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.compaction.context import fixed_prefix_tokens, threshold
-from agent.compaction.summary import is_summary
+from agent.compaction.summary import head_end, is_summary
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 from ui.approval import plain
@@ -30,15 +30,20 @@ COLOURS = {"fixed": "magenta", "summary": "cyan", "restored": "blue", "user": "g
 
 
 def _restored(history: Sequence[ModelMessage]) -> set[int]:
-    """Indexes of the file reads a compaction put right after its summary (agent.tools.mentions.read_messages)."""
+    """Indexes of the file reads a compaction restored (agent.tools.mentions.read_messages): in its
+    head (agent.compaction.summary.head_end), or right after the summary in a session written before."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
     found: set[int] = set()
-    if not history or not is_summary(history[0]):
+    end = head_end(history)
+    if not end:
         return found
-    i = 1
-    while i + 1 < len(history):
-        call, result = history[i], history[i + 1]
+    i, stop = 1, (end if end > 1 else len(history))
+    while i < stop:
+        if is_summary(history[i]):  # the user messages carried, between the fixed line and the files
+            i += 1
+            continue
+        call, result = history[i], history[i + 1] if i + 1 < len(history) else None
         if not (isinstance(call, ModelResponse) and call.parts and all(
                 isinstance(p, ToolCallPart) and p.tool_name == "read_file" for p in call.parts)):
             break

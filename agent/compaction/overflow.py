@@ -83,11 +83,11 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
 
     from agent.compaction.budgets import for_state as budgets_for
     from agent.compaction.rebuild import checkpoints_cut, left_out_history
-    from agent.compaction.summary import is_summary
+    from agent.compaction.summary import head_end
     from agent.compaction.tiers import fit_messages
 
     history = list(state.history)
-    head = 1 if is_summary(history[0]) else 0  # fit_messages keeps a summary at the start
+    head = head_end(history)  # fit_messages keeps a compaction's head at the start
     budget = budgets_for(state).user_messages
     note_room = NOTE_ROOM
     for _ in range(4):  # the note's size depends on what is left out, and that on the note's size

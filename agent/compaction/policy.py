@@ -65,7 +65,7 @@ def outlook(
     clear_after: int, keep: Sequence[ModelMessage] = (),
 ) -> cost.Outlook:
     """What each action leaves and what the next requests would carry after it (values in, values out)."""
-    from agent.compaction.summary import previous_summary, summary_text
+    from agent.compaction.summary import head_end, is_summary, previous_summary, summary_text
 
     fixed = figs.fixed
     first = next((i for i, (a, b) in enumerate(zip(history, cleared, strict=False)) if a is not b), len(cleared))
@@ -79,7 +79,8 @@ def outlook(
     restored = min(plan.restore, figs.restored) + min(plan.user_messages, _user_estimate(history))
     after = fixed + WRAPPER_TOKENS + summary_out + restored + tokens.count_messages(keep)
     responses = sum(1 for m in history if m.kind == "response")
-    head = tokens.count_message(earlier) if earlier is not None else 0
+    # The compaction's own messages (the summary, the user messages carried before it).
+    head = tokens.count_messages([m for m in history[: head_end(history)] if is_summary(m)])
     growth = max(MIN_GROWTH, (before - fixed - head) / max(1, responses))
     return cost.Outlook(
         before=before, threshold=figs.threshold, fixed=fixed, growth=growth,

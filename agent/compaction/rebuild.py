@@ -17,7 +17,7 @@ from agent.compaction.summary import (
     carried_and_older,
     earlier_user_messages,
     files_touched,
-    is_summary,
+    head_end,
     missing_user_messages,
     older_user_count,
     previous_summary,
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 RESTORE_MAX_FILES = 5
+# From this many restored files on, they come before the user messages carried (files_lead).
+RESTORE_LEAD_FILES = 2
 # The cheap tier alone is enough when it brings the context under this share of the threshold:
 # the margin keeps the next turn from triggering again at once.
 CHEAP_TIER_TARGET = 0.7
@@ -195,16 +197,32 @@ def summary_parts(history: Sequence[ModelMessage], tail: Sequence[ModelMessage],
     )
 
 
-def compacted_history(head: ModelMessage, restored: Sequence[ModelMessage],
-                      tail: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """The summary message, the files restored, the tail kept verbatim."""
-    return [head, *restored, *without_usage(tail)]
+def compacted_history(carried: Sequence[ModelMessage], files: Sequence[ModelMessage], summary: ModelMessage,
+                      tail: Sequence[ModelMessage], *, plan: Sequence[ModelMessage] = (),
+                      files_first: bool = False) -> list[ModelMessage]:
+    """Laid out for the provider's prefix cache, what changes least first: the fixed line, the user
+    messages carried (a list the next compaction only extends) and the files restored (in either
+    order: files_lead), the task list, the summary (rewritten every time), the tail kept verbatim."""
+    lead, users = list(carried[:1]), list(carried[1:])
+    middle = [*files, *users] if files_first else [*users, *files]
+    return [*lead, *middle, *plan, summary, *without_usage(tail)]
+
+
+def files_lead(files: Sequence[ModelMessage]) -> bool:
+    """Whether the restored files (a call and its answer per file, by path) go before the user
+    messages carried. After the user messages, a list every compaction extends, nothing is ever
+    served from the cache again; before them, the files are whenever a compaction restores the
+    same first ones (same path and text, same bytes) as an earlier one, whose prefix the provider
+    still holds. Several files by path often start alike, so they lead; a single one rarely
+    repeats, and would only cost the user messages, which are always shared
+    (bench/after_compaction.py measured both: docs/compaction.md)."""
+    return len(files) >= 2 * RESTORE_LEAD_FILES
 
 
 def left_out_history(kept: Sequence[ModelMessage], note: ModelMessage) -> list[ModelMessage]:
     """The history fit_messages kept, with `note` where the left-out messages were (after a
-    summary at the start, which fit_messages keeps)."""
-    head = 1 if kept and is_summary(kept[0]) else 0
+    compaction's head at the start, which fit_messages keeps: agent.compaction.summary.head_end)."""
+    head = head_end(kept)
     kept = without_usage(kept)
     return kept[:head] + [note] + kept[head:]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from agent.text.prompts import load_prompt
 from agent.tokens import count as tokens
-from session import SUMMARY_KEY
+from session import NOTE_KEY, SUMMARY_KEY
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelRequest
@@ -25,6 +25,8 @@ USER_MESSAGE_MAX_CHARS = 8_000
 ARCHIVES_SHOWN = 5
 # A message is cut to fit what is left of the budget only if this much is left; else it goes.
 MIN_CUT_TOKENS = 32
+# Marks (NOTE_KEY) the message that opens a rebuilt history with the user messages carried.
+CARRIED = "carried"
 
 
 @dataclass
@@ -272,35 +274,50 @@ class SummaryParts:
     older_user_messages: int = 0  # not even named by their first words here: in the transcripts
 
 
-def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
-    """Laid out for the provider's prefix cache: what changes least comes first (a fixed line, the
-    user's messages verbatim and oldest first, which a later compaction only extends, the files
-    changed), the summary, which every compaction rewrites, last; so the request after the next
-    compaction still shares its start with the requests after this one."""
+def render_carried(parts: SummaryParts, lang: str) -> tuple[str, str]:
+    """The start of a rebuilt history, laid out for the provider's prefix cache: a fixed line, and
+    the user's messages verbatim, oldest first ("" if none). A later compaction only extends the
+    list (while the budget holds), so the request after it shares this start with the requests
+    after this one."""
     words = _sections(lang)
-    text = load_prompt("summary_users", lang).strip()
-    if parts.user_messages:
-        quoted = "\n".join(f"- {m}" for m in parts.user_messages)
-        text += f"\n\n## {words['user_messages_title']}\n{quoted}"
-        if parts.older_user_messages:
-            text += "\n" + words["older_users"].format(n=parts.older_user_messages)
+    quoted = "\n".join(f"- {m}" for m in parts.user_messages)
+    if parts.older_user_messages:
+        quoted += "\n" + words["older_users"].format(n=parts.older_user_messages)
+    return (load_prompt("summary_users", lang).strip(),
+            f"## {words['user_messages_title']}\n{quoted}" if parts.user_messages else "")
+
+
+def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
+    """What every compaction rewrites, so it comes last (after the restored files): the files
+    changed, the summary, the transcripts."""
+    words = _sections(lang)
+    text = ""
     if parts.files:
         lines = []
         for path, record in sorted(parts.files.items()):
             exists = (workspace / path).exists()
             lines.append(f"- {path}: {record.describe(lang, exists)}")
-        text += f"\n\n## {words['files_title']}\n" + "\n".join(lines)
+        text += f"## {words['files_title']}\n" + "\n".join(lines) + "\n\n"
     body = parts.summary
     if parts.left_out:
         body += "\n\n" + words["left_out"].format(n=parts.left_out)
     transcript = parts.archives[-1] if parts.archives else ""
-    text += "\n\n" + load_prompt("summary_wrapper", lang).format(summary=body, transcript=transcript)
+    text += load_prompt("summary_wrapper", lang).format(summary=body, transcript=transcript)
     if len(parts.archives) > 1:
         # The newest few: listing every one would grow the summary message at every compaction
         # (the others are in the same folder, and in the metadata).
         shown = parts.archives[-ARCHIVES_SHOWN:]
         text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in shown)
     return text
+
+
+def build_carried_messages(parts: SummaryParts, lang: str) -> list[ModelRequest]:
+    """The fixed line and the user messages carried (render_carried), each a message marked as the
+    agent's own: the restored files may go between them (agent.compaction.rebuild.compacted_history)."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    return [ModelRequest(parts=[UserPromptPart(content=text)], metadata={NOTE_KEY: CARRIED})
+            for text in render_carried(parts, lang) if text]
 
 
 def build_summary_message(parts: SummaryParts, lang: str, workspace: Path) -> ModelRequest:
@@ -315,9 +332,24 @@ def build_summary_message(parts: SummaryParts, lang: str, workspace: Path) -> Mo
 
 
 def is_summary(message: ModelMessage) -> bool:
-    """Whether `message` is a compaction's summary: the one rule (context, policy, tiers, undo, the
-    overflow and the /context view call it)."""
-    return summary_text(message) is not None
+    """Whether `message` is a compaction's own text: its summary message, or the carried user
+    messages that open the rebuilt history. The one rule (context, policy, tiers, undo, rewind, the
+    overflow and the /context view call it); never the user's words."""
+    metadata = getattr(message, "metadata", None) or {}
+    return summary_text(message) is not None or metadata.get(NOTE_KEY) == CARRIED
+
+
+def head_end(messages: Sequence[ModelMessage]) -> int:
+    """Where the head a compaction rebuilt ends (0 if `messages` do not start with one): the carried
+    user messages, the restored files and the summary; or, in a session written before that
+    layout, the summary alone. The one owner of "where the summary is": what fits a history to
+    the window keeps the head whole, and a note of left-out messages goes right after it."""
+    if not messages or not is_summary(messages[0]):
+        return 0
+    for index, message in enumerate(messages):
+        if summary_text(message) is not None:
+            return index + 1
+    return 1
 
 
 def summary_text(message: ModelMessage) -> str | None:
@@ -333,7 +365,8 @@ def earlier_user_messages(summary: ModelMessage | None) -> list[str]:
 
 
 def previous_summary(history: Sequence[ModelMessage]) -> ModelRequest | None:
+    """The summary message (the one with the metadata), not the carried messages before it."""
     for message in history:
-        if is_summary(message):
+        if summary_text(message) is not None:
             return message  # type: ignore[return-value]
     return None

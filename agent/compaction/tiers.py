@@ -130,13 +130,14 @@ def fit_messages(
 ) -> tuple[list[ModelMessage], int]:
     """Leave out the oldest messages until `fixed + tokens(messages) <= limit`.
 
-    A previous summary at the start is kept (it carries everything before it). Tool calls and
+    A compaction's head at the start is kept (agent.compaction.summary.head_end: it carries
+    everything before it, the user messages verbatim; its restored files within their budget). Tool calls and
     their results are never separated: the kept part starts at a user prompt or a plain request.
     Returns the kept messages and how many were left out.
     """
-    from agent.compaction.summary import is_summary
+    from agent.compaction.summary import head_end
 
-    head = [m for m in messages[:1] if is_summary(m)]
+    head = list(messages[: head_end(messages)])
     rest = list(messages[len(head) :])
     total = fixed + tokens.count_messages(head) + tokens.count_messages(rest)
     start = 0

@@ -7,6 +7,7 @@ away. Compaction uses the same messages to give back the files the model was wor
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 import uuid
 from collections.abc import Sequence
@@ -96,14 +97,21 @@ def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:
     return labels
 
 
-def read_messages(reads: Sequence[tuple[str, str | list]]) -> list[ModelMessage]:
-    """One response calling read_file for each (path, content), and one request with the answers."""
+def read_messages(reads: Sequence[tuple[str, str | list]], stable_ids: bool = False) -> list[ModelMessage]:
+    """One response calling read_file for each (path, content), and one request with the answers.
+    `stable_ids`: each call's id made of its path and text, not random (a compaction's restored
+    files: the same read renders the same bytes in the next rebuilt history)."""
     if not reads:
         return []
     calls: list[ToolCallPart] = []
     returns: list[ToolReturnPart] = []
     for path, content in reads:
-        call_id = f"call_{uuid.uuid4().hex[:24]}"
+        call_id = _stable_id(path, content) if stable_ids else f"call_{uuid.uuid4().hex[:24]}"
         calls.append(ToolCallPart("read_file", {"path": path}, tool_call_id=call_id))
         returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id))
     return [ModelResponse(parts=calls), ModelRequest(parts=returns)]
+
+
+def _stable_id(path: str, content: str | list) -> str:
+    text = content if isinstance(content, str) else repr(content)
+    return "call_" + hashlib.sha256(f"{path}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:24]

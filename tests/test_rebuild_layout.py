@@ -1,0 +1,126 @@
+"""Issue 20, case 7: the rebuilt history is laid out for the next cache hit. What a later compaction
+keeps comes first (the fixed line, the user messages carried, the restored files by path with ids
+of their path and text), the summary it rewrites last; checked on the rebuilt history and through
+the emulator's prefix cache (DeepSeek's template, 64-token blocks)."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+
+import compact
+import session
+from agent.compaction.context import fixed_prefix_tokens
+from agent.compaction.rebuild import compacted_history, files_lead
+from agent.compaction.summary import head_end, is_summary, previous_summary, summary_text
+from agent.compaction.tiers import fit_messages
+from agent.tokens import count as tokens
+from main import on_submit
+from tests.builders import big_files, is_compaction, long_answer, responder, script_forever
+from tests.fake_openai import ToolCalls
+
+
+def _reads(history) -> list[str]:
+    return [p.args_as_dict()["path"] for m in history if isinstance(m, ModelResponse)
+            for p in m.parts if isinstance(p, ToolCallPart)]
+
+
+async def _session(state, server, workspace, files: list[str]) -> None:
+    big_files(workspace, 3, lines=40)
+    turn = []
+    for name in files:
+        turn += [ToolCalls([("read_file", {"path": name})]), long_answer(len(turn))]
+    script_forever(server, responder(turn))
+    for n, name in enumerate(files):
+        await on_submit(state, f"request {n}: read {name} and explain it")
+
+
+async def test_the_rebuilt_history_puts_what_the_next_compaction_keeps_first(make_state, server, workspace):
+    state = make_state()
+    await _session(state, server, workspace, ["big1.txt", "big0.txt"])
+    await compact.run_compact(state)
+    history = state.history
+    end = head_end(history)
+    # The fixed line, the files restored (by path), the user messages carried, then the summary.
+    assert str(history[0].parts[0].content).startswith("This session continues a conversation")
+    assert summary_text(history[0]) is None and is_summary(history[0])
+    assert _reads(history[:end]) == ["big0.txt", "big1.txt"]
+    users = history[end - 2]
+    assert "- request 0: read big1.txt and explain it\n- request 1: read big0.txt" in users.parts[0].content
+    assert history[end - 1] is previous_summary(history) and end == len(history)
+    # None of the head is taken for the user's words (titles, the next summary's carried list).
+    assert all(is_summary(m) for m in history[:end] if isinstance(m, ModelRequest)
+               and any(isinstance(p, UserPromptPart) for p in m.parts))
+    shown = compact.last_summary(state)
+    assert "request 0: read big1.txt" in shown and "Here is the summary" in shown and "line 0 of file" not in shown
+
+
+def test_one_restored_file_follows_the_user_messages_several_lead(tmp_path):
+    lead, users = (ModelRequest(parts=[UserPromptPart(content=t)]) for t in ("fixed line", "users"))
+    summary = ModelRequest(parts=[UserPromptPart(content="summary")], metadata={session.SUMMARY_KEY: "s"})
+    pair = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a"}, tool_call_id="x")]), lead]
+    assert not files_lead(pair) and files_lead(pair * 2)
+    tail = [ModelRequest(parts=[UserPromptPart(content="now")])]
+    assert compacted_history([lead, users], pair, summary, tail, files_first=False)[:5] == [lead, users, *pair,
+                                                                                            summary]
+    assert compacted_history([lead, users], pair, summary, tail, files_first=True)[:5] == [lead, *pair, users,
+                                                                                           summary]
+
+
+async def test_two_compactions_restoring_the_same_files_share_them_byte_for_byte(make_state, server, workspace):
+    """The request after the second compaction is the one after the first up to the user messages:
+    the same bytes (tool-call ids too), served from the emulator's cache past the files."""
+    state = make_state()
+    await _session(state, server, workspace, ["big1.txt", "big0.txt"])
+    await compact.run_compact(state)
+    await on_submit(state, "go on with the explanation")
+    first = [r for r in server.requests if not is_compaction(r["body"])][-1]
+    script_forever(server, responder([long_answer(n) for n in range(4)]))
+    await on_submit(state, "and the next part of it")
+    await compact.run_compact(state)
+    await on_submit(state, "go on again")
+    second = [r for r in server.requests if not is_compaction(r["body"])][-1]
+    # system, the fixed line, and a call and its answer per restored file
+    shared = 2 + 2 * 2
+    assert [json.dumps(m) for m in second["body"]["messages"][:shared]] == \
+        [json.dumps(m) for m in first["body"]["messages"][:shared]]
+    restored = tokens.count_messages([m for m in state.history[: head_end(state.history)]
+                                      if isinstance(m, ModelResponse) or not is_summary(m)])
+    assert second["cache_hit_tokens"] >= fixed_prefix_tokens(state) + restored, second["cache_hit_tokens"]
+
+
+async def test_a_session_of_the_earlier_layout_still_compacts(make_state, server, workspace):
+    """Sessions written before: the summary message alone first (carried messages inside it), the
+    restored files after it. It is still the head fit_messages keeps, its user messages are carried
+    on, and the next compaction writes the new layout."""
+    old = ModelRequest(parts=[UserPromptPart(content="This session continues ...\n- the old precious rule")],
+                       metadata={session.SUMMARY_KEY: "old summary", "archives": [], "files": {},
+                                 "user_messages": ["the old precious rule"]})
+    restored = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="c1")])]
+    state = make_state()
+    state.transcript.append(old, *restored, ModelRequest(parts=[UserPromptPart(content="a later ask " * 300)]),
+                            ModelResponse(parts=[TextPart("a long answer " * 300)]))
+    state.transcript.persist()
+    loaded = session.load(state.session_id, workspace).messages  # the session file, as --continue reads it
+    assert head_end(loaded) == 1 and head_end(state.history) == 1
+    kept, _dropped = fit_messages(state.history, 1, 0)
+    assert kept[0] is old
+    script_forever(server, responder([]))
+    await compact.run_compact(state)
+    users = "\n".join(str(m.parts[0].content) for m in state.history[: head_end(state.history)] if is_summary(m))
+    assert "- the old precious rule\n- a later ask" in users
+    assert summary_text(state.history[0]) is None and previous_summary(state.history) is not None
+
+
+async def test_one_restored_file_after_the_user_messages_is_still_shown_as_restored(make_state, server, workspace):
+    from ui.context_view import breakdown
+
+    state = make_state()
+    await _session(state, server, workspace, ["big1.txt"])
+    await compact.run_compact(state)
+    end = head_end(state.history)
+    assert _reads(state.history[:end]) == ["big1.txt"]
+    assert isinstance(state.history[2], ModelResponse)  # the fixed line, the user messages, the file
+    kinds = {kind for kind, _name, _n in breakdown(state)}
+    assert {"summary", "restored"} <= kinds and "tool" not in kinds
