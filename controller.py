@@ -34,7 +34,7 @@ def load_session(state: AppState, session_id: str) -> list:
         state.emit(Notice(t("cut_line", state.lang, **note), "warn"))
     if not loaded.messages:
         return loaded.messages
-    from agent.turn.loop import repair_history
+    from agent.turn.repair import repair_history
 
     # A crash mid-tool leaves a call without its result: unrepaired, every later prompt is refused.
     messages, fixes = repair_history(loaded.messages)

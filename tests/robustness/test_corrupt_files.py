@@ -18,7 +18,7 @@ import session
 from agent.events import CompactionFailed, Notice
 from agent.state.transcript import Transcript
 from agent.store import session_format
-from agent.turn.loop import repair_history
+from agent.turn.repair import repair_history
 from main import on_submit
 from tests.robustness.harness import (
     answer,

@@ -106,7 +106,7 @@ def fault_points(base: Path, seeds: int) -> Tally:
 def corrupt_sessions(base: Path) -> Tally:
     """Each bad line in the middle of a good file, a torn last line, an empty file, random bytes."""
     import session
-    from agent.turn.loop import repair_history
+    from agent.turn.repair import repair_history
 
     tally = Tally("corrupt session files")
     good = session.dump_messages(harness.long_history(turns=3, words=20)).encode()
