@@ -148,7 +148,7 @@ async def run_compact(
     state.compaction.running = True
     try:
         tail = list(keep)
-        cut = sent_split(state, history, custom_instructions)
+        cut = sent_split(state, history, custom_instructions, keep_unsent=trigger != "manual")
         if cut is not None:
             # Only the start the last request sent is summarized (cached); the rest follows verbatim,
             # after what `keep` holds from before the cut (mid-turn: the user's request).

@@ -104,16 +104,18 @@ def _same(a: Sequence[ModelMessage], b: Sequence[ModelMessage]) -> bool:
 UNSENT_IN_SUMMARY = 1_000
 
 
-def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = "") -> int | None:
+def sent_split(
+    state: AppState, history: Sequence[ModelMessage], extra: str = "", keep_unsent: bool = True
+) -> int | None:
     """Where to cut when the whole history no longer fits a compaction request, or when much of it
-    was never sent (UNSENT_IN_SUMMARY): after the messages the last request was built from, when
-    that start fits (what follows is cut to the room of the kept tail and the restored files,
-    agent/compaction/budgets.py, when larger). That start is what the provider has cached,
-    so its summary is served from the cache, and the rest is kept verbatim after the summary (cut
-    to the room of the tail and the restored files when it is larger: `tail_budget`); clearing tool
-    results or leaving out the oldest messages (fit_request) would change the prefix and bill the
-    whole request at the miss price (issue 14 measured 3-25% cached; issue 20 8-23% where the tail
-    was too large to keep whole and this gave up)."""
+    was never sent (UNSENT_IN_SUMMARY; not for /compact, `keep_unsent` False: asked to compact, the
+    user wants all of it summarized, and a long answer kept whole would not shrink it): after the
+    messages the last request was built from, when that start fits. That start is what the provider
+    has cached, so its summary is served from the cache, and the rest is kept verbatim after the
+    summary (cut to the room of the tail and the restored files when it is larger: `tail_budget`);
+    clearing tool results or leaving out the oldest messages (fit_request) would change the prefix
+    and bill the whole request at the miss price (issue 14 measured 3-25% cached; issue 20 8-23%
+    where the tail was too large to keep whole and this gave up)."""
 
     from agent.compaction.tiers import last_response
 
@@ -133,7 +135,7 @@ def sent_split(state: AppState, history: Sequence[ModelMessage], extra: str = ""
     prompt = compaction_prompt(state.lang, extra, incremental=previous_summary(history) is not None)
     prompt_tokens, limit = tokens.count_text(prompt), request_limit(state)
     if margin.fits(state, history_tokens(state, history) + prompt_tokens, limit) and (
-        sent is None or sent.primed or tokens.count_messages(history[n:]) <= UNSENT_IN_SUMMARY
+        sent is None or sent.primed or not keep_unsent or tokens.count_messages(history[n:]) <= UNSENT_IN_SUMMARY
     ):
         # The whole history fits, and what the cache lacks is little, or this is a resumed session's
         # (whose primed request, agent.turn.warmup, builds it fast): summarize it all.

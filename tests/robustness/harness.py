@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -165,7 +166,9 @@ def lines_of(data: bytes) -> list[bytes]:
 
 
 def is_summary_line(line: bytes) -> bool:
-    return b'"compact_summary"' in line
+    """A line of a compaction's head: the summary, or (issue 20's layout, the summary last) the
+    fixed line and the user messages carried before it."""
+    return b'"compact_summary"' in line or re.search(rb'"agent_note"\s*:\s*"carried"', line) is not None
 
 
 # --- what a valid history looks like --------------------------------------------------------
