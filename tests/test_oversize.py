@@ -33,3 +33,37 @@ async def test_print_mode_refuses_it_with_a_clear_error(make_state, workspace, s
     assert "does not fit" in err and "@file" in err
     assert server.requests == []
     assert session.load(state.session_id, workspace).messages == []
+
+
+def test_a_message_that_fits_only_an_empty_history_is_caught(make_state, tmp_path) -> None:
+    """The fuzzer's 16k seed 19: after a compaction, its head (the carried user messages and the
+    summary) stays whatever compacts next; a paste that fits beside the instructions alone but not
+    beside that head passed the check, and every request of its turn was refused."""
+    from agent.compaction.context import fixed_prefix_tokens, threshold
+    from agent.compaction.oversize import check_message
+    from agent.compaction.summary import SummaryParts, build_summary_message
+    from agent.tokens import count as tokens
+
+    state = make_state(context_window=16_384)
+    head = build_summary_message(SummaryParts("what happened so far, at length. " * 300, []), "en", tmp_path)
+    room = threshold(state) - fixed_prefix_tokens(state)
+    paste = "".join(f"record {n}: lorem ipsum dolor sit amet\n" for n in range(2_000))
+    while tokens.count_text(paste) >= room - 200:
+        paste = paste[: len(paste) * 9 // 10]
+    assert check_message(state, paste) is None  # an empty history has room for it
+    state.transcript.update([head])
+    assert tokens.count_message(head) > 200 and check_message(state, paste) is not None
+
+
+def test_a_refit_that_rebuilds_equal_messages_is_the_same_request() -> None:
+    """The fuzzer's 16k seed 19: a refit that rebuilt the messages into equal copies sent the refused
+    summary request four times."""
+    import dataclasses
+
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from agent.compaction.summarizer import _same
+
+    messages = [ModelRequest(parts=[UserPromptPart("a")]), ModelRequest(parts=[UserPromptPart("b")])]
+    assert _same([dataclasses.replace(m) for m in messages], messages)
+    assert not _same([messages[0], ModelRequest(parts=[UserPromptPart("c")])], messages)

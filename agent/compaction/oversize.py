@@ -35,10 +35,18 @@ def too_large(tokens: int, fixed: int, threshold: int) -> bool:
 
 
 def check_message(state: AppState, text: str) -> Oversize | None:
+    """A message too large for any compaction to make room for: with the fixed prefix and the
+    compaction's head that stays (the carried user messages and the summary), by the server's count
+    (agent.compaction.margin). The fuzzer's 16k seed 19: a Chinese paste passed the check of an
+    empty history and our count, and every request of its turn was refused."""
+    from agent.compaction import margin
     from agent.compaction.context import fixed_prefix_tokens, threshold
+    from agent.compaction.summary import head_end
     from agent.tokens import count as tokens
 
-    size, fixed, limit = tokens.count_text(text), fixed_prefix_tokens(state), threshold(state)
+    head = tokens.count_messages(state.history[: head_end(state.history)])
+    size, fixed, limit = margin.safe(state, tokens.count_text(text)), fixed_prefix_tokens(state) + head, \
+        threshold(state)
     return Oversize(size, fixed, limit, state.config.context_window) if too_large(size, fixed, limit) else None
 
 
