@@ -108,7 +108,7 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
         (summarizer, "_summary_call", "request call"),
         (session, "archive_session", "archive (copy + fsync)"),
         (rebuild, "files_touched", "summary: files touched"),
-        (rebuild, "carried_user_messages", "summary: user messages"),
+        (rebuild, "carried_and_older", "summary: user messages"),
         (rebuild, "missing_user_messages", "summary: user messages"),
         (compact, "restore_file_messages", "restore files"),
         (compact, "build_summary_message", "summary message"),
