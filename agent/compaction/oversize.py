@@ -40,11 +40,17 @@ def check_message(state: AppState, text: str) -> Oversize | None:
     (agent.compaction.margin). The fuzzer's 16k seed 19: a Chinese paste passed the check of an
     empty history and our count, and every request of its turn was refused."""
     from agent.compaction import margin
+    from agent.compaction.budgets import SUMMARY_OVERHEAD
+    from agent.compaction.budgets import for_state as budgets_for
     from agent.compaction.context import fixed_prefix_tokens, threshold
     from agent.compaction.summary import head_end
     from agent.tokens import count as tokens
 
-    head = tokens.count_messages(state.history[: head_end(state.history)])
+    # The head the next compaction leaves: today's, or the one its budgets would build if smaller
+    # (its summary and carried messages are rewritten to their budgets).
+    plan = budgets_for(state)
+    head = min(tokens.count_messages(state.history[: head_end(state.history)]),
+               plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
     size, fixed, limit = margin.safe(state, tokens.count_text(text)), fixed_prefix_tokens(state) + head, \
         threshold(state)
     return Oversize(size, fixed, limit, state.config.context_window) if too_large(size, fixed, limit) else None
