@@ -27,6 +27,7 @@ Reasoning-effort preambles are not rendered.
 
 from __future__ import annotations
 
+import bisect
 import importlib.util
 import json
 import re
@@ -173,33 +174,50 @@ class Skew:
 
     It stands for a server whose tokenizer or rendering differs from the agent's: the agent cannot
     be exact by construction and must learn the gap from the counts the server reports. Each text's
-    ids are stretched (a token repeated) or thinned (one dropped) at even steps, so the count moves
-    by the share and the prefix cache still sees the same ids for the same text."""
+    ids are stretched (a token repeated) or thinned (one dropped) as the shares of its tokens add up,
+    so the count moves by the share and the prefix cache sees the same ids for the same start."""
 
     system: float = 0.15
     cjk: float = 0.10
     code: float = -0.05
 
-    def factor(self, text: str, system: bool) -> float:
+    def shares(self, text: str, offsets: list[tuple[int, int]], system: bool) -> list[float]:
+        """The share each token of `text` is skewed by: its own kind's (CJK in the token, else a code
+        line, else none; the system text all alike), so that a text's start is skewed the same
+        whatever follows it."""
         if system:
-            return 1 + self.system
-        chars = len(text) - text.count(" ") - text.count("\n")
-        if chars <= 0:
-            return 1.0
-        cjk = len(_CJK.findall(text)) / chars
-        code = sum(len(line) for line in text.splitlines() if _CODE_LINE.match(line)) / max(1, len(text))
-        return 1 + self.cjk * cjk + self.code * min(1.0, code)
+            return [self.system] * len(offsets)
+        starts, kinds = [0], []  # each line's start and whether it looks like code
+        for line in text.split("\n"):
+            kinds.append(bool(_CODE_LINE.match(line)))
+            starts.append(starts[-1] + len(line) + 1)
+        out = []
+        for a, b in offsets:
+            if _CJK.search(text[a:b]):
+                out.append(self.cjk)
+            else:
+                out.append(self.code if kinds[bisect.bisect_right(starts, a) - 1] else 0.0)
+        return out
 
-    def apply(self, text: str, ids: list[int], system: bool) -> list[int]:
-        n = len(ids)
-        change = round(n * (self.factor(text, system) - 1)) if n else 0
-        if change == 0:
-            return ids
-        step = n / abs(change)
-        marks = {int(i * step) for i in range(abs(change))}
-        if change > 0:
-            return [x for i, tok in enumerate(ids) for x in ((tok, tok) if i in marks else (tok,))]
-        return [tok for i, tok in enumerate(ids) if i not in marks]
+    def apply(self, text: str, ids: list[int], offsets: list[tuple[int, int]], system: bool) -> list[int]:
+        """Each token repeated or dropped as its share adds up along the text. Carried from the start,
+        never from the whole text's length or mix: a real tokenizer gives a text extended at its end
+        (a tool result, then the compaction prompt in the same user turn) the same ids up to the
+        join, and so must this, or the prefix cache would miss what a real provider serves (an
+        earlier version spread the skew over the whole text: the fuzzer's mid-turn summary requests
+        missed their newest tool results)."""
+        out: list[int] = []
+        carried = 0.0
+        for tok, share in zip(ids, self.shares(text, offsets, system), strict=True):
+            carried += share
+            if carried >= 1:
+                carried -= 1
+                out += (tok, tok)
+            elif carried <= -1:
+                carried += 1
+            else:
+                out.append(tok)
+        return out
 
     @classmethod
     def parse(cls, text: str) -> Skew:
@@ -256,7 +274,9 @@ class Counter:
         key = (skew, system, text)
         ids = self._skew_cache.get(key)
         if ids is None:
-            ids = skew.apply(text, self.text_ids(text), system)
+            whole = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            encoded = self._tk.encode(whole, add_special_tokens=False)
+            ids = skew.apply(whole, encoded.ids, encoded.offsets, system)
             with self._lock:
                 if len(self._skew_cache) > 50_000:
                     self._skew_cache.clear()

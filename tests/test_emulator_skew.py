@@ -73,6 +73,18 @@ def test_a_skewed_prefix_is_still_cached():
     assert second["cache_hit_tokens"] >= second["prompt_tokens"] - 2 * 64 > 0
 
 
+def test_a_skewed_text_extended_at_its_end_is_still_cached():
+    """A tool result of code and English, then a Chinese compaction prompt in the same user turn (a
+    mid-turn summary request): a real tokenizer gives the start the same ids, so must the skew."""
+    result = {"role": "user", "content": CODE + PROSE[:400]}
+    with FakeOpenAI(skew=Skew()) as srv:
+        client = _client(srv)
+        client.chat.completions.create(model=MODEL, messages=[result])
+        client.chat.completions.create(model=MODEL, messages=[result, {"role": "user", "content": CHINESE}])
+        first, second = srv.requests
+    assert second["cache_hit_tokens"] >= first["prompt_tokens"] - 2 * 64 > 0
+
+
 def test_skew_parse():
     assert Skew.parse("") == Skew()
     assert Skew.parse("cjk=0.2, code=0") == Skew(system=0.15, cjk=0.2, code=0.0)
