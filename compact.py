@@ -319,12 +319,18 @@ def undo_compaction(state: AppState, plan: UndoPlan | None = None) -> tuple[str,
     """The "/compact undo": the newest archive's history and the turns made since (agent.compaction.undo).
     What /status says of the last compaction no longer holds: the newest archive is the one this
     undo made, and the tier's last choice is forgotten."""
-    archive, saved, count = undo.undo_compaction(state.transcript, state.file_history, plan or plan_undo(state))
+    plan = plan or plan_undo(state)
+    archive, saved, count = undo.undo_compaction(state.transcript, state.file_history, plan)
     stats = state.stats
     stats.last_archive, stats.last_undo = saved, archive
     stats.tier_choice = stats.tier_reason = ""
     stats.tier_clear_cost = stats.tier_summary_cost = None
-    state.scratch.recorder.forget()
+    recorder = state.scratch.recorder
+    recorder.forget()
+    # The next compaction summarizes the restored part, which the provider still caches, and keeps
+    # the turns made since verbatim after it (summarizer.sent_split; the fuzzer's 16k seeds: the
+    # summary request after an undo was 17-51% cached, its oldest messages left out to fit).
+    recorder.restored = state.history[: len(plan.restored)]
     return archive, saved, count
 
 

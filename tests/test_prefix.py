@@ -93,9 +93,12 @@ async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, work
     finished = state.emit.of(CompactionFinished)
     assert finished and all(f.trigger in ("mid-turn", "background") for f in finished)
     _assert_same(both_ways)
-    # The tail pydantic-ai built is the newest tool exchange: a call and its result.
+    # The summary request is the turn's request in flight, whole, and the prompt: the tool exchange
+    # that came after it, never sent, follows the summary instead (agent.compaction.background).
     joined = both_ways[0][0]["messages"]
-    assert [m["role"] for m in joined[-3:]] == ["assistant", "tool", "user"]
+    [in_flight] = [r["body"]["messages"] for r in server.requests
+                   if r["body"]["messages"][-1].get("content") == "read every file"]
+    assert joined[:-1] == in_flight and joined[-1]["role"] == "user"
 
 
 async def test_not_reused_when_the_history_was_rebuilt(make_state, workspace, server, both_ways):

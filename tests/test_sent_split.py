@@ -86,3 +86,76 @@ async def test_a_resumed_session_summarizes_what_the_process_before_it_sent(make
     assert request["body"]["messages"][: len(last)] == last
     assert request["cache_hit_tokens"] >= 0.9 * request["prompt_tokens"]
     assert any("the parser keeps a cursor" in str(p.content) for m in resumed.history for p in m.parts)
+
+
+async def test_the_compaction_after_an_undo_summarizes_the_restored_history_from_the_cache(
+        make_state, workspace, server, monkeypatch):
+    """The fuzzer's 16k seeds: after /compact undo, the restored history and the turns made since no
+    longer fit one request, and the summary request left out its oldest messages to fit (17-51%
+    cached). The compaction that was undone sent the restored history, so the provider caches it:
+    the next compaction summarizes that and keeps the turns made since after the summary."""
+    monkeypatch.setattr(context, "LOWER_MARK", 10.0)
+    state = make_state(context_window=32_000, cheap_tier="off")
+    limit, n = request_limit(state), 0
+    while compact.context_tokens(state) < compact.threshold(state) - 1_500:
+        script_forever(server, responder([long_answer(n, 60)]))
+        await on_submit(state, note(n, 120))
+        n += 1
+    restored_tokens = compact.context_tokens(state)
+    before = len(server.requests)
+    await compact.run_compact(state)
+    [undone] = [r["body"]["messages"] for r in server.requests[before:] if is_compaction(r["body"])]
+    later, compacted = 0, compact.context_tokens(state)
+    while restored_tokens + compact.context_tokens(state) - compacted < limit + 2_000:
+        script_forever(server, responder([long_answer(100 + later, 60)]))
+        await on_submit(state, f"later {later}: " + "keep this one too " * 40)
+        later += 1
+    compact.undo_compaction(state)
+    assert compact.context_tokens(state) > limit  # the restored history and the later turns
+
+    script_forever(server, responder([Text("ok")]))
+    before = len(server.requests)
+    await on_submit(state, "go on")
+    [request] = [r for r in server.requests[before:] if is_compaction(r["body"])]
+    assert request["body"]["messages"][: len(undone) - 1] == undone[:-1]
+    assert request["cache_hit_tokens"] >= 0.9 * request["prompt_tokens"]
+    # The turns made since the undone compaction follow the summary, their messages verbatim.
+    users = [str(p.content) for m in state.history for p in m.parts if type(p).__name__ == "UserPromptPart"]
+    assert all(any(u.startswith(f"later {i}: keep this one too") for u in users) for i in range(later))
+    assert all(r["prompt_tokens"] <= 32_000 for r in server.requests)
+
+
+async def test_a_sent_history_too_large_beside_the_prompt_is_summarized_up_to_an_earlier_turn(
+        make_state, workspace, server, monkeypatch):
+    """The fuzzer's 16k seeds: the last request was larger than a summary request may be beside
+    the compaction prompt (a turn's request reserves less output than a summary's), and the summary
+    request cleared tool results to fit (37% cached). Every start of what the provider cached is
+    cached too: the summary request is the last request up to an earlier turn, plus the prompt."""
+    monkeypatch.setattr(context, "LOWER_MARK", 10.0)
+    state = make_state(context_window=32_000, cheap_tier="off", auto_compact=False)
+    limit, n = request_limit(state), 0
+    prompt_tokens = tokens.count_text(compact_prompt(state))
+    while compact.context_tokens(state) < limit - prompt_tokens // 2:
+        script_forever(server, responder([long_answer(n, 30)]))
+        await on_submit(state, note(n, 40))
+        n += 1
+    last = server.requests[-1]["body"]["messages"]
+    assert server.requests[-1]["prompt_tokens"] + prompt_tokens > limit  # the last request beside the prompt
+    state.config.auto_compact = True
+
+    script_forever(server, responder([Text("ok")]))
+    before = len(server.requests)
+    await on_submit(state, "go on")
+    [request] = [r for r in server.requests[before:] if is_compaction(r["body"])]
+    sent = request["body"]["messages"][:-1]
+    assert len(sent) < len(last) and sent == last[: len(sent)]
+    assert request["cache_hit_tokens"] >= 0.9 * request["prompt_tokens"]
+    users = [str(p.content) for m in state.history for p in m.parts if type(p).__name__ == "UserPromptPart"]
+    assert any(u.startswith(f"note {n - 1}: ") for u in users)  # the newest turn, kept after the summary
+    assert all(r["prompt_tokens"] <= 32_000 for r in server.requests)
+
+
+def compact_prompt(state) -> str:
+    from agent.compaction.summary import compaction_prompt
+
+    return compaction_prompt(state.lang, "", incremental=False)

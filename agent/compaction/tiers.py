@@ -144,13 +144,14 @@ def fit_messages(
     while total > limit and start < len(rest) - 1:
         total -= tokens.count_message(rest[start])
         start += 1
-        while start < len(rest) - 1 and not _starts_cleanly(rest[start]):
+        while start < len(rest) - 1 and not starts_cleanly(rest[start]):
             total -= tokens.count_message(rest[start])
             start += 1
     return head + rest[start:], start
 
 
-def _starts_cleanly(message: ModelMessage) -> bool:
+def starts_cleanly(message: ModelMessage) -> bool:
+    """Whether a history may start (or be cut) at `message`: nothing before it is needed to pair it."""
     from pydantic_ai.messages import ModelResponse
 
     from agent.tools.mentions import is_mention

@@ -60,6 +60,9 @@ class RequestRecorder:
         # Whether this process has sent a request: until then, the provider's cache holds what the
         # process before it sent (a resumed session).
         self.sent_any = False
+        # The history a /compact undo put back: the compaction it undid sent it (its summary request),
+        # so the provider caches it, though this process's last request held the compacted history.
+        self.restored: list[Any] | None = None
 
     def expect(self, history: list[Any]) -> None:
         self._pending = history
@@ -80,6 +83,7 @@ class RequestRecorder:
             if sent is not None:
                 sent.stale = True
         self._pending = self.last = self.joined = None
+        self.restored = None
 
     def covering(self, history: Sequence[Any]) -> SentRequest | None:
         """The last request, if `history` starts with the very messages it was built from."""

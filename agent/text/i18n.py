@@ -126,11 +126,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "压缩后的历史仍超过阈值（{after:,} / {threshold:,} tokens）；保留原历史",
     ),
     "message_too_large": (
-        "This message is about {tokens:,} tokens: with the instructions and tools ({fixed:,}) it does not fit "
+        "This message is about {tokens:,} tokens: with what every request carries (instructions, tools and "
+        "the compaction's summary: {fixed:,}) it does not fit "
         "under the auto-compact threshold ({threshold:,} of a {window:,}-token window), and no compaction "
         "can make room for it.",
-        "这条消息约 {tokens:,} tokens：加上指令和工具（{fixed:,}）就超过了自动压缩阈值"
-        "（{threshold:,}，窗口 {window:,}），压缩也腾不出空间。",
+        "这条消息约 {tokens:,} tokens：加上每次请求都带的内容（指令、工具和压缩留下的摘要：{fixed:,}）"
+        "就超过了自动压缩阈值（{threshold:,}，窗口 {window:,}），压缩也腾不出空间。",
     ),
     "attach_question": (
         "Attach it as a file the model reads in parts instead?",
