@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from agent.store.faults import fault
 from agent.store.project_dirs import ARCHIVE_DIR_NAME, archive_dir, folder_name, private_dir, project_dir  # noqa: F401
 from agent.store.regular_file import open_regular
 from agent.store.session_lock import SessionLock, SessionLocked  # noqa: F401 - session.SessionLock is the API
+from agent.text.clean_text import clean_messages
 
 # The metadata key that marks a compaction's summary message in a session file (agent.compaction.summary
 # builds the message and owns recognising it; the preview here reads the raw line, unparsed).
@@ -133,7 +135,21 @@ class Loaded:
     version: int = session_format.CURRENT
 
 
+# A lone surrogate as JSON writes it (an escape; a pair of them is a valid character, cleaned alike).
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def parse_lines(data: bytes) -> Loaded:
+    """The messages of a session file. A lone surrogate in one (a file written by hand or by an
+    older version) becomes U+FFFD here, so that everything saved or loaded is clean and only what
+    comes after needs cleaning (agent.text.clean_text)."""
+    loaded = _parse_lines(data)
+    if _ESCAPED_SURROGATE.search(data):
+        clean_messages(loaded.messages)
+    return loaded
+
+
+def _parse_lines(data: bytes) -> Loaded:
     adapter = _adapter()
     lines = []
     cut = []

@@ -154,6 +154,11 @@ class Transcript:
             self._persisted, self._stale = kept, True
         self._messages = messages
 
+    def saved_prefix(self, messages: Sequence[ModelMessage]) -> int:
+        """How many of `messages`, from the start, are the saved ones (identity first, as in update)."""
+        saved = self._persisted
+        return saved if len(messages) >= saved and list(messages[:saved]) == self._messages[:saved] else 0
+
     def append(self, *messages: ModelMessage) -> None:
         self.update(self._messages + list(messages))
         self.persist()

@@ -25,8 +25,8 @@ from agent.events import (
     WaitingForModel,
 )
 from agent.state.app import AppState
+from agent.text.clean_text import clean_messages
 from agent.text.i18n import t
-from agent.turn.clean_text import clean_messages
 from agent.turn.repair import ENDED, INTERRUPTED, repair
 
 if TYPE_CHECKING:
@@ -95,7 +95,10 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
     memory, `persisted` stays where it was so the next append retries, and the reason is returned
     for the caller to show once.
     """
-    clean_messages(messages)  # a lone surrogate cannot be saved, nor sent, nor counted (agent.turn.clean_text)
+    # A lone surrogate cannot be saved, nor sent, nor counted (agent.text.clean_text). What the file
+    # has was cleaned before it was saved: only the rest, or a turn at 8,000 messages spends 100 ms
+    # on it (bench/overhead.py, "session append").
+    clean_messages(messages[state.transcript.saved_prefix(messages) :])
     state.transcript.update(messages)
     try:
         state.transcript.persist()

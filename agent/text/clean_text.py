@@ -4,8 +4,10 @@ A model may stream a lone surrogate ("\\udcff" is valid JSON), and a file name t
 reaches us as one (surrogateescape). Python strings hold it, but nothing can encode it: saving the
 session, counting tokens and sending the next request all failed, on that turn and on every turn
 after, since the message stayed in the history. So every message is cleaned in place when the
-agent first sees it (before each request, and before it is saved), each lone surrogate becoming
-U+FFFD, the replacement character.
+agent first sees it (before each request, before it is saved, when a session file is loaded),
+each lone surrogate becoming U+FFFD, the replacement character; what was saved or loaded is
+clean, so only the messages after it are looked at again (a whole history of 8,000 was 100 ms
+a turn: bench/overhead.py).
 """
 
 from __future__ import annotations
