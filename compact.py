@@ -43,7 +43,6 @@ from agent.compaction.rebuild import (
     checkpoints_cut,
     choose_restored,
     compacted_history,
-    files_lead,
     first_kept,
     refuse_result,
     summary_parts,
@@ -267,7 +266,7 @@ def _commit(
             kept = tokens.count_messages([*carried, head, *plan, *tail])
             room = restore_room(budgets_for(state), fixed_prefix_tokens(state), kept)
             files = restore_file_messages(state.read_file_state, new_read_state, state, room)
-            history = compacted_history(carried, files, head, tail, plan=plan, files_first=files_lead(files))
+            history = compacted_history(carried, files, head, tail, plan=plan)
             if (files or plan) and history_tokens(state, history) > threshold(state):
                 # Over the target: the restored files go first (they can be read again), never the
                 # user's messages the summary carries.

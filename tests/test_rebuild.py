@@ -198,7 +198,7 @@ def test_the_compacted_history_is_carried_files_summary_tail_without_old_usage(t
     restored = [_ask("the file f1.txt")]
     tail = list(_exchange(3))
     rebuilt = compacted_history(carried, restored, head, tail)
-    assert rebuilt[:4] == [*carried, *restored, head] and [m.parts for m in rebuilt[4:]] == [m.parts for m in tail]
+    assert rebuilt[:4] == [*carried, head, *restored] and [m.parts for m in rebuilt[4:]] == [m.parts for m in tail]
     assert rebuilt[4].usage == RequestUsage() and tail[0].usage.input_tokens == 3_000
     assert without_usage(rebuilt)[5] is rebuilt[5]  # requests stay the same objects
 

@@ -1,18 +1,17 @@
 """Issue 20, case 7: the rebuilt history is laid out for the next cache hit. What a later compaction
-keeps comes first (the fixed line, the user messages carried, the restored files by path with ids
-of their path and text), the summary it rewrites last; checked on the rebuilt history and through
-the emulator's prefix cache (DeepSeek's template, 64-token blocks)."""
+keeps comes first (the fixed line, the user messages carried), then the summary it rewrites, then
+the restored files (by path, with ids of their path and text), which the cheap tier may clear
+without sending the summary again; checked on the rebuilt history and through the emulator's
+prefix cache (DeepSeek's template, 64-token blocks)."""
 
 from __future__ import annotations
-
-import json
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
 import compact
 import session
 from agent.compaction.context import fixed_prefix_tokens
-from agent.compaction.rebuild import compacted_history, files_lead
+from agent.compaction.rebuild import compacted_history
 from agent.compaction.summary import head_end, is_summary, previous_summary, summary_text
 from agent.compaction.tiers import fit_messages
 from agent.tokens import count as tokens
@@ -42,13 +41,13 @@ async def test_the_rebuilt_history_puts_what_the_next_compaction_keeps_first(mak
     await compact.run_compact(state)
     history = state.history
     end = head_end(history)
-    # The fixed line, the files restored (by path), the user messages carried, then the summary.
+    # The fixed line, the user messages carried, the summary; then the files restored (by path).
     assert str(history[0].parts[0].content).startswith("This session continues a conversation")
     assert summary_text(history[0]) is None and is_summary(history[0])
-    assert _reads(history[:end]) == ["big0.txt", "big1.txt"]
-    users = history[end - 2]
+    users = history[1]
     assert "- request 0: read big1.txt and explain it\n- request 1: read big0.txt" in users.parts[0].content
-    assert history[end - 1] is previous_summary(history) and end == len(history)
+    assert history[end - 1] is previous_summary(history) and end == 3
+    assert _reads(history[:end]) == [] and _reads(history[end:]) == ["big0.txt", "big1.txt"]
     # None of the head is taken for the user's words (titles, the next summary's carried list).
     assert all(is_summary(m) for m in history[:end] if isinstance(m, ModelRequest)
                and any(isinstance(p, UserPromptPart) for p in m.parts))
@@ -56,38 +55,34 @@ async def test_the_rebuilt_history_puts_what_the_next_compaction_keeps_first(mak
     assert "request 0: read big1.txt" in shown and "Here is the summary" in shown and "line 0 of file" not in shown
 
 
-def test_one_restored_file_follows_the_user_messages_several_lead(tmp_path):
+def test_the_restored_files_follow_the_summary():
     lead, users = (ModelRequest(parts=[UserPromptPart(content=t)]) for t in ("fixed line", "users"))
     summary = ModelRequest(parts=[UserPromptPart(content="summary")], metadata={session.SUMMARY_KEY: "s"})
     pair = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a"}, tool_call_id="x")]), lead]
-    assert not files_lead(pair) and files_lead(pair * 2)
     tail = [ModelRequest(parts=[UserPromptPart(content="now")])]
-    assert compacted_history([lead, users], pair, summary, tail, files_first=False)[:5] == [lead, users, *pair,
-                                                                                            summary]
-    assert compacted_history([lead, users], pair, summary, tail, files_first=True)[:5] == [lead, *pair, users,
-                                                                                           summary]
+    assert compacted_history([lead, users], pair * 2, summary, tail) == [lead, users, summary, *pair, *pair, *tail]
 
 
-async def test_two_compactions_restoring_the_same_files_share_them_byte_for_byte(make_state, server, workspace):
-    """The request after the second compaction is the one after the first up to the user messages:
-    the same bytes (tool-call ids too), served from the emulator's cache past the files."""
+async def test_clearing_a_restored_file_keeps_the_summary_cached(make_state, server, workspace):
+    """The cheap tier clears old tool results, the restored files among them: after the summary,
+    the request that follows still has the fixed line, the user messages and the summary cached."""
+    from agent.compaction.tiers import PLACEHOLDER, clear_tool_results
+
     state = make_state()
     await _session(state, server, workspace, ["big1.txt", "big0.txt"])
     await compact.run_compact(state)
     await on_submit(state, "go on with the explanation")
     first = [r for r in server.requests if not is_compaction(r["body"])][-1]
-    script_forever(server, responder([long_answer(n) for n in range(4)]))
+    cleared, saved = clear_tool_results(state.history, keep_tokens=0)
+    placeholder = PLACEHOLDER.split(":")[0]
+    assert saved > 0 and any(placeholder in str(getattr(p, "content", "")) for m in cleared for p in m.parts)
+    state.transcript.update(cleared)
     await on_submit(state, "and the next part of it")
-    await compact.run_compact(state)
-    await on_submit(state, "go on again")
     second = [r for r in server.requests if not is_compaction(r["body"])][-1]
-    # system, the fixed line, and a call and its answer per restored file
-    shared = 2 + 2 * 2
-    assert [json.dumps(m) for m in second["body"]["messages"][:shared]] == \
-        [json.dumps(m) for m in first["body"]["messages"][:shared]]
-    restored = tokens.count_messages([m for m in state.history[: head_end(state.history)]
-                                      if isinstance(m, ModelResponse) or not is_summary(m)])
-    assert second["cache_hit_tokens"] >= fixed_prefix_tokens(state) + restored, second["cache_hit_tokens"]
+    end = head_end(state.history)
+    assert second["body"]["messages"][: 1 + end] == first["body"]["messages"][: 1 + end]  # system + head
+    head = tokens.count_messages(state.history[:end])
+    assert second["cache_hit_tokens"] >= fixed_prefix_tokens(state) + head - 64, second["cache_hit_tokens"]
 
 
 async def test_a_session_of_the_earlier_layout_still_compacts(make_state, server, workspace):
@@ -113,14 +108,14 @@ async def test_a_session_of_the_earlier_layout_still_compacts(make_state, server
     assert summary_text(state.history[0]) is None and previous_summary(state.history) is not None
 
 
-async def test_one_restored_file_after_the_user_messages_is_still_shown_as_restored(make_state, server, workspace):
+async def test_a_restored_file_after_the_summary_is_still_shown_as_restored(make_state, server, workspace):
     from ui.context_view import breakdown
 
     state = make_state()
     await _session(state, server, workspace, ["big1.txt"])
     await compact.run_compact(state)
     end = head_end(state.history)
-    assert _reads(state.history[:end]) == ["big1.txt"]
-    assert isinstance(state.history[2], ModelResponse)  # the fixed line, the user messages, the file
+    assert _reads(state.history[end:]) == ["big1.txt"]
+    assert isinstance(state.history[end], ModelResponse)  # the fixed line, the user messages, the summary, the file
     kinds = {kind for kind, _name, _n in breakdown(state)}
     assert {"summary", "restored"} <= kinds and "tool" not in kinds

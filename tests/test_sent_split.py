@@ -123,39 +123,3 @@ async def test_the_compaction_after_an_undo_summarizes_the_restored_history_from
     users = [str(p.content) for m in state.history for p in m.parts if type(p).__name__ == "UserPromptPart"]
     assert all(any(u.startswith(f"later {i}: keep this one too") for u in users) for i in range(later))
     assert all(r["prompt_tokens"] <= 32_000 for r in server.requests)
-
-
-async def test_a_sent_history_too_large_beside_the_prompt_is_summarized_up_to_an_earlier_turn(
-        make_state, workspace, server, monkeypatch):
-    """The fuzzer's 16k seeds: the last request was larger than a summary request may be beside
-    the compaction prompt (a turn's request reserves less output than a summary's), and the summary
-    request cleared tool results to fit (37% cached). Every start of what the provider cached is
-    cached too: the summary request is the last request up to an earlier turn, plus the prompt."""
-    monkeypatch.setattr(context, "LOWER_MARK", 10.0)
-    state = make_state(context_window=32_000, cheap_tier="off", auto_compact=False)
-    limit, n = request_limit(state), 0
-    prompt_tokens = tokens.count_text(compact_prompt(state))
-    while compact.context_tokens(state) < limit - prompt_tokens // 2:
-        script_forever(server, responder([long_answer(n, 30)]))
-        await on_submit(state, note(n, 40))
-        n += 1
-    last = server.requests[-1]["body"]["messages"]
-    assert server.requests[-1]["prompt_tokens"] + prompt_tokens > limit  # the last request beside the prompt
-    state.config.auto_compact = True
-
-    script_forever(server, responder([Text("ok")]))
-    before = len(server.requests)
-    await on_submit(state, "go on")
-    [request] = [r for r in server.requests[before:] if is_compaction(r["body"])]
-    sent = request["body"]["messages"][:-1]
-    assert len(sent) < len(last) and sent == last[: len(sent)]
-    assert request["cache_hit_tokens"] >= 0.9 * request["prompt_tokens"]
-    users = [str(p.content) for m in state.history for p in m.parts if type(p).__name__ == "UserPromptPart"]
-    assert any(u.startswith(f"note {n - 1}: ") for u in users)  # the newest turn, kept after the summary
-    assert all(r["prompt_tokens"] <= 32_000 for r in server.requests)
-
-
-def compact_prompt(state) -> str:
-    from agent.compaction.summary import compaction_prompt
-
-    return compaction_prompt(state.lang, "", incremental=False)

@@ -30,17 +30,17 @@ COLOURS = {"fixed": "magenta", "summary": "cyan", "restored": "blue", "user": "g
 
 
 def _restored(history: Sequence[ModelMessage]) -> set[int]:
-    """Indexes of the file reads a compaction restored (agent.tools.mentions.read_messages): in its
-    head (agent.compaction.summary.head_end), or right after the summary in a session written before."""
+    """Indexes of the file reads a compaction restored (agent.tools.mentions.read_messages): right
+    after its head (agent.compaction.summary.head_end), or inside it in a session written before."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
     found: set[int] = set()
     end = head_end(history)
     if not end:
         return found
-    i, stop = 1, (end if end > 1 else len(history))
-    while i < stop:
-        if is_summary(history[i]):  # the user messages carried, between the fixed line and the files
+    i = 1
+    while i < len(history):
+        if i < end and is_summary(history[i]):  # the user messages carried, the summary
             i += 1
             continue
         call, result = history[i], history[i + 1] if i + 1 < len(history) else None

@@ -123,11 +123,13 @@ def sent_split(
     from agent.provider.prefix import starts_with
 
     recorder = state.scratch.recorder
-    sent = recorder.covering(history)
+    sent, undone = recorder.covering(history), False
     if sent is not None and not sent.stale and not sent.primed:
         n = len(sent.history)
     elif sent is None and recorder.restored and starts_with(history, recorder.restored):
-        n = len(recorder.restored)  # the history a /compact undo put back, sent before the compaction
+        # The history a /compact undo put back, sent by the compaction undone; the turns made since
+        # follow it, and must fit after the summary (below).
+        n, undone = len(recorder.restored), True
     elif not recorder.sent_any and (sent is None or sent.primed):
         # A resumed session's first compaction: the provider caches what the process before sent
         # last, everything before its answer (the fuzzer's --continue: 20% cached, a long answer
@@ -145,13 +147,15 @@ def sent_split(
         # The whole history fits, and what the cache lacks is little, or this is a resumed session's
         # (whose primed request, agent.turn.warmup, builds it fast): summarize it all.
         return None
+    if not margin.fits(state, history_tokens(state, history[:n]) + prompt_tokens, limit):
+        return None
+    # After the last request, what follows is this turn's (a big read, an answer): kept, cut as far
+    # as it goes. After an undo's restored history, the turns made since must fit after the summary
+    # (the user's words are never cut): when they do not, the summary request takes the first of
+    # them too, after the cached start, as few as leave a tail that fits.
     room = tail_budget(state)
-    cut = _longest_fitting_start(state, history, n, prompt_tokens, limit)
-    if cut is not None and _tail_fits(history[cut:], room):
-        return cut
-    # What follows the summary must fit its room, and the user's words are never cut: with many of
-    # them after the cut (the turns made since an undo), the summary request takes some of them too,
-    # after the cached start, as few as leave a tail that fits.
+    if not undone or _tail_fits(history[n:], room):
+        return n
     return _shortest_fitting_tail(state, history, n, prompt_tokens, limit, room)
 
 
@@ -172,29 +176,6 @@ def _shortest_fitting_tail(state: AppState, history: Sequence[ModelMessage], n: 
         if starts_cleanly(history[k]) and _tail_fits(history[k:], room):
             return k
     return None
-
-
-def _longest_fitting_start(state: AppState, history: Sequence[ModelMessage], n: int, prompt_tokens: int,
-                           limit: int) -> int | None:
-    """The longest start of `history[:n]` that fits a compaction request and may be cut after.
-
-    Every start of what the provider cached is cached too, so a sent history too large for the
-    request beside the prompt is summarized up to an earlier turn, not cleared or cut at its
-    oldest end (the fuzzer's 16k seeds: a long answer near the window sent the summary request 37%
-    cached). It must leave something new to summarize beyond the previous compaction's head."""
-    from agent.compaction.summary import head_end
-    from agent.compaction.tiers import starts_cleanly
-
-    total = history_tokens(state, history[:n]) + prompt_tokens
-    floor = head_end(history)
-    k = n
-    while k > floor and not margin.fits(state, total, limit):
-        k -= 1
-        total -= tokens.count_message(history[k])
-        while k > floor and not starts_cleanly(history[k]):
-            k -= 1
-            total -= tokens.count_message(history[k])
-    return k if k > floor and margin.fits(state, total, limit) else None
 
 
 def tail_budget(state: AppState) -> int:

@@ -341,9 +341,10 @@ def is_summary(message: ModelMessage) -> bool:
 
 def head_end(messages: Sequence[ModelMessage]) -> int:
     """Where the head a compaction rebuilt ends (0 if `messages` do not start with one): the carried
-    user messages, the restored files and the summary; or, in a session written before that
-    layout, the summary alone. The one owner of "where the summary is": what fits a history to
-    the window keeps the head whole, and a note of left-out messages goes right after it."""
+    user messages and the summary (the restored files follow it, as clearable as any tool result);
+    or, in a session written before that layout, the summary alone. The one owner of "where the
+    summary is": what fits a history to the window keeps the head whole, and a note of left-out
+    messages goes right after it."""
     if not messages or not is_summary(messages[0]):
         return 0
     for index, message in enumerate(messages):
