@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 
 from agent.config import data_home
@@ -13,10 +14,13 @@ ARCHIVE_DIR_NAME = "compact-history"
 
 
 def private_dir(path: Path) -> Path:
-    """`path`, made if missing, readable by the user alone: sessions hold what the user typed."""
+    """`path`, made if missing, readable by the user alone: sessions hold what the user typed. An
+    existing folder only loses its group and other bits: one its owner made read-only stays so (the
+    start then fails with one line) instead of being made writable behind the user's back."""
+    existed = path.is_dir()
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        os.chmod(path, 0o700)
+        os.chmod(path, stat.S_IMODE(path.stat().st_mode) & 0o700 if existed else 0o700)
     except OSError:
         pass
     return path
