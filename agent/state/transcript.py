@@ -154,6 +154,11 @@ class Transcript:
             self._persisted, self._stale = kept, True
         self._messages = messages
 
+    @property
+    def saved(self) -> int:
+        """How many messages of the history, from the start, the session file has."""
+        return self._persisted
+
     def saved_prefix(self, messages: Sequence[ModelMessage]) -> int:
         """How many of `messages`, from the start, are the saved ones (identity first, as in update)."""
         saved = self._persisted

@@ -98,8 +98,8 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
     # A lone surrogate cannot be saved, nor sent, nor counted (agent.text.clean_text). What the file
     # has was cleaned before it was saved: only the rest, or a turn at 8,000 messages spends 100 ms
     # on it (bench/overhead.py, "session append").
-    clean_messages(messages[state.transcript.saved_prefix(messages) :])
     state.transcript.update(messages)
+    clean_messages(messages[state.transcript.saved :])  # update() kept the saved count to what still matches
     try:
         state.transcript.persist()
     except OSError as exc:
