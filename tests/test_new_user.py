@@ -175,8 +175,13 @@ def test_the_chinese_texts_are_chinese():
 def test_ctrl_c_in_print_mode_is_one_line(workspace, home, server):
     import signal
 
+    from tests.fake_openai import Slow
     from tests.robustness.harness import start_agent
 
+    # An answer that goes on until the server stops (the signal comes after its first part): the
+    # smart default's 6 s could end first on a loaded machine (CI saw the exit code 0).
+    story = " ".join(f"Slow answer part {i}." for i in range(1, 2001))
+    server.script(Slow(story, delay_per_chunk=0.1, chunks=2000))
     agent = start_agent(workspace, home, server, "-p", "slow answer please")
     assert agent.stdout is not None
     assert agent.stdout.read(len("Slow answer part 1")) == "Slow answer part 1"
