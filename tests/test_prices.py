@@ -224,3 +224,22 @@ def test_the_window_is_remembered_so_start_up_never_loads_the_price_data(home):
     saved = json.loads((home / prices.WINDOWS_FILE).read_text())
     (home / prices.WINDOWS_FILE).write_text(json.dumps({**saved, "source": "another copy"}))
     assert start() == ["1000000", "True"]
+
+
+def test_the_readme_price_table_is_what_the_agent_bills_by():
+    """The README's table is a copy for the reader: the agent's own source (genai-prices, corrected
+    here) owns the figures, and this fails when the two part (a new price, a changed window)."""
+    import re
+    from datetime import date
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    row = r"^\| `([\w.-]+)`[^|]*\| ([\d,]+) \|[^|]*\| \$([\d.]+) \| \$([\d.]+) \| \$([\d.]+) \|$"
+    rows = re.findall(row, readme, re.M)
+    assert {r[0] for r in rows} >= {"deepseek-flash", "deepseek-v4-pro"}
+    for model, window, hit, miss, output in rows:
+        billed = prices.off_peak(model, date(2026, 12, 1))
+        assert billed is not None, model
+        shown = (float(hit), float(miss), float(output))
+        assert (billed.hit, billed.miss, billed.output) == pytest.approx(shown), model
+        assert prices.known_context_window(model) == int(window.replace(",", "")), model
