@@ -142,12 +142,9 @@ class Transcript:
         next persist(), since the file must not keep messages the history no longer has."""
         messages = list(messages)
         saved = self._persisted
-        # List equality tries identity first, at C speed: the usual case (a turn's run starts from
-        # our list) costs little on a long history; equal copies (as read from disk) count too.
-        if len(messages) >= saved and messages[:saved] == self._messages[:saved]:
-            kept = saved
-        else:
-            kept, limit = 0, min(saved, len(messages))
+        kept = self.saved_prefix(messages)
+        if kept < saved:
+            limit = min(saved, len(messages))
             while kept < limit and messages[kept] == self._messages[kept]:
                 kept += 1
         if kept < saved:
@@ -160,7 +157,9 @@ class Transcript:
         return self._persisted
 
     def saved_prefix(self, messages: Sequence[ModelMessage]) -> int:
-        """How many of `messages`, from the start, are the saved ones (identity first, as in update)."""
+        """How many of `messages`, from the start, are the saved ones: all of them or 0. List equality
+        tries identity first, at C speed: the usual case (a turn's run starts from our list) costs
+        little on a long history; equal copies (as read from disk) count too."""
         saved = self._persisted
         return saved if len(messages) >= saved and list(messages[:saved]) == self._messages[:saved] else 0
 
