@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Coroutine, Sequence
+from collections.abc import Collection, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +45,7 @@ from agent.compaction.rebuild import (
     compacted_history,
     first_kept,
     refuse_result,
+    shown_reads,
     summary_parts,
 )
 from agent.compaction.summarizer import request_summary, sent_split, tail_budget
@@ -76,10 +77,14 @@ class CompactResult:
 
 
 def restore_file_messages(
-    old_state: ReadFileState, new_state: ReadFileState, state: AppState, budget: int | None = None
+    old_state: ReadFileState, new_state: ReadFileState, state: AppState, budget: int | None = None,
+    shown: Collection[str] = (),
 ) -> list:
     """Re-read the newest-read files (agent.compaction.rebuild.choose_restored: at most 5, within the budget)
-    into the new history, through the same mechanism as @-mentions. A file that is gone is skipped."""
+    into the new history, through the same mechanism as @-mentions. A file that is gone is skipped.
+    A file whose read gives a text the kept tail already holds (`shown`, rebuild.shown_reads) counts
+    as one of the five and is registered as read, but is not sent again: at 131k such copies made
+    the rebuilt history about a fifth larger (bench/session_cost.py, seed 14)."""
     from agent.tools.answers import ToolError
     from agent.tools.mentions import read_messages
     from agent.tools.reading import read_for_model
@@ -92,11 +97,13 @@ def restore_file_messages(
             except ToolError:
                 continue
             # The very text that goes into the history: the recount after finds its count (tokens).
-            yield (_relative(path, state.workspace), content, read), tokens.count_text(content)
+            in_tail = isinstance(content, str) and content in shown
+            yield (_relative(path, state.workspace), content, read), 0 if in_tail else tokens.count_text(content)
 
     picked = choose_restored(readable(), budgets_for(state).restore if budget is None else budget, RESTORE_MAX_FILES)
     for _path, _content, read in picked:
         new_state.merge(read)
+    picked = [item for item in picked if not (isinstance(item[1], str) and item[1] in shown)]
     # A call and its answer per file, by path (one order whatever was read when), with ids of the
     # path and the text: two compactions that restore the same files send the same bytes, and a set
     # that starts with the same files as an earlier one is served from the provider's prefix cache.
@@ -265,7 +272,7 @@ def _commit(
             plan = restore_todo(state.history, tail)  # the task list comes back whole (agent.tools.todo)
             kept = tokens.count_messages([*carried, head, *plan, *tail])
             room = restore_room(budgets_for(state), fixed_prefix_tokens(state), kept)
-            files = restore_file_messages(state.read_file_state, new_read_state, state, room)
+            files = restore_file_messages(state.read_file_state, new_read_state, state, room, shown_reads(tail))
             history = compacted_history(carried, files, head, tail, plan=plan)
             if (files or plan) and history_tokens(state, history) > threshold(state):
                 # Over the target: the restored files go first (they can be read again), never the

@@ -180,11 +180,13 @@ def test_ctrl_c_in_print_mode_is_one_line(workspace, home, server):
     from tests.robustness.harness import agent_argv, agent_env
 
     def as_a_terminal_starts_it() -> None:
-        # A shell starts a program with Ctrl-C at its default, whatever the parent had: under
-        # .ci/run the pytest worker's state (blocked or ignored by something another test ran in
-        # it) was inherited, and the agent never saw the signal (exit 0 after a 6 s answer; then a
-        # long one still running 30 s on, two presses later). Not the agent's doing: a program
-        # started with SIGINT ignored (nohup, `&` in a script) is meant to ignore it.
+        # A terminal's shell starts a program with Ctrl-C at its default, whatever the parent had.
+        # A shell without job control starts a command put in the background (`cmd &` in a script)
+        # with SIGINT and SIGQUIT ignored (POSIX), and every process under it inherits that: the
+        # .ci/run runs where this test failed had been started so (checked: /proc/PID/status
+        # shows SigIgn 0x6 for `sleep 9 &` run from `bash -c`), and the agent never saw the signal.
+        # Not the agent's doing: a program started with SIGINT ignored (nohup, `&`) is meant to
+        # ignore it.
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 

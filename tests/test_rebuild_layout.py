@@ -119,3 +119,19 @@ async def test_a_restored_file_after_the_summary_is_still_shown_as_restored(make
     assert isinstance(state.history[end], ModelResponse)  # the fixed line, the user messages, the summary, the file
     kinds = {kind for kind, _name, _n in breakdown(state)}
     assert {"summary", "restored"} <= kinds and "tool" not in kinds
+
+
+async def test_a_file_the_kept_tail_shows_is_not_restored_twice(make_state, server, workspace):
+    """The kept tail holds the newest read of big0.txt: restoring it after the summary would send
+    the same text twice. It is still registered as read (an edit needs no new read). A file edited
+    since its read in the tail is restored: the tail's copy is out of date."""
+    state = make_state()
+    await _session(state, server, workspace, ["big1.txt", "big2.txt", "big0.txt"])
+    tail = state.history[-4:]  # the last turn: the request, the read, its answer, the reply
+    assert _reads(tail) == ["big0.txt"]
+    (workspace / "big2.txt").write_text("big2 changed since it was read\n")
+    await compact.run_compact(state, keep=tail)
+    after_head = state.history[head_end(state.history):]
+    assert sorted(_reads(after_head)) == ["big0.txt", "big1.txt", "big2.txt"]  # big0.txt once: the tail's
+    assert workspace / "big0.txt" in state.read_file_state
+    assert state.read_file_state.check_fresh(workspace / "big0.txt") is None

@@ -15,9 +15,11 @@ from tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 20
-# The banner's session id (session.new_session_id's shape). Where the banner is wider than the terminal
-# the id goes to the next line, after the style's reset (on a fresh Debian root four resumed-session
-# tests read "\x1b[0m" as the id).
+# The banner's session id (session.new_session_id's shape). The banner holds the workspace's path,
+# and pytest's temporary paths grow with the user's name and the run's number: from a path of about
+# 90 characters on, at 140 columns, the id goes to the next line after the style's reset (on a fresh
+# Debian root, as a normal user, four resumed-session tests read "\x1b[0m" as the id; reproduced
+# here with a workspace path of 90 and of 100 characters).
 SESSION_ID = r"(?:session|会话)\s(?:\x1b\[[0-9;]*m|\s)*(\d{8}-\d{6}-[0-9a-f]{6})"
 
 

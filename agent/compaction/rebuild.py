@@ -166,6 +166,15 @@ def choose_restored(newest_first: Iterable[tuple[T, int]], budget: int, max_file
     return picked
 
 
+def shown_reads(tail: Sequence[ModelMessage]) -> set[str]:
+    """The read_file answers the kept tail holds, by text: a file whose read now gives the same text
+    is already in the new history, and restoring it too would send it twice."""
+    from pydantic_ai.messages import ModelRequest, ToolReturnPart
+
+    return {part.content for message in tail if isinstance(message, ModelRequest) for part in message.parts
+            if isinstance(part, ToolReturnPart) and part.tool_name == "read_file" and isinstance(part.content, str)}
+
+
 # --- the new history ---------------------------------------------------------------------------
 
 
