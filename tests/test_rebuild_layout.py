@@ -135,3 +135,25 @@ async def test_a_file_the_kept_tail_shows_is_not_restored_twice(make_state, serv
     assert sorted(_reads(after_head)) == ["big0.txt", "big1.txt", "big2.txt"]  # big0.txt once: the tail's
     assert workspace / "big0.txt" in state.read_file_state
     assert state.read_file_state.check_fresh(workspace / "big0.txt") is None
+
+
+async def test_a_kept_read_right_after_the_summary_is_not_shown_as_restored(make_state, server, workspace):
+    """A compaction in the middle of a turn keeps the turn's read verbatim, right after the summary
+    when no file is restored: /context shows it as the read_file tool's, not as a restored file. The
+    read is one a model without thinking makes (a call and nothing else), as a restored one looks."""
+    from pydantic_ai.messages import ToolReturnPart
+
+    from ui.context_view import breakdown
+
+    state = make_state()
+    await _session(state, server, workspace, ["big1.txt"])
+    (workspace / "big1.txt").unlink()  # nothing left to restore
+    tail = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "big0.txt"}, tool_call_id="call_model_7")]),
+            ModelRequest(parts=[ToolReturnPart("read_file", "     1\tline 0 of file 0", tool_call_id="call_model_7")]),
+            ModelResponse(parts=[TextPart("big0.txt starts with line 0.")])]
+    state.transcript.append(*tail)
+    await compact.run_compact(state, keep=tail)
+    end = head_end(state.history)
+    assert _reads(state.history[end:end + 1]) == ["big0.txt"]
+    rows = {(kind, name) for kind, name, _n in breakdown(state)}
+    assert ("tool", "read_file") in rows and "restored" not in {kind for kind, _ in rows}

@@ -30,24 +30,31 @@ COLOURS = {"fixed": "magenta", "summary": "cyan", "restored": "blue", "user": "g
 
 
 def _restored(history: Sequence[ModelMessage]) -> set[int]:
-    """Indexes of the file reads a compaction restored (agent.tools.mentions.read_messages): right
-    after its head (agent.compaction.summary.head_end), or inside it in a session written before."""
+    """Indexes of the file reads a compaction restored (agent.tools.mentions.read_messages): the run of
+    them right after its head (agent.compaction.summary.head_end), or inside it in a session written
+    before, told by their ids (mentions.stable_id): a read the model made that the compaction kept
+    right after the head is not one of them."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+    from agent.tools.mentions import stable_id
 
     found: set[int] = set()
     end = head_end(history)
     if not end:
         return found
     i = 1
-    while i < len(history):
+    while i + 1 < len(history):
         if i < end and is_summary(history[i]):  # the user messages carried, the summary
             i += 1
             continue
-        call, result = history[i], history[i + 1] if i + 1 < len(history) else None
-        if not (isinstance(call, ModelResponse) and call.parts and all(
-                isinstance(p, ToolCallPart) and p.tool_name == "read_file" for p in call.parts)):
+        call, result = history[i], history[i + 1]
+        if not (isinstance(call, ModelResponse) and isinstance(result, ModelRequest) and call.parts):
             break
-        if not (isinstance(result, ModelRequest) and all(isinstance(p, ToolReturnPart) for p in result.parts)):
+        answers = {p.tool_call_id: p.content for p in result.parts if isinstance(p, ToolReturnPart)}
+        if len(answers) != len(result.parts) or not all(
+                isinstance(p, ToolCallPart) and p.tool_name == "read_file" and p.tool_call_id in answers
+                and p.tool_call_id == stable_id(str(p.args_as_dict().get("path")), answers[p.tool_call_id])
+                for p in call.parts):
             break
         found.update((i, i + 1))
         i += 2

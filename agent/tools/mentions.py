@@ -106,12 +106,14 @@ def read_messages(reads: Sequence[tuple[str, str | list]], stable_ids: bool = Fa
     calls: list[ToolCallPart] = []
     returns: list[ToolReturnPart] = []
     for path, content in reads:
-        call_id = _stable_id(path, content) if stable_ids else f"call_{uuid.uuid4().hex[:24]}"
+        call_id = stable_id(path, content) if stable_ids else f"call_{uuid.uuid4().hex[:24]}"
         calls.append(ToolCallPart("read_file", {"path": path}, tool_call_id=call_id))
         returns.append(ToolReturnPart("read_file", content, tool_call_id=call_id))
     return [ModelResponse(parts=calls), ModelRequest(parts=returns)]
 
 
-def _stable_id(path: str, content: str | list) -> str:
+def stable_id(path: str, content: str | list) -> str:
+    """The id of a restored read of `path` giving `content`: what also tells a restored read from one
+    the model made (ui.context_view)."""
     text = content if isinstance(content, str) else repr(content)
     return "call_" + hashlib.sha256(f"{path}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
