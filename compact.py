@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Collection, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +38,7 @@ from agent.compaction.budgets import restore_room
 from agent.compaction.context import context_tokens, fixed_prefix_tokens, history_tokens, threshold
 from agent.compaction.rebuild import (
     RESTORE_MAX_FILES,
+    Shown,
     cheap_tier,
     cheap_tier_enough,
     checkpoints_cut,
@@ -78,16 +79,28 @@ class CompactResult:
 
 def restore_file_messages(
     old_state: ReadFileState, new_state: ReadFileState, state: AppState, budget: int | None = None,
-    shown: Collection[str] = (),
+    shown: Shown | None = None,
 ) -> list:
     """Re-read the newest-read files (agent.compaction.rebuild.choose_restored: at most 5, within the budget)
     into the new history, through the same mechanism as @-mentions. A file that is gone is skipped.
-    A file whose read gives a text the kept tail already holds (`shown`, rebuild.shown_reads) counts
-    as one of the five and is registered as read, but is not sent again: at 131k such copies made
-    the rebuilt history about a fifth larger (bench/session_cost.py, seed 14)."""
+    A file the kept tail already shows (rebuild.shown_reads: a read there gives its text now, or it
+    was read whole there and has changed since only by the agent's own edits, which the tail holds
+    too) counts as one of the five and is registered as read, but is not sent again: at 131k such
+    copies made the rebuilt history about a fifth larger (bench/session_cost.py, seed 14)."""
     from agent.tools.answers import ToolError
     from agent.tools.mentions import read_messages
     from agent.tools.reading import read_for_model
+
+    newest_whole = {Path(state.workspace, path).resolve(): whole for path, whole in shown.reads} if shown else {}
+
+    def in_tail(path: Path, content: Any) -> bool:
+        if shown is None:
+            return False
+        if isinstance(content, str) and content in shown.texts:
+            return True
+        # check_fresh: the file is what the agent last read or wrote (an edit is refused until a
+        # change made by anyone else has been read again).
+        return newest_whole.get(Path(path).resolve(), False) and old_state.check_fresh(Path(path)) is None
 
     def readable() -> Any:
         for path in reversed(old_state.paths()):
@@ -97,18 +110,19 @@ def restore_file_messages(
             except ToolError:
                 continue
             # The very text that goes into the history: the recount after finds its count (tokens).
-            in_tail = isinstance(content, str) and content in shown
-            yield (_relative(path, state.workspace), content, read), 0 if in_tail else tokens.count_text(content)
+            shown_there = in_tail(path, content)
+            yield (_relative(path, state.workspace), content, read, shown_there), \
+                0 if shown_there else tokens.count_text(content)
 
     picked = choose_restored(readable(), budgets_for(state).restore if budget is None else budget, RESTORE_MAX_FILES)
-    for _path, _content, read in picked:
+    for _path, _content, read, _shown in picked:
         new_state.merge(read)
-    picked = [item for item in picked if not (isinstance(item[1], str) and item[1] in shown)]
+    sent = [(path, content) for path, content, _read, shown_there in picked if not shown_there]
     # A call and its answer per file, by path (one order whatever was read when), with ids of the
     # path and the text: two compactions that restore the same files send the same bytes, and a set
     # that starts with the same files as an earlier one is served from the provider's prefix cache.
-    picked.sort(key=lambda item: item[0])
-    return [m for path, content, _read in picked for m in read_messages([(path, content)], stable_ids=True)]
+    sent.sort(key=lambda item: item[0])
+    return [m for path, content in sent for m in read_messages([(path, content)], stable_ids=True)]
 
 
 def _relative(path: Any, workspace: Path) -> str:

@@ -157,3 +157,26 @@ async def test_a_kept_read_right_after_the_summary_is_not_shown_as_restored(make
     assert _reads(state.history[end:end + 1]) == ["big0.txt"]
     rows = {(kind, name) for kind, name, _n in breakdown(state)}
     assert ("tool", "read_file") in rows and "restored" not in {kind for kind, _ in rows}
+
+
+async def test_a_file_read_whole_and_edited_in_the_kept_tail_is_not_restored(make_state, server, workspace):
+    """The tail holds a whole read of big0.txt and the agent's own edit of it: the model has the text
+    and what it changed, so the file is not restored. big1.txt, read whole there too but changed on
+    disk by someone else since, is restored: what the tail shows of it is out of date."""
+    state = make_state()
+    big_files(workspace, 2, lines=40)
+    turn = [ToolCalls([("read_file", {"path": "big0.txt"})]),
+            ToolCalls([("edit_file", {"path": "big0.txt", "old_string": "line 3 of file 0", "new_string": "LINE 3"})]),
+            ToolCalls([("read_file", {"path": "big1.txt"})]), long_answer(1)]
+    script_forever(server, responder([long_answer(0), *turn]))
+    await on_submit(state, "an early request, to be summarized " * 40)
+    await on_submit(state, "read big0.txt, change its line 3, then read big1.txt")
+    assert "LINE 3" in (workspace / "big0.txt").read_text()
+    (workspace / "big1.txt").write_text("changed by the user\n")
+    tail = state.history[-8:]  # the last turn
+    assert _reads(tail) == ["big0.txt", "big0.txt", "big1.txt"]  # read, edit, read
+    await compact.run_compact(state, keep=tail)
+    after_head = state.history[head_end(state.history):]
+    # The tail's read, edit and read; then big1.txt restored once, big0.txt not.
+    assert sorted(_reads(after_head)) == ["big0.txt", "big0.txt", "big1.txt", "big1.txt"]
+    assert state.read_file_state.check_fresh(workspace / "big0.txt") is None  # an edit needs no new read

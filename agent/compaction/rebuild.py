@@ -10,6 +10,7 @@ clear_tool_results, fit_messages), the summary's text and the user messages it m
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from agent.compaction.summary import (
@@ -24,10 +25,11 @@ from agent.compaction.summary import (
     strip_wrapper,
     user_messages,
 )
-from agent.compaction.tiers import clear_tool_results, without_usage
+from agent.compaction.tiers import clear_tool_results, is_cleared, without_usage
 from agent.errors import CompactError
 from agent.text.i18n import t
 from agent.tokens import count as tokens
+from agent.tools.answers import is_error_text
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -166,13 +168,42 @@ def choose_restored(newest_first: Iterable[tuple[T, int]], budget: int, max_file
     return picked
 
 
-def shown_reads(tail: Sequence[ModelMessage]) -> set[str]:
-    """The read_file answers the kept tail holds, by text: a file whose read now gives the same text
-    is already in the new history, and restoring it too would send it twice."""
-    from pydantic_ai.messages import ModelRequest, ToolReturnPart
+@dataclass(frozen=True)
+class Shown:
+    """What the kept tail already shows of the files a compaction would restore: restoring them
+    too would send them twice (compact.restore_file_messages)."""
 
-    return {part.content for message in tail if isinstance(message, ModelRequest) for part in message.parts
-            if isinstance(part, ToolReturnPart) and part.tool_name == "read_file" and isinstance(part.content, str)}
+    texts: frozenset[str]  # the read_file answers, by text: a read that now gives one is shown
+    # Every read of the tail in order, (path as the call wrote it, whether it was whole and its
+    # answer is still there): a file whose newest read is whole and that has changed since only by
+    # the agent's own edits (which the tail holds too) is shown as well.
+    reads: tuple[tuple[str, bool], ...]
+
+
+def shown_reads(tail: Sequence[ModelMessage]) -> Shown:
+    """What of the files the kept `tail` shows (Shown)."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+    calls = {p.tool_call_id: p for m in tail if isinstance(m, ModelResponse) for p in m.parts
+             if isinstance(p, ToolCallPart) and p.tool_name == "read_file"}
+    texts: set[str] = set()
+    reads: list[tuple[str, bool]] = []
+    for message in tail:
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            call = calls.get(getattr(part, "tool_call_id", None) or "")
+            if not (isinstance(part, ToolReturnPart) and call is not None):
+                continue
+            args = call.args_as_dict()
+            if not isinstance(args.get("path"), str):
+                continue
+            answer = part.content if isinstance(part.content, str) else None
+            there = answer is not None and not is_error_text(answer) and not is_cleared(answer)
+            if there:
+                texts.add(answer)
+            reads.append((args["path"], there and set(args) == {"path"}))  # whole: the defaults
+    return Shown(frozenset(texts), tuple(reads))
 
 
 # --- the new history ---------------------------------------------------------------------------

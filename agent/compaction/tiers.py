@@ -111,6 +111,11 @@ def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tu
     return result, max(saved, 0)
 
 
+def is_cleared(text: str) -> bool:
+    """Whether a tool's answer is one the cheap tier cleared (its placeholder, not the result)."""
+    return any(text.startswith(template.split("{call}")[0]) for template in (PLACEHOLDER, SUPERSEDED))
+
+
 def last_response(messages: Sequence[ModelMessage]) -> int:
     """Index of the newest model response (-1 if none): what comes after it the model has not seen."""
     from pydantic_ai.messages import ModelResponse
