@@ -237,11 +237,10 @@ def install_session(state: Any, s: Any, *, reload: bool = True, files: int = 5) 
 
 
 def prices() -> Any:
-    """Today's off-peak prices of MODEL (agent.compaction.prices): a figure must not depend on the hour it was
-    run at; peak hours double every price alike, so they change no comparison."""
+    """The prices of MODEL a figure is priced at (agent.compaction.prices.for_reports: off-peak)."""
     from agent.compaction import prices as source
 
-    found = source.off_peak(MODEL, date.today())
+    found = source.for_reports(MODEL)
     assert found is not None, f"no prices for {MODEL}"
     return found
 

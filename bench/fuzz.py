@@ -109,7 +109,7 @@ def main() -> int:
         rows.append([label(window), *f.row().values(), *(f.violations[name] for name in INVARIANTS),
                      f"{cpu[window] / f.sessions:.1f}"])
     report.table(["window", *Figures().row().keys(), *INVARIANTS, "cpu s/session"], rows,
-                 title="per window (emulator, skewed counting, V4 flash prices)")
+                 title="per window (emulator, skewed counting, V4 flash off-peak prices)")
     for window in windows:
         f = totals[window]
         for name in INVARIANTS:

@@ -243,3 +243,24 @@ def test_the_readme_price_table_is_what_the_agent_bills_by():
         shown = (float(hit), float(miss), float(output))
         assert (billed.hit, billed.miss, billed.output) == pytest.approx(shown), model
         assert prices.known_context_window(model) == int(window.replace(",", "")), model
+
+
+def test_a_measured_figure_is_priced_off_peak_whatever_the_hour(monkeypatch):
+    """bench/ and the fuzzer price their figures by prices.for_reports: run in peak hours, the fuzzer's
+    $ per 100 turns came out doubled (2026-12-02, 10:30 Beijing)."""
+    from datetime import datetime, timedelta
+
+    day = datetime(2026, 12, 2, tzinfo=prices.BEIJING)  # a Wednesday, no holiday
+    hours = [day + timedelta(hours=h) for h in range(24)]
+    peak = [h for h in hours if prices.period("deepseek-flash", h) == "peak"]
+    assert peak, "deepseek-flash has no peak hour on a weekday any more: this test needs another model"
+
+    class At(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return peak[0].astimezone(tz)
+
+    monkeypatch.setattr(prices, "datetime", At)
+    reported = prices.for_reports("deepseek-flash")
+    assert reported is not None and reported.miss < prices.lookup("deepseek-flash", peak[0]).miss
+    assert reported == prices.off_peak("deepseek-flash", day.date())

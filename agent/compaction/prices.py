@@ -71,6 +71,13 @@ def off_peak(model: str, day: date) -> Prices | None:
     return found[1] if found else None
 
 
+def for_reports(model: str) -> Prices | None:
+    """What a measured figure is priced at (bench/, the fuzzer): today's off-peak prices, so that it
+    does not depend on the hour it was run at (peak hours scale every price alike and change no
+    comparison)."""
+    return off_peak(model, datetime.now(BEIJING).date())
+
+
 def context_window(model: str, home: Path | None = None) -> int | None:
     """The model's window as genai-prices has it; None when it does not know the model.
 
