@@ -160,3 +160,22 @@ async def test_prefix_stays_identical_after_mentions_and_a_compaction(make_state
     await main.on_submit(state, "and again")
     first, second = server.requests[-2]["body"], server.requests[-1]["body"]
     assert second["messages"][: len(first["messages"])] == first["messages"]
+
+
+def test_the_prompt_is_drawn_before_pydantic_ai_is_imported(workspace, home, server):
+    """pydantic-ai is the slowest import (bench/startup.py: about 1.2 s with openai): the REPL's first
+    paint must not wait for it; the warm-up imports it after. A check of --allowed-tools made without
+    the flag imported it first, and start-up went from 0.31 s to 0.96 s."""
+    code = (
+        "import sys\n"
+        "import main, ui.app\n"
+        "async def first_paint(self, on_first_paint=None):\n"
+        "    print('pydantic_ai imported:', 'pydantic_ai' in sys.modules)\n"
+        "ui.app.App.run = first_paint\n"
+        f"sys.exit(main.main(['--base-url', {server.base_url!r}]))\n"
+    )
+    env = {**os.environ, "CODING_AGENT_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=workspace, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "pydantic_ai imported: False" in done.stdout, done.stdout + done.stderr

@@ -35,6 +35,9 @@ def tool_names() -> list[str]:
 
 
 def unknown_tools(names: Iterable[str]) -> list[str]:
+    names = list(names)
+    if not names:  # the tool set imports pydantic-ai, the slowest import: a start without the flags must not wait
+        return []
     known = set(tool_names())
     return [name for name in names if name not in known]
 
