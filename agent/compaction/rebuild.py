@@ -192,8 +192,8 @@ def shown_reads(tail: Sequence[ModelMessage]) -> Shown:
         if not isinstance(message, ModelRequest):
             continue
         for part in message.parts:
-            call = calls.get(getattr(part, "tool_call_id", None) or "")
-            if not (isinstance(part, ToolReturnPart) and call is not None):
+            call = calls.get(part.tool_call_id) if isinstance(part, ToolReturnPart) else None
+            if call is None:
                 continue
             args = call.args_as_dict()
             if not isinstance(args.get("path"), str):
