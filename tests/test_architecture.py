@@ -196,10 +196,14 @@ def test_no_module_imports_a_private_name_of_another():
 
 
 def source_files(root: Path) -> list[Path]:
+    # A virtual environment in the checkout, whatever its name (the README's is .venv; `venv` is as
+    # common): three tests read a `venv/` folder's site-packages as our sources and failed.
+    envs = {cfg.parent.name for cfg in root.glob("*/pyvenv.cfg")}
+
     def counted(path: Path) -> bool:
         parts = path.relative_to(root).parts
-        return parts[0] not in NOT_SOURCE and not any(p.startswith(".") or p == "build" or
-                                                      p.endswith(".egg-info") for p in parts)
+        return parts[0] not in {*NOT_SOURCE, *envs} and not any(p.startswith(".") or p == "build" or
+                                                             p.endswith(".egg-info") for p in parts)
 
     return sorted(p for p in root.rglob("*.py") if counted(p))
 
