@@ -35,6 +35,20 @@ def scenario_19(fn: Scenario) -> Scenario:
     return fn
 
 
+# Later reviews, each a row of its own in totals.py: the round's name -> its scenarios.
+ROUNDS: dict[str, dict[str, Scenario]] = {}
+
+
+def attack_round(name: str) -> Callable[[Scenario], Scenario]:
+    """Registers a scenario under a review round: `@attack_round("cloned repository")`."""
+
+    def register(fn: Scenario) -> Scenario:
+        ROUNDS.setdefault(name, {})[fn.__name__] = fn
+        return fn
+
+    return register
+
+
 def _dirs(base: Path) -> tuple[Path, Path]:
     root = Path(tempfile.mkdtemp(dir=base))
     (root / "ws").mkdir()

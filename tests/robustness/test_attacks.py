@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.robustness.attacks import ROUND_TWO, SCENARIOS
+from tests.robustness.attacks import ROUND_TWO, ROUNDS, SCENARIOS
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
@@ -17,3 +17,10 @@ def test_attack_is_held(name, tmp_path, home):
 def test_round_two_attack_is_held(name, tmp_path, home):
     """Issue 19's attacks (attacks_19.py)."""
     assert ROUND_TWO[name](tmp_path) == []
+
+
+@pytest.mark.parametrize("name", [f"{r}: {n}" for r, scenarios in ROUNDS.items() for n in scenarios])
+def test_later_round_attack_is_held(name, tmp_path, home):
+    """Each later review's attacks (attack_kit.attack_round)."""
+    round_name, label = name.split(": ", 1)
+    assert ROUNDS[round_name][label](tmp_path) == []

@@ -286,6 +286,21 @@ def round_two(base: Path) -> Tally:
     return tally
 
 
+def later_rounds(base: Path) -> list[Tally]:
+    """Each later review's attacks (attack_kit.attack_round), a row each: held when nothing got through."""
+    from tests.robustness.attacks import ROUNDS
+
+    tallies = []
+    for name, scenarios in ROUNDS.items():
+        tally = Tally(f"attacks ({name})", ok_word="held")
+        home = Path(tempfile.mkdtemp(prefix="attacks-round-", dir=base))
+        with harness.data_home(home):
+            for label, run in scenarios.items():
+                tally.check(label, lambda r=run: r(base))
+        tallies.append(tally)
+    return tallies
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3, help="random kill moments per kind of turn (default 3)")
@@ -295,14 +310,14 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         faults = fault_points(base, args.seeds)
         inputs = [corrupt_sessions(base), endpoint_faults(base), hostile_paths(base), bad_arguments(base)]
-        held, held_19 = attacks(base), round_two(base)
-    for tally in [faults, *inputs, held, held_19]:
+        held = [attacks(base), round_two(base), *later_rounds(base)]
+    for tally in [faults, *inputs, *held]:
         print(f"  {tally.name:<26} {tally.tried:>4} tried  {tally.ok:>4} {tally.ok_word}  {len(tally.crashes)} crashes")
         for line in tally.failures + tally.crashes:
             print(f"    ! {line}")
-    crashes = sum(len(t.crashes) for t in [faults, *inputs, held, held_19])
+    crashes = sum(len(t.crashes) for t in [faults, *inputs, *held])
     bad = sum(t.tried for t in inputs)
-    handled = all(not t.failures for t in [*inputs, held, held_19])
+    handled = all(not t.failures for t in [*inputs, *held])
     print(f"  ({time.monotonic() - started:.0f} s)")
     print(f"robustness: {faults.tried} fault points, {faults.ok} intact, {bad} bad inputs, {crashes} crashes")
     return 0 if crashes == 0 and faults.ok == faults.tried and handled else 1
