@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
                    help="default (ask before edits and commands), acceptEdits (the default: edits in the "
                    "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
+    p.add_argument("--trust-project", action="store_true", default=_env_flag("trust_project"),
+                   help="use the project's env, baseUrl, allow rules, hooks and MCP servers without asking "
+                   "(for scripts: -p cannot ask)")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {VERSION}")

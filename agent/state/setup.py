@@ -1,4 +1,5 @@
-"""The session's set-up as data (issue 24): the permission mode and rules, the hooks, the MCP servers.
+"""The session's set-up as data (issue 24): the permission mode and rules, the hooks, the MCP servers,
+and what the project's approval switched on.
 
 AppState holds them, and the tools and the turn act on them (agent/tools/permissions.py,
 agent/tools/hooks.py, agent/tools/mcp_servers.py), so the data lives here, below the tools, and the
@@ -28,11 +29,11 @@ class Permissions:
     # None until a flag, a file or Shift+Tab sets it: then --yes (Config.yes) means bypassPermissions.
     mode: str | None = None
     rules: dict[str, list[Any]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
-    # A project's allow rules, waiting for the user's approval of the project (agent.provider.trust).
+    # A project's allow rules and defaultMode, waiting for the user's approval of the project
+    # (agent.provider.trust); the mode only where no flag or file of the user's set one.
     pending_allow: list[Any] = field(default_factory=list)
+    pending_mode: str | None = None
     cycle: tuple[str, ...] = CYCLE
-    # The user approved the project's grants (agent.provider.trust.settle): its hooks and servers may run.
-    project_trusted: bool = False
 
     def next_mode(self, state: Any) -> str:
         """Shift+Tab: the mode after this one."""
@@ -44,7 +45,19 @@ class Permissions:
     def trust_project(self) -> None:
         self.rules["allow"] += self.pending_allow
         self.pending_allow = []
-        self.project_trusted = True
+        if self.mode is None and self.pending_mode is not None:
+            self.mode = self.pending_mode
+        self.pending_mode = None
+
+
+@dataclass
+class Project:
+    """What the user's approval of the project switched on (agent.provider.trust): its hooks and MCP
+    servers may run, and its `env` goes to the programs the session starts (commands, hooks, MCP
+    servers), never into the agent's own environment."""
+
+    trusted: bool = False
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from agent.text.i18n_prices import PRICE_TEXTS
 from agent.text.i18n_security import SECURITY_TEXTS
 from agent.text.i18n_session import SESSION_TEXTS
 from agent.text.i18n_setup import SETUP_TEXTS
+from agent.text.i18n_trust import TRUST_TEXTS
 from agent.text.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -374,6 +375,7 @@ TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, comman
 TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
+TEXTS.update(TRUST_TEXTS)  # a project's grants and the one question about them
 
 
 def t(key: str, lang: str, **values: object) -> str:
