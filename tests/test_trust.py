@@ -230,3 +230,12 @@ def test_the_store_is_per_folder(layers, workspace, tmp_path):
         assert not trust.is_trusted(SimpleNamespace(workspace=tmp_path), found)
     finally:
         state.transcript.close()
+
+
+def test_a_sub_agent_works_under_the_sessions_set_up(state):
+    """Its commands get the approved project's env, and its calls the same rules and hooks."""
+    from agent.tools.subagent import child_state
+
+    state.project.trusted, state.project.env = True, {"PLAIN_T": "1"}
+    child = child_state(state, "job")
+    assert child.project is state.project and child.permissions is state.permissions and child.hooks is state.hooks
