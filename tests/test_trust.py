@@ -15,6 +15,7 @@ from agent.events import EventLog, Listing, Notice, TrustRequest
 from agent.provider import grants, trust
 from agent.provider import settings as files
 from agent.provider.protected_env import protected
+from agent.tools import permissions
 from controller import start_state
 from ui.registry import CommandHost
 
@@ -157,6 +158,9 @@ async def test_a_yes_switches_everything_on_and_is_remembered_until_a_grant_chan
         assert (state.config.base_url, state.config.api_key) == ("http://project.example/v1", "sk-openai")
         assert state.permissions.mode == "plan" and [r.text for r in state.permissions.rules["allow"]] == ["Bash(make)"]
         assert state.config.settings.origins["baseUrl"] == ("http://project.example/v1", "project")
+        # "Always for this project" at a question: the new rule joins what was approved.
+        permissions.remember_for_project(state, "run_command(make test)")
+        assert trust.is_trusted(state)
     finally:
         state.transcript.close()
     state = start([], answer="n")

@@ -49,10 +49,11 @@ def read_mcp_json(workspace: Path) -> dict[str, Any]:
     return servers if isinstance(servers, dict) else {}
 
 
-def collect(settings: Any, workspace: Path, endpoint: Any = None, pending_mode: str | None = None) -> dict[str, Any]:
+def collect(settings: Any, workspace: Path, endpoint: Any = None, mode: str | None = None) -> dict[str, Any]:
     """What the project's files would grant (empty parts left out). `endpoint` is the project's
-    baseUrl where nothing of the user's overrides it (agent.config.Endpoint), `pending_mode` its
-    `defaultMode` likewise (agent.tools.permissions.load decides both)."""
+    baseUrl where nothing of the user's overrides it (agent.config.Endpoint), `mode` its
+    `defaultMode` likewise (agent.provider.settings.apply_to_args and agent.tools.permissions.load
+    decide which)."""
     found: dict[str, Any] = {}
     if settings is not None and (env := settings.project_env):
         found["env"] = env
@@ -71,8 +72,8 @@ def collect(settings: Any, workspace: Path, endpoint: Any = None, pending_mode: 
         for key in HELD_SECTIONS:
             if key in layer.data:
                 found.setdefault(key, {})[layer.name] = layer.data[key]
-    if pending_mode:
-        found["defaultMode"] = pending_mode
+    if mode:
+        found["defaultMode"] = mode
     for name, server in read_mcp_json(workspace).items():
         servers.setdefault(name, server)  # a settings file's server wins a shared name, as it runs
     if servers:

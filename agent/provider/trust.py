@@ -51,7 +51,7 @@ def found_now(state: Any, reread: bool = False) -> dict[str, Any]:
 
         settings = files.load(state.workspace, state.lang)
     return grants.collect(settings, state.workspace, state.config.project_endpoint,
-                          getattr(state.permissions, "pending_mode", None))
+                          getattr(state.permissions, "project_mode", None))
 
 
 def is_trusted(state: Any, found: dict[str, Any] | None = None) -> bool:

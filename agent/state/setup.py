@@ -29,10 +29,11 @@ class Permissions:
     # None until a flag, a file or Shift+Tab sets it: then --yes (Config.yes) means bypassPermissions.
     mode: str | None = None
     rules: dict[str, list[Any]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
-    # A project's allow rules and defaultMode, waiting for the user's approval of the project
-    # (agent.provider.trust); the mode only where no flag or file of the user's set one.
+    # A project's allow rules, waiting for the user's approval of the project (agent.provider.trust).
     pending_allow: list[Any] = field(default_factory=list)
-    pending_mode: str | None = None
+    # A project's defaultMode where no flag or file of the user's set one: the mode once it is approved
+    # (kept after, as part of what was approved).
+    project_mode: str | None = None
     cycle: tuple[str, ...] = CYCLE
 
     def next_mode(self, state: Any) -> str:
@@ -45,9 +46,8 @@ class Permissions:
     def trust_project(self) -> None:
         self.rules["allow"] += self.pending_allow
         self.pending_allow = []
-        if self.mode is None and self.pending_mode is not None:
-            self.mode = self.pending_mode
-        self.pending_mode = None
+        if self.mode is None and self.project_mode is not None:
+            self.mode = self.project_mode
 
 
 @dataclass

@@ -68,7 +68,7 @@ def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permiss
                 modes[users] = wanted
     perms.mode = "bypassPermissions" if yes else (mode or modes[True])
     if perms.mode is None:
-        perms.pending_mode = modes[False]
+        perms.project_mode = modes[False]
     if perms.mode == "bypassPermissions":
         perms.cycle = (*CYCLE, "bypassPermissions")
     return perms, warnings
