@@ -110,6 +110,7 @@ def apply_settings(args: argparse.Namespace, argv: list[str] | None) -> object:
     files.apply_to_args(loaded, args, given)
     if args.lang != lang:  # the files chose the language: their warnings in it
         loaded = files.load(Path.cwd().resolve(), args.lang)
+        files.apply_to_args(loaded, args, given)  # the same values; a project's baseUrl the user overrides goes
     loaded.origins = files.origins(loaded, args, given)
     files.apply_env(loaded)
     return loaded

@@ -89,7 +89,11 @@ def test_the_users_base_url_beats_the_projects_and_the_key_follows_the_rules(lay
     assert config.base_url is None and config.api_key == "sk-deepseek"  # DeepSeek's key, to DeepSeek
     assert (config.project_endpoint.url, config.project_endpoint.key_name) == ("http://project.example/v1",
                                                                                "OPENAI_API_KEY")
-    for argv, user in (([], {"baseUrl": "http://mine.example/v1"}), (["--base-url", "http://flag/v1"], {})):
+    # The user's file, a flag, and the user's file with a project that picks the language (the files are read again).
+    for argv, user, lang in (([], {"baseUrl": "http://mine.example/v1"}, "en"),
+                             (["--base-url", "http://flag/v1"], {}, "en"),
+                             ([], {"baseUrl": "http://mine.example/v1"}, "zh")):
+        write(layers["project"], {"baseUrl": "http://project.example/v1", "language": lang})
         write(layers["user"], user)
         args = main.parse_args(argv)
         args.settings = main.apply_settings(args, argv)
