@@ -20,7 +20,7 @@ TRUST_TEXTS: dict[str, tuple[str, str]] = {
                       "未经询问即使用项目的 {what}（--trust-project）"),
     "trust_key_withheld": ("The project's baseUrl {url} gets no key: your {name} goes only where a question "
                            "named it (approve the project once in the REPL)",
-                           "项目的 baseUrl {url} 不会收到 Key：你的 {name} 只发往在询问中列出并获批准的地址"
+                           "项目的 `baseUrl` {url} 不会收到 Key：你的 {name} 只发往在询问中列出并获批准的地址"
                            "（请先在交互模式中批准一次该项目）"),
     "trust_not_saved": ("Approved for this session only: the approval could not be saved ({error})",
                         "仅本次会话有效：无法保存这次批准（{error}）"),
@@ -29,9 +29,9 @@ TRUST_TEXTS: dict[str, tuple[str, str]] = {
     "grant_no_key": ("no key is sent", "不发送 Key"),
     "grant_protected": ("changes how programs load or connect", "会改变程序的加载方式或连接地址"),
     "grant_env": ("env {names}", "环境变量 {names}"),
-    "grant_base_url": ("baseUrl {url}", "baseUrl {url}"),
+    "grant_base_url": ("baseUrl {url}", "`baseUrl` {url}"),
     "grant_allow": ("{n} allow rule(s)", "{n} 条允许规则"),
-    "grant_mode": ("defaultMode {mode}", "defaultMode {mode}"),
+    "grant_mode": ("defaultMode {mode}", "`defaultMode` {mode}"),
     "grant_hooks": ("{n} hook(s)", "{n} 个钩子"),
     "grant_mcp": ("MCP servers {names}", "MCP 服务器 {names}"),
     # --- /config ---
@@ -40,6 +40,6 @@ TRUST_TEXTS: dict[str, tuple[str, str]] = {
     "config_grants_waiting": ("not approved, not used", "未批准，未使用"),
     "config_env_refused": ("  env.{name} ({layer}): never taken from a project's file (it changes how programs load "
                            "or connect, or it is a key)",
-                           "  env.{name}（{layer}）：从不采用项目设置文件中的这一项（它会改变程序的加载方式或连接地址，"
+                           "  环境变量 {name}（{layer}）：从不采用项目设置文件中的这一项（它会改变程序的加载方式或连接地址，"
                            "或者是 Key）"),
 }
