@@ -40,6 +40,6 @@ TRUST_TEXTS: dict[str, tuple[str, str]] = {
     "config_grants_waiting": ("not approved, not used", "未批准，未使用"),
     "config_env_refused": ("  env.{name} ({layer}): never taken from a project's file (it changes how programs load "
                            "or connect, or it is a key)",
-                           "  环境变量 {name}（{layer}）：从不采用项目设置文件中的这一项（它会改变程序的加载方式或连接地址，"
-                           "或者是 Key）"),
+                           "  环境变量 {name}（{layer}）：从不采用项目设置文件中的这一项"
+                           "（它会改变程序的加载方式或连接地址，或者是 Key）"),
 }
