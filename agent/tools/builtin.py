@@ -103,7 +103,7 @@ async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new
 
 
 async def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
-    ctx.deps.file_history.record_before_write(target)
+    ctx.deps.file_history.record_before_write(target, ctx.deps.workspace.resolve())
     existed = target.exists()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -105,21 +105,20 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
     Returns the paths put back and the "path: reason" of those that could not be."""
     from agent.state.file_history import restore_file
 
-    history = state.file_history
+    history, root = state.file_history, state.workspace.resolve()
     later = history.checkpoints[history.checkpoints.index(checkpoint):]
     history.make_checkpoint(len(state.history), "/rewind")  # the files as they are now, for /undo
     for cp in later:
         for path in cp.files:
-            history.record_before_write(path)
+            history.record_before_write(path, root)
     restored, failed = [], []
     for cp in reversed(later):
         for path, content in cp.files.items():
-            try:
-                restore_file(path, content)
+            if why := restore_file(path, content, root, state.lang):
+                failed.append(why)
+            else:
                 restored.append(str(path))
-            except OSError as exc:
-                failed.append(f"{path}: {exc.strerror or exc}")
-    return sorted(set(restored)), failed
+    return sorted(set(restored)), list(dict.fromkeys(failed))
 
 
 def rewind_conversation(state: AppState, turn: Turn) -> Path:

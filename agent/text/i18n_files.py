@@ -1,0 +1,20 @@
+"""Texts of what keeps files, paths, fetched pages and hook output in their place (/undo and /rewind
+confined, a change shown before it is approved, fetch_url's limits, hook text framed as the hook's),
+in English and Chinese; agent.text.i18n merges them into its table."""
+
+from __future__ import annotations
+
+FILES_TEXTS: dict[str, tuple[str, str]] = {
+    # key: (en, zh)
+    "restore_skipped": (
+        "{path}: skipped, {part} {why} (the tree changed since the write; nothing was written through it)",
+        "{path}：已跳过，{part} {why}（写入之后目录树变了；没有经由它写入任何内容）",
+    ),
+    "confined_symlink": ("is now a symlink", "现在是符号链接"),
+    "confined_not_folder": ("is no longer a folder", "已不再是文件夹"),
+    "confined_not_file": (
+        "is not a regular file now (a FIFO, device or socket)", "现在不是普通文件（FIFO、设备或套接字）"),
+    "confined_outside": ("is outside the workspace", "在工作区之外"),
+    "confined_no_root": ("(the workspace) cannot be opened", "（工作区）无法打开"),
+    "undo_file_failed": ("Not put back: {line}", "未恢复：{line}"),
+}
