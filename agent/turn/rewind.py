@@ -43,7 +43,9 @@ class Turn:
 def _prompt_text(message: ModelMessage) -> str | None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    if not isinstance(message, ModelRequest) or is_summary(message):
+    from agent.tools.hooks import is_hook_message
+
+    if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message):
         return None
     texts = [p.content for p in message.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
     return texts[0] if texts else None
