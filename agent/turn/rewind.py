@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import session
 from agent.compaction.summary import files_touched, is_summary
+from agent.store.regular_file import read_regular
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -67,7 +68,11 @@ def list_turns(state: AppState) -> list[Turn]:
     oldest archive that holds it (before any summary replaced it)."""
     found: dict[tuple[str, str], Turn] = {}
     for archive in session.list_archives(state.session_id, state.workspace):
-        for turn in turns_of(session.parse_lines(archive.read_bytes()).messages, archive):
+        try:
+            messages = session.parse_lines(read_regular(archive)).messages
+        except OSError:
+            continue  # gone, or swapped for something else since it was listed
+        for turn in turns_of(messages, archive):
             found.setdefault((turn.stamp, turn.text), turn)
     for turn in turns_of(state.history, None):
         found[(turn.stamp, turn.text)] = turn
@@ -128,7 +133,7 @@ def rewind_conversation(state: AppState, turn: Turn) -> Path:
     from agent.compaction.background import cancel_background
 
     cancel_background(state)
-    messages = state.history if turn.source is None else session.parse_lines(turn.source.read_bytes()).messages
+    messages = state.history if turn.source is None else session.parse_lines(read_regular(turn.source)).messages
     checkpoint = checkpoint_of(state, turn)
     cut = checkpoint.history_index if checkpoint is not None else turn.index
     archive = state.transcript.replace(lambda _archive: list(messages[:cut]))
@@ -144,7 +149,7 @@ def back(state: AppState, archive: Path) -> Path:
     from agent.compaction.background import cancel_background
 
     cancel_background(state)
-    messages = session.parse_lines(archive.read_bytes()).messages
+    messages = session.parse_lines(read_regular(archive)).messages
     saved = state.transcript.replace(lambda _archive: messages)
     archive.with_suffix(MARK).unlink(missing_ok=True)
     state.scratch.recorder.forget()
