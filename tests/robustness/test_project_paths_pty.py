@@ -37,6 +37,7 @@ def test_a_command_naming_a_png_that_is_dev_stdin_swallows_nothing(workspace, ho
     (workspace / "shot.png").symlink_to("/dev/stdin")
     _command(workspace, "shot", "Describe the screenshot /proc/self/cwd/shot.png please\n")
     child = spawn(workspace, home, live_server)  # images off: the path was opened all the same
+    screen = Screen(child)
     wait_prompt(child)
     type_line(child, "/shot")
     child.expect_exact("Echo: Describe the screenshot")
@@ -44,6 +45,7 @@ def test_a_command_naming_a_png_that_is_dev_stdin_swallows_nothing(workspace, ho
     type_line(child, "the next line")
     child.expect_exact("Echo: the next line")
     wait_prompt(child)
+    assert screen.count("> the next line") == 1, screen.lines()  # typed at the prompt, not read as an image
     child.sendeof()
     child.expect(pexpect.EOF)
 
@@ -73,3 +75,13 @@ def test_a_project_command_attaches_no_image_from_outside(workspace, home, live_
     assert shown.count("is outside the workspace") == 3, shown
     child.sendeof()
     child.expect(pexpect.EOF)
+
+
+def test_print_mode_with_a_pasted_fifo_png_ends(workspace, home, server):
+    """The same FIFO named in a -p prompt: the run answers and exits instead of waiting for a writer."""
+    from tests.test_main import run_main
+
+    os.mkfifo(workspace / "shot.png")
+    done = run_main(["--base-url", server.base_url, "--images", "on", "-p", f"what is in {workspace}/shot.png"],
+                    workspace, home, timeout=60)
+    assert done.returncode == 0 and "Echo: what is in" in done.stdout, done.stderr
