@@ -13,7 +13,7 @@ FILES_TEXTS: dict[str, tuple[str, str]] = {
     "confined_symlink": ("is now a symlink", "现在是符号链接"),
     "confined_not_folder": ("is no longer a folder", "已不再是文件夹"),
     "confined_not_file": (
-        "is not a regular file now (a FIFO, device or socket)", "现在不是普通文件（FIFO、设备或套接字）"),
+        "is not a regular file now (a FIFO, device or socket)", "现在不是普通文件（命名管道、设备或套接字）"),
     "confined_outside": ("is outside the workspace", "在工作区之外"),
     "confined_no_root": ("(the workspace) cannot be opened", "（工作区）无法打开"),
     "diff_too_large": (
