@@ -53,8 +53,8 @@ def test_demo_starts_the_emulator_and_exit_stops_it(workspace, home):
     child.expect(URL)
     port = int(child.match.group(1))
     wait_prompt(child)
-    shown = "\n".join(screen.lines())
-    assert "window 8,000" in shown and "/exit stops the emulator too" in shown, shown
+    said = " ".join(" ".join(screen.lines()).split())  # a line broken at a space lost that space
+    assert "window 8,000" in said and "/exit stops the emulator too" in said, screen.lines()
     held = held_connection(port)
     type_line(child, "read notes.txt")
     child.expect("Done: read_file returned")
@@ -89,8 +89,9 @@ def test_a_start_in_the_agents_own_checkout_is_pointed_out(tmp_path, home, live_
     for folder, said in ((ROOT, 1), (tmp_path, 0)):
         child, screen = start(folder, home, "--base-url", live_server.base_url)
         wait_prompt(child)
-        assert screen.count("This is the agent's own source folder") == said, screen.lines()
-        assert screen.count("cd your-project && coding-agent") == said
+        shown = " ".join(" ".join(screen.lines()).split())
+        assert shown.count("This is the agent's own source folder") == said, screen.lines()
+        assert shown.count("cd your-project && coding-agent") == said
         child.sendeof()
         child.expect(pexpect.EOF)
 
