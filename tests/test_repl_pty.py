@@ -19,7 +19,8 @@ TIMEOUT = 20
 # Where the REPL's text meets the terminal's width, rich breaks the line at a space: the space goes, a
 # style reset and a new line come. Where that falls depends on what else is on the line (the banner holds
 # the workspace's path, whose length comes with pytest's temporary folder: the user's name, the run's
-# number, xdist's worker), so a pattern lets any space of the text be such a break (`spread`).
+# number, xdist's worker) and on the width (tests/conftest.py keeps xdist's COLUMNS=80 away from the
+# child), so a pattern lets any space of the text be such a break (`spread`).
 # The banner's session id: where "session" ends the 140-column line, the space before the id is gone
 # (test_the_session_id_is_found_where_the_banner_breaks_before_it).
 WRAP = r"(?:\x1b\[[0-9;]*m|\s)+"
