@@ -94,14 +94,17 @@ def replay_early(state: AppState, early: object) -> None:
 # --- a turn --------------------------------------------------------------------------------
 
 
-async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
-    """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop."""
+async def on_submit(state: AppState, user_input: str, typed: str | None = None) -> TurnOutcome | None:
+    """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop.
+    `typed`: the input is a project file's text (a command's body) and this is what the user typed
+    into it; the image paths the file's text names (not those the user typed) are confined to the
+    workspace like the model's reads."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
     import midturn
     from agent.tools import hooks
-    from agent.tools.images import pasted_paths
+    from agent.tools.images import image_paths, pasted_paths
     from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
     from agent.turn.loop import run_turn
 
@@ -113,8 +116,10 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
     reads = ReadFileState()
+    pasted = pasted_paths(user_input if typed is None else typed)
+    named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
-                                              pasted=pasted_paths(user_input))
+                                              pasted=pasted, named=named)
     from agent.compaction.oversize import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
@@ -144,17 +149,17 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     return await project_setup.stop_hooks(state, outcome)
 
 
-async def submit(app, text: str) -> None:  # the REPL's callback
+async def submit(app, text: str, typed: str | None = None) -> None:  # the REPL's callback
     if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
         await asyncio.shield(app.state.scratch.ready)
     try:
-        if text.startswith("/"):
+        if text.startswith("/") and typed is None:  # a command file's body is a prompt, never a command
             from ui.commands import dispatch
 
             await dispatch(app, text)
         elif (text := await _fit_or_attach(app, text)) is not None:
-            await on_submit(app.state, text)
+            await on_submit(app.state, text, typed)
     except session.SessionLocked as exc:  # /resume of a session another process has open
         app.say(exc.text(app.lang), "error")
     except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session

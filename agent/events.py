@@ -158,6 +158,8 @@ class ApprovalRequest:
     detail: str = ""
     # Who asks, when not the agent itself: a sub-agent's label (agent.tools.subagent).
     origin: str = ""
+    # False: `detail` is cut (its start and end shown): the question must not call it whole.
+    whole: bool = True
 
 
 @dataclass(frozen=True)

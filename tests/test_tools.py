@@ -225,7 +225,7 @@ async def test_undo_after_tool_writes(ctx: RunContext[AppState], workspace: Path
     read_file(ctx, "keep.txt")
     await edit_file(ctx, "keep.txt", "original", "edited")
     await write_file(ctx, "made.txt", "new\n")
-    checkpoint = ctx.deps.file_history.undo()
+    checkpoint = ctx.deps.file_history.undo(workspace, "en")
     assert checkpoint is not None
     assert (workspace / "keep.txt").read_text() == "original\n"
     assert not (workspace / "made.txt").exists()

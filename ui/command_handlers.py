@@ -73,7 +73,9 @@ async def cmd_undo(app: App) -> None:
     if checkpoint is None:
         app.say(t("nothing_to_undo", app.lang), "warn")
         return
-    app.say(t("undone", app.lang, words=checkpoint.user_input[:60], n=len(checkpoint.files)))
+    app.say(t("undone", app.lang, words=checkpoint.user_input[:60], n=len(checkpoint.files) - len(checkpoint.failed)))
+    for line in checkpoint.failed:
+        app.say(t("undo_file_failed", app.lang, line=line), "error")
 
 
 @command("compact", takes_args=True)

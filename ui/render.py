@@ -214,7 +214,8 @@ class Renderer(Dispatcher):
         view, lines = command_view(event.subject, self.lang, header)
         self.console.print(view)
         if event.detail:  # what a write would change, escaped like a command
-            change, more = command_view(event.detail.rstrip("\n"), self.lang, t("approve_change", self.lang))
+            change, more = command_view(event.detail.rstrip("\n"), self.lang, t("approve_change", self.lang),
+                                        event.whole)
             self.console.print(change)
             lines += more
         answer = await read_answer(t("approve_question", self.lang, n=lines), True)

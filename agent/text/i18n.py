@@ -6,6 +6,7 @@ import locale
 import os
 
 from agent.text.i18n_caps import CAPS_TEXTS
+from agent.text.i18n_files import FILES_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
 from agent.text.i18n_prices import PRICE_TEXTS
@@ -378,6 +379,7 @@ TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
 TEXTS.update(START_TEXTS)
+TEXTS.update(FILES_TEXTS)
 
 
 def t(key: str, lang: str, **values: object) -> str:
