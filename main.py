@@ -34,12 +34,17 @@ from controller import start_state
 if TYPE_CHECKING:
     from agent.turn.loop import TurnOutcome
 
+# The agent's own source folder: a session started there is about the agent, rarely what a newcomer meant.
+CHECKOUT = Path(__file__).resolve().parent
+
 
 
 def api_key(args: argparse.Namespace) -> str | None:
     """API_KEY goes anywhere; DEEPSEEK_API_KEY only to DeepSeek; OPENAI_API_KEY only with --base-url.
 
     A DeepSeek key sent to a local or third-party server would hand it to whoever runs that server."""
+    if args.demo:
+        return None  # the emulator needs no key, and gets none of the user's
     names = ["API_KEY"]
     if is_deepseek_url(args.base_url):
         names.append("DEEPSEEK_API_KEY")
@@ -267,6 +272,24 @@ def check_config(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.settings = apply_settings(args, argv)
+    if not args.demo:
+        return run(args)
+    from agent.provider.demo_server import DEMO_WINDOW, DemoServer, DemoUnavailable
+
+    demo = DemoServer()
+    try:
+        args.base_url = demo.start()
+    except DemoUnavailable as exc:
+        print(f"{PROG}: {t('demo_unavailable', args.lang, path=str(exc))}", file=sys.stderr)
+        return 2
+    args.context_window = args.context_window or DEMO_WINDOW
+    try:
+        return run(args)
+    finally:
+        demo.stop()
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except BadPrices as exc:
@@ -304,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
             debuglog.forget_secret(config.api_key)
             debuglog.enable()
         state = start_state(args, config)
+        if args.demo:
+            state.emit(Notice(t("demo_started", config.lang, url=config.base_url)))
+        if config.workspace == CHECKOUT and args.prompt is None:
+            state.emit(Notice(t("own_checkout", config.lang), "warn"))
     except session.SessionLocked as exc:
         print(exc.text(config.lang), file=sys.stderr)
         return 2
@@ -338,7 +365,7 @@ async def repl(state: AppState) -> int:
     app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",
             "dim")
     if state.history:
-        app.say(t("resumed", state.lang, n=len(state.history)), "dim")
+        app.report("resumed")
     replay_early(state, early)
     await project_setup.start_project(state)
     try:
