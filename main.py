@@ -35,6 +35,9 @@ from controller import start_state
 if TYPE_CHECKING:
     from agent.turn.loop import TurnOutcome
 
+# The agent's own source folder: a session started there is about the agent, rarely what a newcomer meant.
+CHECKOUT = Path(__file__).resolve().parent
+
 
 
 def key_name(base_url: str | None) -> str | None:
@@ -51,15 +54,17 @@ def key_name(base_url: str | None) -> str | None:
 
 
 def api_key(args: argparse.Namespace) -> str | None:
+    if getattr(args, "demo", False):
+        return None  # the emulator needs no key, and gets none of the user's
     name = key_name(args.base_url)
     return os.environ[name] if name else None
 
 
 def project_endpoint(args: argparse.Namespace) -> Endpoint | None:
-    """The project's baseUrl where nothing of the user's set one, with the key that would go there:
-    used only once the project is approved (agent.provider.trust)."""
+    """The project's baseUrl where nothing of the user's set one (--demo is theirs too), with the key
+    that would go there: used only once the project is approved (agent.provider.trust)."""
     pending = getattr(getattr(args, "settings", None), "pending", {}).get("baseUrl")
-    if pending is None:
+    if pending is None or getattr(args, "demo", False):
         return None
     name = key_name(pending[0])
     return Endpoint(pending[0], name, os.environ[name] if name else None)
@@ -289,6 +294,24 @@ def check_config(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.settings = apply_settings(args, argv)
+    if not args.demo:
+        return run(args)
+    from agent.provider.demo_server import DEMO_WINDOW, DemoServer, DemoUnavailable
+
+    demo = DemoServer()
+    try:
+        args.base_url = demo.start()
+    except DemoUnavailable as exc:
+        print(f"{PROG}: {t('demo_unavailable', args.lang, path=str(exc))}", file=sys.stderr)
+        return 2
+    args.context_window = args.context_window or DEMO_WINDOW
+    try:
+        return run(args)
+    finally:
+        demo.stop()
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except BadPrices as exc:
@@ -328,6 +351,10 @@ def main(argv: list[str] | None = None) -> int:
                 debuglog.forget_secret(config.project_endpoint.key)
             debuglog.enable()
         state = start_state(args, config)
+        if args.demo:
+            state.emit(Notice(t("demo_started", config.lang, url=config.base_url)))
+        if config.workspace == CHECKOUT and args.prompt is None:
+            state.emit(Notice(t("own_checkout", config.lang), "warn"))
     except session.SessionLocked as exc:
         print(exc.text(config.lang), file=sys.stderr)
         return 2
@@ -362,7 +389,7 @@ async def repl(state: AppState) -> int:
     app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",
             "dim")
     if state.history:
-        app.say(t("resumed", state.lang, n=len(state.history)), "dim")
+        app.report("resumed")
     replay_early(state, early)
     await project_setup.start_project(state)
     try:

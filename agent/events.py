@@ -116,7 +116,8 @@ class Listing:
 
 @dataclass(frozen=True)
 class ReportRequested:
-    """A slash command wants a view of the session drawn: "status" (/status) or "context" (/context).
+    """A view of the session to draw: "status" (/status), "context" (/context) or "resumed" (a resumed
+    session's last turns).
     The UI builds it from the state it shows, so no rich object crosses the channel."""
 
     view: str

@@ -247,3 +247,11 @@ def test_a_sub_agent_works_under_the_sessions_set_up(state):
     state.project.trusted, state.project.env = True, {"PLAIN_T": "1"}
     child = child_state(state, "job")
     assert child.project is state.project and child.permissions is state.permissions and child.hooks is state.hooks
+
+
+def test_the_demo_is_the_users_endpoint_too(layers):
+    write(layers["project"], {"baseUrl": "http://project.example/v1"})
+    args = main.parse_args(["--demo"])
+    args.settings = main.apply_settings(args, ["--demo"])
+    args.base_url = "http://127.0.0.1:1/v1"  # main() starts the emulator and points here
+    assert main.build_config(args).project_endpoint is None

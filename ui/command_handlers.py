@@ -60,6 +60,8 @@ async def cmd_resume(app: App) -> None:
     messages = load_session(app.state, chosen)
     switch_session(app.state, chosen, messages)
     app.say(t("resumed_session", app.lang, id=chosen))
+    if messages:
+        app.report("resumed")
     hooks.session_start(app.state, "resume")
     # As at start-up: a session near the threshold gets its request built while the user types.
     start_warm_up(app.state)
