@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
                    help="default (ask before edits and commands), acceptEdits (the default: edits in the "
                    "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
+    p.add_argument("--trust-project", action="store_true", default=_env_flag("trust_project"),
+                   help="use the project's env, baseUrl, allow rules, hooks and MCP servers without asking "
+                   "(for scripts: -p cannot ask)")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
     p.add_argument("--demo", action="store_true", default=_env_flag("demo"),
                    help="try it without a key, against the built-in emulator (a source checkout's), which it "
@@ -110,6 +113,7 @@ def apply_settings(args: argparse.Namespace, argv: list[str] | None) -> object:
     files.apply_to_args(loaded, args, given)
     if args.lang != lang:  # the files chose the language: their warnings in it
         loaded = files.load(Path.cwd().resolve(), args.lang)
+        files.apply_to_args(loaded, args, given)  # the same values; a project's baseUrl the user overrides goes
     loaded.origins = files.origins(loaded, args, given)
     files.apply_env(loaded)
     return loaded

@@ -19,6 +19,7 @@ from agent.config import (
     DEFAULT_WINDOW,
     RETIRED_MODELS,
     Config,
+    Endpoint,
     is_deepseek_url,
 )
 from agent.events import Notice
@@ -39,18 +40,34 @@ CHECKOUT = Path(__file__).resolve().parent
 
 
 
-def api_key(args: argparse.Namespace) -> str | None:
-    """API_KEY goes anywhere; DEEPSEEK_API_KEY only to DeepSeek; OPENAI_API_KEY only with --base-url.
+def key_name(base_url: str | None) -> str | None:
+    """The variable whose key goes to `base_url`: API_KEY goes anywhere; DEEPSEEK_API_KEY only to
+    DeepSeek; OPENAI_API_KEY only with a base URL.
 
     A DeepSeek key sent to a local or third-party server would hand it to whoever runs that server."""
-    if args.demo:
-        return None  # the emulator needs no key, and gets none of the user's
     names = ["API_KEY"]
-    if is_deepseek_url(args.base_url):
+    if is_deepseek_url(base_url):
         names.append("DEEPSEEK_API_KEY")
-    if args.base_url:
+    if base_url:
         names.append("OPENAI_API_KEY")
-    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+    return next((n for n in names if os.environ.get(n)), None)
+
+
+def api_key(args: argparse.Namespace) -> str | None:
+    if getattr(args, "demo", False):
+        return None  # the emulator needs no key, and gets none of the user's
+    name = key_name(args.base_url)
+    return os.environ[name] if name else None
+
+
+def project_endpoint(args: argparse.Namespace) -> Endpoint | None:
+    """The project's baseUrl where nothing of the user's set one (--demo is theirs too), with the key
+    that would go there: used only once the project is approved (agent.provider.trust)."""
+    pending = getattr(getattr(args, "settings", None), "pending", {}).get("baseUrl")
+    if pending is None or getattr(args, "demo", False):
+        return None
+    name = key_name(pending[0])
+    return Endpoint(pending[0], name, os.environ[name] if name else None)
 
 
 def build_config(args: argparse.Namespace) -> Config:
@@ -82,6 +99,8 @@ def build_config(args: argparse.Namespace) -> Config:
         disallowed_tools=parse_tool_list(args.disallowed_tools),
         fetch_allow_networks=args.fetch_allow_network,
         images=None if args.images is None else args.images == "on",
+        trust_project=bool(getattr(args, "trust_project", False)),
+        project_endpoint=project_endpoint(args),
     )
 
 
@@ -215,9 +234,12 @@ async def print_mode(state: AppState, prompt: str, output_format: str = "text") 
         print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
     await project_setup.start_project(state)
+    if not state.config.api_key and not state.config.base_url:  # the project's baseUrl was not approved
+        print(t("no_api_key", state.lang), file=sys.stderr)
+        return 2
     from agent.tools import mcp_servers
 
-    mcp_servers.start(state, state.permissions.project_trusted)
+    mcp_servers.start(state, state.project.trusted)
     try:
         await on_submit(state, prompt)
     finally:
@@ -313,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
     if args.prompt is not None and not args.prompt.strip():
         print(f"{PROG}: {t('empty_prompt', config.lang)}", file=sys.stderr)
         return 2
-    if not config.api_key and not config.base_url:
+    if not config.api_key and not config.base_url and config.project_endpoint is None:
         print(t("no_api_key", config.lang), file=sys.stderr)
         return 2
     from agent.tokens import count as tokens
@@ -325,6 +347,8 @@ def run(args: argparse.Namespace) -> int:
             from agent import debuglog
 
             debuglog.forget_secret(config.api_key)
+            if config.project_endpoint is not None:
+                debuglog.forget_secret(config.project_endpoint.key)
             debuglog.enable()
         state = start_state(args, config)
         if args.demo:

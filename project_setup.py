@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from agent.events import Notice
 from agent.state.app import AppState
 from agent.text.i18n import t
-from controller import start_warm_up
+from controller import check_server, start_warm_up
 
 if TYPE_CHECKING:
     from agent.turn.loop import TurnOutcome
@@ -18,14 +18,37 @@ MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks must not keep the t
 
 
 async def start_project(state: AppState) -> None:
-    """The project's allow rules, hooks and MCP servers count once the user approved them (agent.provider.trust)."""
+    """The project's grants (env, baseUrl, allow rules, defaultMode, hooks, MCP servers) count once the
+    user approved them (agent.provider.trust)."""
     from agent.provider import trust
     from agent.tools import hooks
 
-    if await trust.settle(state):
+    decision = await trust.settle(state)
+    if decision.trusted:
+        state.project.trusted = True
+        state.project.env = dict(decision.found.get("env", {}))
         state.permissions.trust_project()
         state.hooks.trust_project()
+        use_project_endpoint(state, decision.named)
+    if not state.config.api_key and not state.config.base_url and not state.config.one_shot:
+        state.emit(Notice(t("no_api_key", state.lang), "error"))
     hooks.session_start(state, "resume" if state.history else "startup")
+
+
+def use_project_endpoint(state: AppState, named: bool) -> None:
+    """The approved project's baseUrl; the key that goes there only if a question named it (not
+    --trust-project alone)."""
+    endpoint = state.config.project_endpoint
+    if endpoint is None:
+        return
+    state.config.base_url = endpoint.url
+    state.config.api_key = endpoint.key if named else None
+    settings = state.config.settings
+    if settings is not None and "baseUrl" in settings.pending:  # /config names where it came from
+        settings.origins["baseUrl"] = settings.pending["baseUrl"]
+    if endpoint.key and not named:
+        state.emit(Notice(t("trust_key_withheld", state.lang, url=endpoint.url, name=endpoint.key_name), "warn"))
+    check_server(state)
 
 
 def first_paint(state: AppState) -> None:
@@ -33,7 +56,7 @@ def first_paint(state: AppState) -> None:
     from agent.tools import mcp_servers
 
     start_warm_up(state)
-    mcp_servers.start(state, state.permissions.project_trusted)
+    mcp_servers.start(state, state.project.trusted)
 
 
 async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:

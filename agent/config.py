@@ -73,6 +73,17 @@ def data_home() -> Path:
     return Path(os.environ.get("CODING_AGENT_HOME") or Path.home() / ".coding-agent")
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """A project's `baseUrl`, used only once the project is approved, and the key that would go with it:
+    its variable's name (the question names it) and its value (held here, since keys leave the
+    environment at start-up)."""
+
+    url: str
+    key_name: str | None = None
+    key: str | None = field(default=None, repr=False)
+
+
 @dataclass
 class Config:
     model: str = DEFAULT_MODEL
@@ -108,6 +119,11 @@ class Config:
     images: bool | None = None
     # Networks fetch_url may reach although not public (agent.tools.fetch_url): none, the model's URLs are untrusted.
     fetch_allow_networks: tuple[str, ...] = ()
+    # --trust-project: the project's grants apply without the question (agent.provider.trust).
+    trust_project: bool = False
+    # The project's baseUrl, waiting for the project's approval (agent.provider.trust); base_url and
+    # api_key are the user's until then.
+    project_endpoint: Endpoint | None = field(default=None, repr=False)
 
     @property
     def endpoint(self) -> str:

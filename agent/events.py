@@ -171,7 +171,17 @@ class Question:
     yes_no: bool = False
 
 
-Request = ApprovalRequest | Question
+@dataclass(frozen=True)
+class TrustRequest:
+    """Asked once, before the first prompt, when a project's files hold grants (agent.provider.trust):
+    `lines` each one grant as it would run, drawn with every hidden character escaped (a newline too);
+    `folder` the workspace. Answered "y" or "n"; no one to ask is "n"."""
+
+    folder: str
+    lines: tuple[str, ...]
+
+
+Request = ApprovalRequest | Question | TrustRequest
 
 Event = (
     TextDelta
@@ -191,6 +201,7 @@ Event = (
     | TodosChanged
     | ApprovalRequest
     | Question
+    | TrustRequest
 )
 
 # An Emit is the UI's end of the channel. For a request it may return the awaitable answer; for any
@@ -205,7 +216,7 @@ async def ask(emit: Emit, request: Request) -> str:
     answer = "" if reply is None else (await reply).strip()
     if isinstance(request, ApprovalRequest):
         return answer if answer in ("y", "always", "project") else "n"
-    if request.yes_no:
+    if isinstance(request, TrustRequest) or request.yes_no:
         return "y" if answer == "y" else "n"
     return answer
 

@@ -95,9 +95,9 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
         "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat > started"}]}]}}))
     live_server.script(ToolCalls([("run_command", {"command": "echo from-the-project"})]), Text("Ran."))
     child = spawn(workspace, home, live_server)
-    child.expect(r"asks\s+for\s+what\s+its\s+files\s+would\s+let\s+run")  # after the folder: may wrap
-    child.expect_exact("allow  Bash(echo from-the-project)")
-    child.expect_exact("hook   SessionStart (project): cat > started")
+    child.expect(r"asks\s+for\s+what\s+its\s+files\s+would\s+run")  # after the folder: may wrap
+    child.expect_exact("allow    Bash(echo from-the-project)")
+    child.expect_exact("hook     SessionStart (project): cat > started")
     child.expect_exact("[y/N]")
     child.send("y\r")
     wait_prompt(child)
@@ -111,6 +111,6 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
     # Approved once: the next session asks nothing.
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
-    assert "would let run" not in child.before
+    assert "would run" not in child.before
     type_line(child, "/exit")
     child.expect(pexpect.EOF)

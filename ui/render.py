@@ -26,11 +26,12 @@ from agent.events import (
     TodosChanged,
     ToolCallStarted,
     ToolResult,
+    TrustRequest,
     WaitingForModel,
 )
 from agent.text.i18n import t
 from agent.tools.reading import read_span
-from ui.approval import command_view, plain
+from ui.approval import command_view, grants_view, plain
 from ui.dispatch import Dispatcher
 from ui.tool_line import tool_line
 
@@ -223,13 +224,26 @@ class Renderer(Dispatcher):
         return {"y": "y", "yes": "y", "a": "always", "always": "always", "p": "project", "project": "project"}.get(
             answer, "n")
 
+    def on_trust(self, event: TrustRequest) -> Awaitable[str] | None:
+        return None if self.read_answer is None else self._trust(event, self.read_answer)
+
+    async def _trust(self, event: TrustRequest, read_answer: ReadAnswer) -> str:
+        """Every grant drawn escaped as a command is, then a yes/no that keys typed before it cannot answer."""
+        self.end_answer()
+        view = grants_view(event.lines, self.lang, t("trust_intro", self.lang, path=plain(event.folder)))
+        self.console.print(view)
+        return await self._yes_no(t("trust_question", self.lang), read_answer, fresh=True)
+
     async def _question(self, event: Question, read_answer: ReadAnswer) -> str:
         self.stop_spinner()
         if not event.yes_no:
             return await read_answer(event.text, False)
+        return await self._yes_no(event.text, read_answer, fresh=False)
+
+    async def _yes_no(self, text: str, read_answer: ReadAnswer, fresh: bool) -> str:
         # Another line (a command typed by habit: /context) is not a "no": say so and ask again.
         for _ in range(REASKS):
-            answer = (await read_answer(event.text + " [y/N] ", False)).strip().lower()
+            answer = (await read_answer(text + " [y/N] ", fresh)).strip().lower()
             if answer in ("y", "yes", "是"):
                 return "y"
             if answer in ("", "n", "no", "否"):

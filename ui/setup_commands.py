@@ -33,11 +33,27 @@ async def cmd_config(app: App) -> None:
     perms = app.state.permissions
     rules = {kind: len(found) for kind, found in perms.rules.items()}
     lines.append(t("config_permissions", app.lang, mode=mode(app.state), waiting=len(perms.pending_allow), **rules))
+    lines += _project_lines(app)
     lines.append(t("config_files", app.lang))
     for layer, path in settings_paths(app.state.workspace).items():
         lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,
                        layer=t(f"config_source_{layer}", app.lang), path=path))
     app.show(lines, names)
+
+
+def _project_lines(app: App) -> list[str]:
+    """The project's grants and whether they are used; the `env` names no project may set."""
+    from agent.provider.grants import summary
+    from agent.provider.trust import found_now
+
+    lines = []
+    if found := found_now(app.state):
+        status = t("config_grants_used" if app.state.project.trusted else "config_grants_waiting", app.lang)
+        lines.append(t("config_project_grants", app.lang, what=summary(found, app.lang), status=status))
+    settings = app.state.config.settings
+    for layer, name in settings.refused_env if settings is not None else ():
+        lines.append(t("config_env_refused", app.lang, name=name, layer=t(f"config_source_{layer}", app.lang)))
+    return lines
 
 
 # --- custom commands -----------------------------------------------------------------------

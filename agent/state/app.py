@@ -13,7 +13,7 @@ from agent.events import Emit, Event
 from agent.provider.prefix import RequestRecorder
 from agent.state.file_history import FileHistory
 from agent.state.file_state import ReadFileState
-from agent.state.setup import Hooks, Permissions, Servers
+from agent.state.setup import Hooks, Permissions, Project, Servers
 from agent.state.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -205,6 +205,8 @@ class AppState:
     always_allowed_domains: set[str] = field(default_factory=set)
     # The MCP servers of the settings files and .mcp.json (agent.tools.mcp_servers).
     mcp: Servers = field(default_factory=Servers)
+    # What the user's approval of the project switched on (agent.provider.trust).
+    project: Project = field(default_factory=Project)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

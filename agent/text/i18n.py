@@ -14,6 +14,7 @@ from agent.text.i18n_security import SECURITY_TEXTS
 from agent.text.i18n_session import SESSION_TEXTS
 from agent.text.i18n_setup import SETUP_TEXTS
 from agent.text.i18n_start import START_TEXTS
+from agent.text.i18n_trust import TRUST_TEXTS
 from agent.text.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -380,6 +381,7 @@ TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
 TEXTS.update(START_TEXTS)
 TEXTS.update(FILES_TEXTS)
+TEXTS.update(TRUST_TEXTS)  # a project's grants and the one question about them
 
 
 def t(key: str, lang: str, **values: object) -> str:

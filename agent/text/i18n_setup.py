@@ -16,6 +16,13 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
                              "设置文件 {path}：未知的键 '{name}'，已忽略"),
     "settings_bad_value": ("Settings {path}: '{name}' takes {takes}; it is ignored",
                            "设置文件 {path}：'{name}' 应为{takes}，已忽略"),
+    "settings_env_refused": (
+        "Settings {path}: '{name}' changes how programs load code or where they connect; a project's file may "
+        "never set it, approved or not (set it in your own settings or environment)",
+        "设置文件 {path}：'{name}' 会改变程序加载代码的方式或连接的地址；项目的设置文件无论是否被信任都不能设置它"
+        "（请在你自己的设置文件或环境变量中设置）"),
+    "settings_user_only": ("Settings {path}: '{name}' is read from your own settings file only; it is ignored",
+                           "设置文件 {path}：'{name}' 只能写在你自己的设置文件中，已忽略"),
     "settings_key_refused": (
         "Settings {path}: '{name}' is an API key; a project's file may not set one (use the environment)",
         "设置文件 {path}：'{name}' 是 API Key；项目的设置文件不能设置它（请用环境变量）"),
@@ -66,17 +73,6 @@ SETUP_TEXTS.update({
     "mode_plan": ("plan mode: read only", "计划模式：只读"),
     "mode_bypassPermissions": ("ask nothing", "不再询问"),
     "mode_changed": ("Permission mode: {mode} ({what})", "权限模式：{mode}（{what}）"),
-})
-SETUP_TEXTS.update({
-    # --- a project's grants ---
-    "trust_intro": ("This project ({path}) asks for what its files would let run:",
-                    "这个项目（{path}）的文件要求允许运行以下内容："),
-    "trust_question": ("Use them? They can run code on this machine (asked again when they change)",
-                       "是否启用？它们可以在本机运行代码（内容变化后会再次询问）"),
-    "trust_declined": ("The project's allow rules, hooks and MCP servers are not used in this session",
-                       "本次会话不使用该项目的允许规则、钩子和 MCP 服务器"),
-    "trust_not_saved": ("Approved for this session only: the approval could not be saved ({error})",
-                        "仅本次会话有效：无法保存这次批准（{error}）"),
 })
 SETUP_TEXTS.update({
     # --- hooks ---

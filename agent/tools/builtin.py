@@ -320,7 +320,8 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         return f"Error: {exc}"
     deps.emit(CommandRunning(command))
     try:
-        return await execute(command, deps.workspace, min(max(timeout, 1), MAX_TIMEOUT))
+        return await execute(command, deps.workspace, min(max(timeout, 1), MAX_TIMEOUT),
+                             env=command_env(deps.project.env))
     except OSError as exc:
         return f"Error: cannot run the command: {exc.strerror or exc}"
 

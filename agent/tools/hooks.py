@@ -55,6 +55,8 @@ class Outcome:
 
 
 def load(settings: Any, lang: str) -> tuple[Hooks, list[str]]:
+    from agent.provider.settings import is_users
+
     hooks, warnings = Hooks(), []
     for layer, section in settings.section("hooks") if settings is not None else ():
         path = settings.path(layer)
@@ -63,7 +65,7 @@ def load(settings: Any, lang: str) -> tuple[Hooks, list[str]]:
                 warnings.append(t("hook_unknown_event", lang, path=path, event=event))
                 continue
             for hook in _parse_groups(event, groups, layer, path, lang, warnings):
-                (hooks.active if layer == "user" else hooks.pending).append(hook)
+                (hooks.active if is_users(layer) else hooks.pending).append(hook)
     return hooks, warnings
 
 
@@ -110,7 +112,7 @@ def _base_input(state: Any, event: str) -> dict[str, Any]:
 def _env(state: Any) -> dict[str, str]:
     from agent.tools.shell import command_env
 
-    return {**command_env(), "CODING_AGENT_PROJECT_DIR": str(state.workspace),
+    return {**command_env(state.project.env), "CODING_AGENT_PROJECT_DIR": str(state.workspace),
             "CLAUDE_PROJECT_DIR": str(state.workspace)}
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,6 @@ from typing import Any
 from agent.text.i18n import t
 
 START_TIMEOUT = 30.0  # seconds a turn waits for a server still starting; start-up itself never waits
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 PREFIX = "mcp__"
 
 
@@ -51,16 +49,6 @@ def server_of(tool_name: str) -> str | None:
     return tool_name[len(PREFIX):].split("__", 1)[0]
 
 
-def _expand(value: Any) -> Any:
-    if isinstance(value, str):
-        return _VAR.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), value)
-    if isinstance(value, list):
-        return [_expand(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _expand(v) for k, v in value.items()}
-    return value
-
-
 def _valid(config: Any) -> bool:
     if not isinstance(config, dict):
         return False
@@ -72,12 +60,13 @@ def _valid(config: Any) -> bool:
 
 def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
     """Every server named in the settings files and .mcp.json; a later file's wins a shared name."""
-    from agent.provider.trust import MCP_JSON, read_mcp_json
+    from agent.provider.grants import MCP_JSON, read_mcp_json
+    from agent.provider.settings import is_users
 
     found: dict[str, tuple[Any, str, str]] = {}
     for layer, section in settings.section("mcpServers") if settings is not None else ():
         for name, config in section.items():
-            found[name] = (config, "user" if layer == "user" else "project", str(settings.path(layer)))
+            found[name] = (config, "user" if is_users(layer) else "project", str(settings.path(layer)))
     for name, config in read_mcp_json(workspace).items():
         found.setdefault(name, (config, "project", str(workspace / MCP_JSON)))
     servers, warnings = Servers(), []
@@ -92,16 +81,17 @@ def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
 # --- running -------------------------------------------------------------------------------
 
 
-def _client(server: Server, workspace: Any) -> Any:
+def _client(server: Server, workspace: Any, project_env: dict[str, str]) -> Any:
     from fastmcp.client import Client
     from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
 
+    from agent.provider.grants import expand
     from agent.tools.shell import command_env
 
-    config = _expand(server.config)
+    config = expand(server.config)
     kind = config.get("type", "stdio")
     if kind == "stdio":
-        env = {**command_env(), **{k: str(v) for k, v in (config.get("env") or {}).items()}}
+        env = {**command_env(project_env), **{k: str(v) for k, v in (config.get("env") or {}).items()}}
         transport = StdioTransport(config["command"], list(config.get("args", [])), env=env,
                                    cwd=str(config.get("cwd") or workspace))
     elif kind == "sse":
@@ -129,7 +119,7 @@ async def _serve(state: Any, server: Server) -> None:
         await asyncio.to_thread(_import_client)
         from pydantic_ai.mcp import MCPToolset
 
-        toolset = MCPToolset(_client(server, state.workspace), tool_error_behavior="failed")
+        toolset = MCPToolset(_client(server, state.workspace, state.project.env), tool_error_behavior="failed")
         async with toolset:
             listed = await toolset.list_tools()
             server.tools = [tool.name for tool in listed]

@@ -39,11 +39,14 @@ HOOK_DECISION: ContextVar[tuple[str, str] | None] = ContextVar("hook_decision", 
 
 
 def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permissions, list[str]]:
-    """The mode (flag, then the files' `permissions.defaultMode`) and the rules of every layer."""
+    """The mode (flag, then the user's files' `permissions.defaultMode`, then the project's once it is
+    approved) and the rules of every layer (a project's allow rules once it is approved)."""
+    from agent.provider.settings import is_users
+
     perms, warnings = Permissions(), []
-    file_mode = None
+    modes: dict[bool, str | None] = {True: None, False: None}  # the user's files' mode, the project's
     for layer, section in settings.section("permissions") if settings is not None else ():
-        path = settings.path(layer)
+        path, users = settings.path(layer), is_users(layer)
         for key in set(section) - {*KINDS, "defaultMode", *CLAUDE_ONLY}:
             warnings.append(t("settings_unknown_key", lang, path=path, name=f"permissions.{key}"))
         for kind in KINDS:
@@ -53,18 +56,19 @@ def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permiss
                 except BadRule:
                     warnings.append(t("rule_bad", lang, path=path, rule=text))
                     continue
-                trusted = layer == "user" or kind != "allow"
-                (perms.rules[kind] if trusted else perms.pending_allow).append(rule)
+                (perms.rules[kind] if users or kind != "allow" else perms.pending_allow).append(rule)
         wanted = section.get("defaultMode")
         if wanted is not None:
             if wanted not in MODES:
                 warnings.append(t("settings_bad_value", lang, path=path, name="permissions.defaultMode",
                                   takes=t("takes_mode", lang)))
-            elif wanted == "bypassPermissions" and layer != "user":
+            elif wanted == "bypassPermissions" and not users:
                 warnings.append(t("rule_bypass_refused", lang, path=path))
             else:
-                file_mode = wanted
-    perms.mode = "bypassPermissions" if yes else (mode or file_mode)
+                modes[users] = wanted
+    perms.mode = "bypassPermissions" if yes else (mode or modes[True])
+    if perms.mode is None:
+        perms.project_mode = modes[False]
     if perms.mode == "bypassPermissions":
         perms.cycle = (*CYCLE, "bypassPermissions")
     return perms, warnings

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Mapping
 from pathlib import Path
 
 from agent.provider.keys import is_key_name
@@ -18,11 +19,12 @@ KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 1.0  # seconds to keep reading after the shell exits (background children)
 
 
-def command_env() -> dict[str, str]:
-    """The environment for commands: ours without API keys, so a command cannot leak them."""
+def command_env(project: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for commands: ours without API keys, so a command cannot leak them, over an
+    approved project's `env` (agent.provider.trust: a variable already set wins, as in the settings)."""
     # The agent removes them from its own environment at start-up (agent.provider.keys); this is for callers
     # that did not (tests, library use).
-    return {k: v for k, v in os.environ.items() if not is_key_name(k)}
+    return {k: v for k, v in {**(project or {}), **os.environ}.items() if not is_key_name(k)}
 
 
 class HeadTail:
@@ -82,8 +84,9 @@ async def _open_output(read_fd: int) -> tuple[asyncio.StreamReader, asyncio.Read
 
 
 @holds_slot
-async def execute(command: str, cwd: Path, timeout: float) -> str:
-    """Run `command` in a shell; its output (capped) and how it ended. Waits for a process slot."""
+async def execute(command: str, cwd: Path, timeout: float, env: dict[str, str] | None = None) -> str:
+    """Run `command` in a shell (in `env`, else command_env()); its output (capped) and how it ended.
+    Waits for a process slot."""
     # Our own pipe rather than PIPE: asyncio's wait() would wait for every holder of the pipe to
     # close it, forever if the command left a background child (`server &`) behind.
     read_fd, write_fd = os.pipe()
@@ -95,7 +98,7 @@ async def execute(command: str, cwd: Path, timeout: float) -> str:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
             stderr=write_fd,
-            env=command_env(),
+            env=command_env() if env is None else env,
             preexec_fn=command_preexec(),  # no CAP_SYS_PTRACE: our memory stays out of reach
         )
     except BaseException:

@@ -69,7 +69,9 @@ def child_state(parent: AppState, label: str) -> AppState:
     return AppState(config=parent.config, transcript=Transcript("", parent.workspace), read_file_state=ReadFileState(),
                     file_history=parent.file_history, emit=emit, always_allowed=parent.always_allowed,
                     always_allowed_writes=parent.always_allowed_writes,
-                    always_allowed_domains=parent.always_allowed_domains, stats=Stats(), scratch=Scratch())
+                    always_allowed_domains=parent.always_allowed_domains, stats=Stats(), scratch=Scratch(),
+                    # The session's set-up is the parent's: its rules and mode, hooks, the approved project.
+                    permissions=parent.permissions, hooks=parent.hooks, project=parent.project)
 
 
 def save_transcript(parent: AppState, messages: list) -> Path | None:
