@@ -231,7 +231,7 @@ def path_matches(specifier: str, target: Path, workspace: Path) -> bool:
     return match_glob(pattern, rel)
 
 
-_GLOB_CHARS = "*?[]{}"
+_GLOB_CHARS = "*?[{"  # `]` and `}` are plain once what opens them is
 _ONE_CHAR = re.compile(r"\[(.)\]")
 
 
