@@ -81,6 +81,8 @@ def test_a_wildcard_allow_rule_never_covers_a_hidden_substitution(shape):
     ("Bash(npm test:*)", "env LD_PRELOAD=x.so npm test", False),  # env is no plain wrapper
     ("Bash(npm test:*)", "xargs npm test", False),
     ("Bash(ls*)", "lsof -i", True),  # no space before the star: no word boundary
+    ("Bash(git log *)", "git log --oneline 'a b'", True),
+    ("Bash(git log *)", "'git log' x", False),  # one word: a program named "git log"
     ("Bash(echo a\\*b *)", "echo 'a*b' c", True),  # `\*` is a literal star
     ("Bash(echo a\\*b *)", "echo axb c", False),
     ("Bash(echo a\\*b *)", "echo a*b c", False),  # unquoted, the shell expands it

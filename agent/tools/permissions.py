@@ -251,7 +251,9 @@ async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:
     answer = await ask(state.emit, ApprovalRequest("tool", subject))
     if answer == "always":
         state.always_allowed.add(tool)
-    elif answer == "project":
+    elif answer == "project" and "*" not in tool:
         remember_for_project(state, tool)
+    elif answer == "project":  # a server's tool named with a star would save a wildcard: this session only
+        state.always_allowed.add(tool)
     elif answer != "y":
         raise Refused(f"the user declined this call of {tool}")

@@ -1,12 +1,11 @@
 """Permission rules, Claude Code's syntax: `Tool`, `Tool(specifier)`, `mcp__server`, `mcp__server__tool`,
 `mcp__server__*`. Our tool names and Claude's (`Bash`, `Edit`, `Write`, `Read`, `Grep`, `Glob`) both work.
 
-A rule never matches more than it says. A command rule with a wildcard (`npm test:*`, `git * main`)
-matches one plain command only: the command line is parsed (bashlex) and anything that could run
-something the rule does not name refuses the match — a list or pipeline (`;`, `&&`, `|`, `&`, a
-newline), a command or process substitution, a parameter expansion, a variable assignment in front
-(`LD_PRELOAD=x ls`), a redirection to a file, a compound command, a line break. A rule without a wildcard matches
-that exact command line only.
+A rule matches only what the parser fully resolved (agent.tools.shell_parse). An allow rule with a
+wildcard matches one plain command whose every word is a literal; anything the shell would expand
+or run besides (a list, a substitution, a parameter, a glob, a redirection to a file, a variable in
+front, a line bashlex cannot parse) is asked. A deny or ask rule looks at every command the line
+runs, wrappers read through (agent.tools.shell_wrappers), and matches where it cannot be sure.
 """
 
 from __future__ import annotations
@@ -177,20 +176,24 @@ def command_may_match(specifier: str, command: str) -> bool:
     return any(_may_match(pattern, c.words, c.text) for c in seen.commands)
 
 
-def _matches(pattern: CommandPattern, words: tuple[str, ...], text: str) -> bool:
+def _matches(pattern: CommandPattern, words: tuple[str, ...], text: str, loose: bool = False) -> bool:
     if pattern.kind == "prefix":
         return words[: len(pattern.words)] == pattern.words
     if pattern.kind == "exact":
         return words == pattern.words or text.strip() == pattern.text
-    regex = pattern.regex()
-    return regex.fullmatch(" ".join(words)) is not None or (bool(text) and regex.fullmatch(text.strip()) is not None)
+    # A wildcard reads the command as written, or its words joined by spaces; where a word holds a
+    # space that join would hide where a word ends (`'git log' x` is not `git log x`), so an allow
+    # rule reads the words quoted instead.
+    bare = loose or not any(c.isspace() for word in words for c in word)
+    forms = [text.strip(), " ".join(words) if bare else shlex.join(words)]
+    return any(form and pattern.regex().fullmatch(form) for form in forms)
 
 
 def _may_match(pattern: CommandPattern, words: tuple[Word, ...], text: str) -> bool:
     """Whether `words` can be the command the pattern names; from the first unknown word on, the
     shell may put any number of words of any value."""
     if None not in words:
-        return _matches(pattern, words, text)  # type: ignore[arg-type]
+        return _matches(pattern, words, text, loose=True)  # type: ignore[arg-type]
     known = tuple(w for w in words[: words.index(None)] if w is not None)
     if pattern.kind == "prefix":
         n = min(len(known), len(pattern.words))
