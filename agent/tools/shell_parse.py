@@ -61,8 +61,11 @@ def parse(line: str) -> Line | None:
     except Exception:  # noqa: BLE001 - bashlex raises many kinds (NotImplementedError for case, [[, $((...)))
         return None
     walk = _Walk(text)
-    for tree in trees:
-        walk.node(tree)
+    try:
+        for tree in trees:
+            walk.node(tree)
+    except (AttributeError, TypeError, ValueError):  # a tree of a shape not read here: not resolved
+        return None
     simple = len(trees) == 1 and trees[0].kind == "command" and text == line
     return Line(tuple(walk.commands), walk.unsure, simple)
 
@@ -114,10 +117,13 @@ class _Walk:
             elif _SUBSTITUTION.search(getattr(part, "value", None) or ""):
                 # `${x:-$(cmd)}`, `~$(cmd)`: bashlex keeps the command inside the word, unparsed.
                 self.unsure = True
+        start, end = node.pos
+        raw = self.text[start:end]
+        if _written_substitutions(raw) > _parsed_substitutions(node):
+            self.unsure = True  # `~$('rm' x)`: bashlex dropped the command from the word's parts
         if any(part.kind != "tilde" for part in parts):
             return None
-        start, end = node.pos
-        value = unquote(self.text[start:end])
+        value = unquote(raw)
         return value if value == node.word else None  # two readings that differ: trust neither
 
     def redirect(self, node: bashlex.ast.node) -> bool:
@@ -127,9 +133,40 @@ class _Walk:
             self.unsure = True  # an unquoted here-document runs its substitutions
         if node.type in (">&", "<&") and isinstance(node.output, int):
             return False
-        if not isinstance(node.output, int):
+        if getattr(node.output, "kind", None) == "word":
             self.word(node.output)
         return True
+
+
+_OPENS = re.compile(r"\$\(|<\(|>\(")
+
+
+def _written_substitutions(raw: str) -> int:
+    """How many command substitutions the text of a word opens, outside single quotes and escapes."""
+    live, quote, escaped = [], "", False
+    for c in raw:
+        if escaped:
+            escaped = False
+        elif quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            escaped = True
+        elif c == "'" and not quote:
+            quote = "'"
+        elif c == '"':
+            quote = "" if quote == '"' else '"'
+        else:
+            live.append(c)
+    text = "".join(live)
+    return len(_OPENS.findall(text)) + (text.count("`") + 1) // 2
+
+
+def _parsed_substitutions(node: bashlex.ast.node) -> int:
+    """How many bashlex found in the word, nested ones too."""
+    count = node.kind in ("commandsubstitution", "processsubstitution")
+    children = [*getattr(node, "parts", ()), *getattr(node, "list", ())]
+    children += [child for child in (getattr(node, "command", None),) if child is not None]
+    return count + sum(_parsed_substitutions(child) for child in children if hasattr(child, "kind"))
 
 
 _GLOB = set("*?")
