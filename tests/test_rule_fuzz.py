@@ -24,7 +24,8 @@ CONTEXTS = [
     "echo x | xargs {c}", "A=1 {c}", "! {c}", "case a in a) {c};; esac", "{c} & wait", 'echo "$({c})"',
     "echo ~x`{c}`", "x=~$({c})", "echo a$({c})b", "cat <<E\n$({c})\nE", "while {c}; do break; done",
     "echo {c} | sh", 'echo "~$({c})"', "echo $(echo $({c}))", "echo ${{x:=$({c})}}", 'echo "${{x:-`{c}`}}"',
-    '[ -n "$({c})" ]', "test -n `{c}`",
+    '[ -n "$({c})" ]', "test -n `{c}`", "trap '{c}' EXIT", "alias q='{c}'\nq", "echo '{c}' | bash",
+    "echo '{c}' > .e; BASH_ENV=.e bash -c true",
 ]
 # What may follow `ls` in a line an allow rule is asked about.
 ARGS = ["-la", "x", "'a b'", '"c d"', "~", "~/src", "HEAD~1", "2>&1", "--", "'$(touch q)'", '"$(touch q)"',

@@ -24,7 +24,7 @@ Word = str | None  # None: the shell decides the value (an expansion, a glob, a 
 class Command:
     words: tuple[Word, ...]
     text: str  # the simple command as written
-    assignments: int = 0  # `NAME=value` words in front
+    assigned: tuple[str, ...] = ()  # the names of `NAME=value` words in front
     files: bool = False  # a redirection to or from a file (not `2>&1`)
 
 
@@ -39,7 +39,7 @@ class Line:
         if not self.simple or self.unsure or len(self.commands) != 1:
             return None
         command = self.commands[0]
-        if command.assignments or command.files or not command.words or None in command.words:
+        if command.assigned or command.files or not command.words or None in command.words:
             return None
         return command
 
@@ -94,19 +94,20 @@ class _Walk:
         # Added before its substitutions: the order written, outermost first.
         at = len(self.commands)
         words: list[Word] = []
-        assignments, files = 0, False
+        assigned: list[str] = []
+        files = False
         for part in node.parts:
             if part.kind == "word":
                 words.append(self.word(part))
             elif part.kind == "assignment":
-                assignments += 1
+                assigned.append(part.word.split("=", 1)[0])
                 self.word(part)
             elif part.kind == "redirect":
                 files = self.redirect(part) or files
             else:
                 self.node(part)
         start, end = node.pos
-        self.commands.insert(at, Command(tuple(words), self.text[start:end], assignments, files))
+        self.commands.insert(at, Command(tuple(words), self.text[start:end], tuple(assigned), files))
 
     def word(self, node: bashlex.ast.node) -> Word:
         """The word's value, or None; collects the commands of its substitutions."""

@@ -1,9 +1,10 @@
 """The commands a command runs for it: `env rm x` and `timeout 5 rm x` run `rm x`, `/bin/rm` is
-`rm`, `sh -c 'a; b'` and `eval` run `a` and `b`, `xargs rm` runs `rm` with more arguments,
+`rm`, `sh -c 'a; b'`, `eval` and `trap` run `a` and `b`, `xargs rm` runs `rm` with more arguments,
 `find . -exec rm {} ;` runs `rm`. Deny and ask rules look at each of them and at the wrapper.
 
 Where a wrapper's words cannot be read for sure (an option it does not know, a word the shell
-decides, a shell that reads its commands from standard input) the line is `unsure`.
+decides, a shell that reads its commands from a stream the line fills, an alias that makes a later
+word another command) the line is `unsure`.
 """
 
 from __future__ import annotations
@@ -74,12 +75,20 @@ def commands_run(line: str) -> Seen | None:
     return seen
 
 
+# Variables that make a shell read commands from a file named at run time.
+_STARTUP_FILES = ("BASH_ENV", "ENV")
+# Where a file named for a shell to read is a stream the line itself fills (`bash <(echo rm x)`).
+_STREAMS = ("/dev/", "/proc/")
+
+
 def _add(command: Command, seen: Seen, depth: int) -> None:
     if depth > _DEPTH:
         seen.unsure = True
         return
     words = command.words
     seen.commands.append(command)
+    if set(command.assigned) & set(_STARTUP_FILES):
+        seen.unsure = True
     if not words or words[0] is None:
         return
     name = words[0].rsplit("/", 1)[-1]
@@ -101,9 +110,21 @@ def _inner(name: str, args: Words, seen: Seen, depth: int) -> list[Words]:
     if name == "eval":
         _line(" ".join(args) if None not in args else None, seen, depth)
         return []
+    if name == "trap" and args and args[0] not in ("-", "-l", "-p"):
+        _line(args[0], seen, depth)  # the handler is a command line, run later
+        return []
+    if (name == "alias" and args) or (name == "hash" and "-p" in args):
+        seen.unsure = True  # an alias, bash's `hash -p`: a later word runs something else
+        return []
+    if name in (".", "source") and args and _stream(args[0]):
+        seen.unsure = True
     if name == "find":
         return _find(args, seen)
     return []
+
+
+def _stream(word: Word) -> bool:
+    return word is None or word.startswith(_STREAMS)
 
 
 def _wrapped(name: str, args: Words, seen: Seen, depth: int) -> list[Words]:
@@ -112,6 +133,8 @@ def _wrapped(name: str, args: Words, seen: Seen, depth: int) -> list[Words]:
     if at is None:
         seen.unsure = True
         return []
+    if any(w is not None and w.split("=", 1)[0] in _STARTUP_FILES for w in args[:at] if "=" in (w or "")):
+        seen.unsure = True  # env BASH_ENV=... bash: a file the shell reads first
     if split is not None:  # env -S 'cmd args': a command line of its own
         _line(split, seen, depth, args[at:])
         return []
@@ -210,8 +233,8 @@ def _shell(args: Words, seen: Seen, depth: int) -> list[Words]:
         i += 1
     if command_mode:
         _line(args[i] if i < len(args) else None, seen, depth)
-    elif i >= len(args):
-        seen.unsure = True  # `... | sh`: the commands come from standard input
+    elif i >= len(args) or _stream(args[i]):
+        seen.unsure = True  # `... | sh`, `bash <(...)`: the commands come from a stream the line fills
     return []
 
 
@@ -240,4 +263,4 @@ def _line(text: Word, seen: Seen, depth: int, more: Words = ()) -> None:
     seen.unsure = seen.unsure or parsed.unsure
     for i, command in enumerate(parsed.commands):
         words = (*command.words, *more) if i == 0 and more else command.words
-        _add(Command(words, command.text, command.assignments, command.files), seen, depth + 1)
+        _add(Command(words, command.text, command.assigned, command.files), seen, depth + 1)
