@@ -15,7 +15,7 @@ from agent.tools.permissions import Permissions, decide
 from agent.tools.rule_match import parse_rule
 
 WRAPPERS = ["", "env", "env -i", "env A=1", "nice", "nice -n 3", "nohup", "timeout 5", "stdbuf -oL", "command",
-            "exec", "time", "xargs", "setsid", "builtin"]
+            "exec", "time", "time -o /dev/null", "xargs", "setsid", "builtin"]
 NAMES = ["rm", "'rm'", "\\rm", 'r"m"', "$(echo rm)", "r${x}m", "rm$IFS-f", '"$(echo rm)"', "`echo rm`"]
 CONTEXTS = [
     "{c}", "ls; {c}", "true && {c}", "false || {c}", "echo x | {c}", "echo $({c})", "echo `{c}`", "({c})",

@@ -80,6 +80,7 @@ def test_a_wildcard_allow_rule_never_covers_a_hidden_substitution(shape):
     ("Bash(npm test:*)", "nice -n 5 nohup npm test -- --ci", True),
     ("Bash(npm test:*)", "env LD_PRELOAD=x.so npm test", False),  # env is no plain wrapper
     ("Bash(npm test:*)", "xargs npm test", False),
+    ("Bash(npm test:*)", "\\time -o ~/.bashrc npm test", False),  # /usr/bin/time -o writes a file
     ("Bash(ls*)", "lsof -i", True),  # no space before the star: no word boundary
     ("Bash(git log *)", "git log --oneline 'a b'", True),
     ("Bash(git log *)", "'git log' x", False),  # one word: a program named "git log"

@@ -44,9 +44,10 @@ class Line:
         return command
 
 
-# `time` before a pipeline is a reserved word bashlex does not implement; at the start of the line it
-# only measures what follows, so it is read as blanks (the positions stay those of the original).
-_LEADING_TIME = re.compile(r"\A(\s*time(?:\s+-p)?\s+)(?=\S)")
+# `time` before a pipeline is a reserved word bashlex does not implement; at the start of the line,
+# with no option but -p (dash runs /usr/bin/time, whose `-o file` writes), it only measures what
+# follows, so it is read as blanks (the positions stay those of the original).
+_LEADING_TIME = re.compile(r"\A(\s*time(?:\s+-p)?\s+)(?=[^\s-])")
 _SUBSTITUTION = re.compile(r"\$\(|`|\$\{")
 
 

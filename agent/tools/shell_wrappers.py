@@ -156,6 +156,8 @@ def strip_plain_wrappers(words: tuple[str, ...]) -> tuple[str, ...]:
         at, _ = _skip(words[1:], options)
         if at is None or at + options.operands + 1 >= len(words):
             return words
+        if words[0] == "time" and any(w.startswith(("-o", "-a", "--o", "--a")) for w in words[1:1 + at]):
+            return words  # /usr/bin/time -o FILE writes that file
         words = words[1 + at + options.operands:]
     return words
 

@@ -37,6 +37,7 @@ DENY_SHAPES = [
     "command -p rm -f @",
     "/bin/rm -f @",
     "time rm -f @",
+    "time -o /dev/null rm -f @",
     "env rm -f @",
     "env -i X=1 rm -f @",
     "env -S 'rm -f @'",
