@@ -131,3 +131,13 @@ def test_no_parser_no_rules():
     code = "import sys; sys.modules['bashlex'] = None; import agent.tools.permissions"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "bashlex" in done.stderr
+
+
+async def test_the_model_is_told_why_a_line_it_could_not_read_was_refused(ctx, workspace):
+    from agent.tools.builtin import run_command
+
+    ctx.deps.permissions = perms(deny=["Bash(rm:*)"])
+    answer = await run_command(ctx, "case a in a) touch made;; esac")
+    assert "could not be read for sure" in answer and not (workspace / "made").exists()
+    answer = await run_command(ctx, "env rm -f made")
+    assert "'Bash(rm:*)' (deny) refuses this call" in answer and "could not be read" not in answer

@@ -30,6 +30,7 @@ from agent.tools.rule_match import (
     command_may_match,
     escape_command,
     escape_path,
+    fully_read,
     names_git,
     names_one_file,
     parse_rule,
@@ -154,11 +155,16 @@ def _with_hook(kind: str) -> str:
     return "ask" if hook is not None and hook[0] == "ask" and kind != "deny" else kind
 
 
-def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None) -> None:
+# Why a deny rule matched a line the parser could not fully read: for the model, to write it plainly.
+UNSURE = (": the line could not be read for sure (case, [[ ]], $((...)), a substitution inside a ~word or "
+          "${...}, an alias, a shell reading a stream), so it may run what the rule names; write plain commands")
+
+
+def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None, why: str = "") -> None:
     if hook is not None and hook[0] == "deny":
         raise Refused(f"a PreToolUse hook refused this call: {hook[1] or 'no reason given'}")
     if kind == "deny" and rule is not None:
-        raise Refused(f"the permission rule {rule.text!r} (deny) refuses this call")
+        raise Refused(f"the permission rule {rule.text!r} (deny) refuses this call{why}")
 
 
 def _plan(state: AppState) -> None:
@@ -171,7 +177,8 @@ async def command(state: AppState, text: str) -> None:
     """run_command: raises Refused unless the command may run."""
     kind, rule = command_decision(state.permissions, text)
     kind, hook = _with_hook(kind), _hook_word()
-    _refuse_by(kind, rule, hook)
+    unsure = kind == "deny" and not fully_read(text)
+    _refuse_by(kind, rule, hook, UNSURE if unsure else "")
     _plan(state)
     if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
                           or preapproved(state.config, "run_command") or text in state.always_allowed):

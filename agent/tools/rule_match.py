@@ -176,6 +176,12 @@ def command_may_match(specifier: str, command: str) -> bool:
     return any(_may_match(pattern, c.words, c.text) for c in seen.commands)
 
 
+def fully_read(command: str) -> bool:
+    """Whether the parser resolved every command the line runs (else deny and ask rules match it)."""
+    seen = commands_run(command)
+    return seen is not None and not seen.unsure
+
+
 def _matches(pattern: CommandPattern, words: tuple[str, ...], text: str, loose: bool = False) -> bool:
     if pattern.kind == "prefix":
         return words[: len(pattern.words)] == pattern.words
