@@ -114,3 +114,32 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
     assert "would run" not in child.before
     type_line(child, "/exit")
     child.expect(pexpect.EOF)
+
+
+def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, home, live_server):  # noqa: F811
+    """[p] on `rm *.pyc` saves that command, its star escaped: `rm -rf precious x.pyc` is asked next."""
+    for name in ("x.pyc", "precious"):
+        (workspace / name).write_text("keep\n")
+    live_server.script(ToolCalls([("run_command", {"command": "rm *.pyc"})]), Text("Removed them."),
+                       ToolCalls([("run_command", {"command": "rm -rf precious x.pyc"})]), Text("Second done."))
+    child = spawn(workspace, home, live_server)
+    screen = _screen(child)
+    wait_prompt(child)
+    type_line(child, "clean up")
+    child.expect_exact("always for this [p]roject")
+    child.send("p\r")
+    child.expect_exact("Removed them.")
+    wait_prompt(child)
+    assert screen.count("Saved for this project: run_command(rm \\*.pyc)") == 1, screen.lines()
+    (workspace / "x.pyc").write_text("keep\n")
+    type_line(child, "and the rest")
+    child.expect_exact("always for this [p]roject")  # asked: the saved rule is no wildcard
+    assert screen.count("rm -rf precious x.pyc") >= 1, screen.lines()
+    child.send("n\r")
+    child.expect_exact("Second done.")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert (workspace / "precious").exists() and (workspace / "x.pyc").exists()
+    local = workspace / ".coding-agent" / "settings.local.json"
+    assert json.loads(local.read_text()) == {"permissions": {"allow": ["run_command(rm \\*.pyc)"]}}

@@ -22,7 +22,20 @@ from typing import Any
 from agent.events import ApprovalRequest, ask
 from agent.text.i18n import t
 from agent.tools.preapproval import preapproved
-from agent.tools.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, names_git, parse_rule, path_matches
+from agent.tools.rule_match import (
+    EDIT_TOOLS,
+    BadRule,
+    Rule,
+    command_allows,
+    command_may_match,
+    escape_command,
+    escape_path,
+    fully_read,
+    names_git,
+    names_one_file,
+    parse_rule,
+    path_matches,
+)
 
 # `state` below is the AppState (agent.state.app holds a Permissions: importing it here would be a cycle),
 # `risk` an agent.tools.write_guard.Risk.
@@ -90,33 +103,10 @@ def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, work
     if rule.specifier is None:
         return True
     if command is not None:
-        if command_matches(rule.specifier, command):
-            return True
-        # A deny or ask rule also catches its command inside a list or substitution (`ls; rm -rf x`).
-        return loose and any(command_matches(rule.specifier, part) for part in _parts(command))
+        # A deny or ask rule sees every command in the line and fails closed; an allow rule matches
+        # only what the parser fully resolved (agent.tools.rule_match).
+        return (command_may_match if loose else command_allows)(rule.specifier, command)
     return path is not None and path_matches(rule.specifier, path, workspace)
-
-
-def _parts(command: str) -> list[str]:
-    """The text of every command inside `command` (lists, pipelines, substitutions)."""
-    try:
-        import bashlex
-    except ImportError:  # pragma: no cover
-        return []
-    found: list[str] = []
-
-    class Visitor(bashlex.ast.nodevisitor):
-        def visitcommand(self, node, parts):  # noqa: N802 - bashlex's name
-            words = [p.word for p in parts if p.kind == "word"]
-            if words:
-                found.append(" ".join(words))
-
-    try:
-        for tree in bashlex.parse(command):
-            Visitor().visit(tree)
-    except Exception:  # noqa: BLE001 - unparsable: the whole is asked, never allowed by a wildcard
-        return []
-    return found
 
 
 def decide(perms: Permissions, tool: str, workspace: Path, *, command: str | None = None,
@@ -127,6 +117,13 @@ def decide(perms: Permissions, tool: str, workspace: Path, *, command: str | Non
             if _matches(rule, tool, command, path, workspace, loose=kind != "allow"):
                 return kind, rule
     return "none", None
+
+
+def command_decision(perms: Permissions, command: str) -> tuple[str, Rule | None]:
+    """What the rules say of a command line: "deny", "ask", "allow" or "none" (no rule speaks), and
+    the rule. The one answer for every caller that runs commands (run_command, a sandbox that runs
+    without asking unless a deny or ask rule matches)."""
+    return decide(perms, "run_command", Path("."), command=command)
 
 
 # --- asking --------------------------------------------------------------------------------
@@ -162,11 +159,16 @@ def _with_hook(kind: str) -> str:
     return "ask" if hook is not None and hook[0] == "ask" and kind != "deny" else kind
 
 
-def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None) -> None:
+# Why a deny rule matched a line the parser could not fully read: for the model, to write it plainly.
+UNSURE = (": the line could not be read for sure (case, [[ ]], $((...)), a substitution inside a ~word or "
+          "${...}, an alias, a shell reading a stream), so it may run what the rule names; write plain commands")
+
+
+def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None, why: str = "") -> None:
     if hook is not None and hook[0] == "deny":
         raise Refused(f"a PreToolUse hook refused this call: {hook[1] or 'no reason given'}")
     if kind == "deny" and rule is not None:
-        raise Refused(f"the permission rule {rule.text!r} (deny) refuses this call")
+        raise Refused(f"the permission rule {rule.text!r} (deny) refuses this call{why}")
 
 
 def _plan(state: AppState) -> None:
@@ -177,9 +179,10 @@ def _plan(state: AppState) -> None:
 
 async def command(state: AppState, text: str) -> None:
     """run_command: raises Refused unless the command may run."""
-    kind, rule = decide(state.permissions, "run_command", state.workspace, command=text)
+    kind, rule = command_decision(state.permissions, text)
     kind, hook = _with_hook(kind), _hook_word()
-    _refuse_by(kind, rule, hook)
+    unsure = kind == "deny" and not fully_read(text)
+    _refuse_by(kind, rule, hook, UNSURE if unsure else "")
     _plan(state)
     if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
                           or preapproved(state.config, "run_command") or text in state.always_allowed):
@@ -189,7 +192,7 @@ async def command(state: AppState, text: str) -> None:
     if answer == "always":
         state.always_allowed.add(text)
     elif answer == "project":
-        remember_for_project(state, f"run_command({text})")
+        remember_for_project(state, f"run_command({escape_command(text)})")
     elif answer != "y":
         raise Refused("the user declined to run this command")
 
@@ -213,7 +216,7 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None,
     if risk is not None:
         # Only a rule that names the file: `.git` in so many words, or (a file with other links) its path.
         named = kind == "allow" and rule is not None and rule.specifier is not None and (
-            names_git(rule.specifier) if risk.key == "git" else not set("*?[{") & set(rule.specifier))
+            names_git(rule.specifier) if risk.key == "git" else names_one_file(rule.specifier))
         if now == "bypassPermissions" or named or display in state.always_allowed_writes:
             return
         why = risk.text(state.lang)
@@ -229,7 +232,7 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None,
     if answer == "always":
         state.always_allowed_writes.add(display)
     elif answer == "project":
-        remember_for_project(state, f"Edit({display})")
+        remember_for_project(state, f"Edit({escape_path(display)})")
     elif answer != "y":
         reason = risk.text("en") if risk is not None else "an edit, and the permission mode asks before edits"
         raise Refused(f"the user declined this write to {display}: it is {reason}")
@@ -259,7 +262,9 @@ async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:
     answer = await ask(state.emit, ApprovalRequest("tool", subject))
     if answer == "always":
         state.always_allowed.add(tool)
-    elif answer == "project":
+    elif answer == "project" and "*" not in tool:
         remember_for_project(state, tool)
+    elif answer == "project":  # a server's tool named with a star would save a wildcard: this session only
+        state.always_allowed.add(tool)
     elif answer != "y":
         raise Refused(f"the user declined this call of {tool}")
