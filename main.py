@@ -19,6 +19,7 @@ from agent.config import (
     DEFAULT_WINDOW,
     RETIRED_MODELS,
     Config,
+    SandboxPolicy,
     is_deepseek_url,
 )
 from agent.events import Notice
@@ -77,6 +78,9 @@ def build_config(args: argparse.Namespace) -> Config:
         disallowed_tools=parse_tool_list(args.disallowed_tools),
         fetch_allow_networks=args.fetch_allow_network,
         images=None if args.images is None else args.images == "on",
+        # The flag's or the environment's mode; the settings files' `sandbox` joins it in start_state.
+        sandbox=SandboxPolicy(mode=args.sandbox, origin=args.sandbox_origin) if getattr(args, "sandbox", None)
+        else SandboxPolicy(),
     )
 
 

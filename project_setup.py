@@ -25,7 +25,21 @@ async def start_project(state: AppState) -> None:
     if await trust.settle(state):
         state.permissions.trust_project()
         state.hooks.trust_project()
+    await _say_sandbox(state)
     hooks.session_start(state, "resume" if state.history else "startup")
+
+
+async def _say_sandbox(state: AppState) -> None:
+    """Once at start: no OS sandbox here (commands run as before), or only the Landlock fallback."""
+    import asyncio
+
+    from agent.tools.sandbox.status import start_notice
+
+    if state.config.sandbox is None:
+        return
+    found = await asyncio.to_thread(start_notice, state.config, state.workspace, state.lang)
+    if found is not None:
+        state.emit(Notice(*found))
 
 
 def first_paint(state: AppState) -> None:

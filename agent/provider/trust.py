@@ -40,7 +40,9 @@ def grants(settings: Any, workspace: Path) -> dict[str, Any]:
                 continue
             allow = (layer.data.get("permissions") or {}).get("allow")
             if allow:
-                found.setdefault("allow", []).extend(a for a in allow if isinstance(a, str))
+                found.setdefault("allow", []).extend(
+                    a if isinstance(a, str) else f"{a.get('rule')} (sandbox: false)" for a in allow
+                    if isinstance(a, str) or isinstance(a, dict) and isinstance(a.get("rule"), str))
             if layer.data.get("hooks"):
                 found.setdefault("hooks", {})[layer.name] = layer.data["hooks"]
             if layer.data.get("mcpServers"):

@@ -30,6 +30,10 @@ class Permissions:
     rules: dict[str, list[Any]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
     # A project's allow rules, waiting for the user's approval of the project (agent.provider.trust).
     pending_allow: list[Any] = field(default_factory=list)
+    # Allow rules written `{"rule": ..., "sandbox": false}`: their commands run outside the OS sandbox
+    # (agent.tools.sandbox.confine); a project's wait with its other allow rules.
+    outside_sandbox: list[Any] = field(default_factory=list)
+    pending_outside: list[Any] = field(default_factory=list)
     cycle: tuple[str, ...] = CYCLE
     # The user approved the project's grants (agent.provider.trust.settle): its hooks and servers may run.
     project_trusted: bool = False
@@ -43,7 +47,8 @@ class Permissions:
 
     def trust_project(self) -> None:
         self.rules["allow"] += self.pending_allow
-        self.pending_allow = []
+        self.outside_sandbox += self.pending_outside
+        self.pending_allow, self.pending_outside = [], []
         self.project_trusted = True
 
 
