@@ -47,6 +47,7 @@ def argv(program: str, layout: Layout, inner: list[str]) -> list[str]:
     if layout.network:
         out += ["--ro-bind-try", RESOLVER, RESOLVER]
     out += ["--bind", str(layout.tmp), "/tmp"]
+    out += _pairs("--ro-bind", layout.visible)
     out += _pairs("--bind", layout.writable)
     out += _pairs("--bind", layout.git_dirs)
     out += _pairs("--ro-bind", layout.read_only)

@@ -7,8 +7,6 @@ gives the command line to start and cleans up after it.
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import SandboxPolicy
-from agent.tools.sandbox import detect
+from agent.tools.sandbox import detect, pids
 from agent.tools.sandbox.layout import Layout, link_of, plan
 from agent.tools.sandbox.policy import sandboxed_mode
 
@@ -40,8 +38,12 @@ class Sandbox:
         """The command line that runs `inner` confined (`write`: with the policy's writable folders;
         without, only the private temp folder, as for grep). Placeholders go when the last ends."""
         layout = plan(self.policy, self.workspace, cwd, write)
-        with _placeholders(layout, self.mechanism.kind == "bubblewrap"):
-            yield Launch(_argv(self, layout, inner), _env(self, layout, env), layout)
+        made_here = self.mechanism.kind == "bubblewrap"
+        with _placeholders(layout, made_here), pids.cgroup(self.policy.max_processes) as procs:
+            line = _argv(self, layout, inner)
+            if procs is not None:  # root: the first process joins the command's pids cgroup, then runs the rest
+                line = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(procs), *line]
+            yield Launch(line, _env(self, layout, env), layout)
 
     def swapped_links(self, layout: Layout) -> list[Path]:
         """Protected symlinks that a command replaced (the one change the mounts cannot stop)."""
@@ -95,12 +97,12 @@ def _argv(sandbox: Sandbox, layout: Layout, inner: list[str]) -> list[str]:
 
         assert mechanism.program is not None
         line = bwrap.argv(mechanism.program, layout, inner)
-        limit = process_limit(sandbox.policy)
+        limit = pids.rlimit(sandbox.policy.max_processes)
         return [mechanism.prlimit, f"--nproc={limit}:{limit}", "--", *line] if limit and mechanism.prlimit else line
     if mechanism.kind == "landlock":
         from agent.tools.sandbox import landlock
 
-        return landlock.argv(layout, inner, mechanism.abi, process_limit(sandbox.policy))
+        return landlock.argv(layout, inner, mechanism.abi, pids.rlimit(sandbox.policy.max_processes))
     from agent.tools.sandbox import seatbelt
 
     assert mechanism.program is not None
@@ -110,20 +112,6 @@ def _argv(sandbox: Sandbox, layout: Layout, inner: list[str]) -> list[str]:
 def _env(sandbox: Sandbox, layout: Layout, env: dict[str, str]) -> dict[str, str]:
     tmp = "/tmp" if sandbox.mechanism.kind == "bubblewrap" else str(layout.tmp)
     return {**env, "TMPDIR": tmp}
-
-
-def process_limit(policy: SandboxPolicy) -> int | None:
-    """RLIMIT_NPROC for a command: the tasks the machine runs now plus the policy's allowance (the
-    kernel counts every task of the user, so the user's own processes must fit under it too); None
-    for root, whom the kernel does not limit."""
-    if os.geteuid() == 0 or not sys.platform.startswith("linux"):
-        return None
-    try:
-        with open("/proc/loadavg") as f:
-            running = int(f.read().split()[3].split("/")[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return running + policy.max_processes
 
 
 def for_command(state: Any, command: str) -> Sandbox | None:

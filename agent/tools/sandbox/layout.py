@@ -33,6 +33,8 @@ class Layout:
     empty_file: Path
     cwd: Path
     network: bool
+    # Bound read-only again over the private /tmp: the workspace (where the command starts) may be under /tmp.
+    visible: list[Path] = field(default_factory=list)
     # Protected paths that are symlinks: the link itself could be swapped, so it is checked after.
     links: dict[Path, str] = field(default_factory=dict)
 
@@ -43,7 +45,7 @@ def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool) -> Layo
     base = private_base()
     roots = [workspace.resolve(), *policy.writable_roots] if write and policy.mode == "workspace-write" else []
     layout = Layout(list(dict.fromkeys(roots)), [], [], [], [], base / "tmp", base / "empty", base / "empty-file",
-                    cwd, policy.network)
+                    cwd, policy.network, visible=[workspace.resolve()])
     for root in layout.writable:
         for path in protected_paths(root):
             _protect(layout, path)

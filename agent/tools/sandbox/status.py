@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.text.i18n import t
-from agent.tools.sandbox import detect
-from agent.tools.sandbox.confine import process_limit
+from agent.tools.sandbox import detect, pids
 from agent.tools.sandbox.policy import sandboxed_mode
 
 
@@ -20,11 +19,12 @@ def why_not(mechanism: detect.Mechanism, lang: str) -> str:
 
 
 def limit_text(config: Any, mechanism: detect.Mechanism, lang: str) -> str:
+    """How many processes a command may add, or why there is no limit."""
     if not sys.platform.startswith("linux"):
         return t("sandbox_limit_none", lang, why=t("sandbox_limit_platform", lang))
-    if os.geteuid() == 0 or process_limit(config.sandbox) is None:
+    if os.geteuid() == 0 and pids.cgroup_parent() is None:
         return t("sandbox_limit_none", lang, why=t("sandbox_limit_root", lang))
-    if mechanism.kind == "bubblewrap" and mechanism.prlimit is None:
+    if os.geteuid() != 0 and mechanism.kind == "bubblewrap" and mechanism.prlimit is None:
         return t("sandbox_limit_none", lang, why=t("sandbox_limit_no_prlimit", lang))
     return t("sandbox_limit_extra", lang, n=config.sandbox.max_processes)
 
