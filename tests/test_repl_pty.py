@@ -23,6 +23,11 @@ TIMEOUT = 20
 SESSION_ID = r"(?:session|会话)\s(?:\x1b\[[0-9;]*m|\s)*(\d{8}-\d{6}-[0-9a-f]{6})"
 
 
+# Commands are asked about outside the OS sandbox only (in it they run unasked): the tests of the
+# approval question run there.
+ASKED = ("--sandbox", "danger-full-access")
+
+
 @pytest.fixture
 def live_server():
     with FakeOpenAI() as fake:

@@ -11,13 +11,13 @@ SANDBOX_TEXTS: dict[str, tuple[str, str]] = {
         "设置文件 {path}：不采用项目设置文件中的 '{name}'：它会放宽操作系统沙箱"
         "（请写在你自己的设置文件里，或用 --sandbox）"),
     "sandbox_root_missing": ("Settings {path}: sandbox.writableRoots: {root} is not an existing folder; it is ignored",
-                             "设置文件 {path}：sandbox.writableRoots 中的 {root} 不是已存在的文件夹，已忽略"),
+                             "设置文件 {path}：`sandbox.writableRoots` 中的 {root} 不是已存在的文件夹，已忽略"),
     "takes_paths": ("a list of absolute paths", "绝对路径的列表"),
-    "sandbox_missing_bwrap": ("bubblewrap not found", "未找到 bubblewrap"),
+    "sandbox_missing_bwrap": ("bubblewrap not found", "未找到 `bubblewrap`"),
     "sandbox_bwrap_failed": ("bubblewrap cannot start a sandbox here: {detail}",
-                             "bubblewrap 在此无法建立沙箱：{detail}"),
-    "sandbox_missing_landlock": ("Landlock unavailable", "Landlock 不可用"),
-    "sandbox_missing_test": ("bubblewrap hidden by the test switch", "bubblewrap 被测试开关隐藏"),
+                             "`bubblewrap` 在此无法建立沙箱：{detail}"),
+    "sandbox_missing_landlock": ("Landlock unavailable", "`Landlock` 不可用"),
+    "sandbox_missing_test": ("bubblewrap hidden by the test switch", "`bubblewrap` 被测试开关隐藏"),
     "sandbox_missing_platform": ("no sandbox is known for {detail}", "{detail} 上没有已知的沙箱"),
     "sandbox_none_notice": (
         "No OS sandbox here ({why}): commands run unsandboxed, with your full rights, and are asked about as before.",
@@ -29,7 +29,7 @@ SANDBOX_TEXTS: dict[str, tuple[str, str]] = {
     "sandbox_status": ("Sandbox: {mode} ({detail}) · network {network} · process limit {limit}",
                        "沙箱：{mode}（{detail}）· 网络{network} · 进程上限 {limit}"),
     "sandbox_status_off": ("Sandbox: danger-full-access ({origin}): commands run with your full rights",
-                           "沙箱：danger-full-access（{origin}）：命令拥有你的全部权限"),
+                           "沙箱：`danger-full-access`（{origin}）：命令拥有你的全部权限"),
     "sandbox_status_none": ("Sandbox: none: {why} — commands run unsandboxed",
                             "沙箱：无：{why} —— 命令不在沙箱中运行"),
     "sandbox_network_on": ("on", "开启"),
@@ -37,10 +37,10 @@ SANDBOX_TEXTS: dict[str, tuple[str, str]] = {
     "sandbox_limit_extra": ("+{n} processes", "另加 {n} 个进程"),
     "sandbox_limit_none": ("none ({why})", "无（{why}）"),
     "sandbox_limit_root": ("root: the kernel's per-user limit does not hold root, and no pids cgroup can be made here",
-                           "root：内核的按用户进程上限不约束 root，且此处无法创建 pids cgroup"),
-    "sandbox_limit_no_prlimit": ("prlimit not found", "未找到 prlimit"),
+                           "`root`：内核的按用户进程上限不约束 `root`，且此处无法创建 `pids cgroup`"),
+    "sandbox_limit_no_prlimit": ("prlimit not found", "未找到 `prlimit`"),
     "sandbox_limit_platform": ("not on this system", "此系统不支持"),
-    "config_sandbox": ("  sandbox          {mode:<28} {source}", "  sandbox          {mode:<28} {source}"),
+    "config_sandbox": ("  sandbox          {mode:<28} {source}", "  沙箱             {mode:<28} {source}"),
     "config_sandbox_more": ("    network {network} · writable besides the workspace: {roots} · {limit} processes more",
                             "    网络{network} · 工作区之外可写：{roots} · 另加 {limit} 个进程"),
     "config_sandbox_none": ("(none)", "（无）"),
@@ -55,5 +55,5 @@ SANDBOX_TEXTS: dict[str, tuple[str, str]] = {
         "Declined to run `{command}` outside the sandbox ({why}): -p cannot ask for approval. Rerun with --yes or "
         "--sandbox danger-full-access to allow it.",
         "已拒绝在沙箱外运行 `{command}`（{why}）：-p 模式无法征求同意。如要允许，请加 --yes 或 "
-        "--sandbox danger-full-access 重新运行。"),
+        "`--sandbox danger-full-access` 重新运行。"),
 }

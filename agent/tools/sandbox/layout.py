@@ -45,7 +45,9 @@ def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool) -> Layo
     base = private_base()
     roots = [workspace.resolve(), *policy.writable_roots] if write and policy.mode == "workspace-write" else []
     layout = Layout(list(dict.fromkeys(roots)), [], [], [], [], base / "tmp", base / "empty", base / "empty-file",
-                    cwd, policy.network, visible=[workspace.resolve()])
+                    cwd, policy.network)
+    if workspace.resolve() not in layout.writable:
+        layout.visible.append(workspace.resolve())
     for root in layout.writable:
         for path in protected_paths(root):
             _protect(layout, path)
