@@ -29,8 +29,6 @@ def session():
             pytest.skip(f"SKIPPED: bubblewrap cannot run here ({found.missing})")
         skip = (place.ws, place.home, place.root / "agent.pid")
         before = tree(place.root, skip)
-        for attack in TABLE:
-            server.script(ToolCalls([("run_command", {"command": attack.command(place)})]))
         child = spawn(place.ws, place.home, server, env_extra={"API_KEY": harness.FAKE_KEY,
                                                                "HOME": str(place.user_home)})
         screen = Screen(child)
@@ -53,6 +51,8 @@ def _turn(child: pexpect.spawn, screen: Screen, server: FakeOpenAI, place, attac
     from tests.robustness.attacks_sandbox import tool_results
 
     asked = len(server.requests)
+    # One turn each: the command, then (unscripted) the emulator's "Done: run_command returned ...".
+    server.script(ToolCalls([("run_command", {"command": attack.command(place)})]))
     type_line(child, f"play: {attack.name}")
     offered = child.expect([OFFER, "Done: run_command returned"], timeout=90) == 0
     shown = ""
