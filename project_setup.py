@@ -30,16 +30,29 @@ async def start_project(state: AppState) -> None:
 
 
 async def _say_sandbox(state: AppState) -> None:
-    """Once at start: no OS sandbox here (commands run as before), or only the Landlock fallback."""
+    """Once at start: no OS sandbox here (commands run as before), or only the Landlock fallback. The
+    REPL does not wait for the sandbox's probe to draw its prompt; -p says it before the turn."""
     import asyncio
 
     from agent.tools.sandbox.status import start_notice
 
     if state.config.sandbox is None:
         return
-    found = await asyncio.to_thread(start_notice, state.config, state.workspace, state.lang)
-    if found is not None:
-        state.emit(Notice(*found))
+
+    async def say() -> None:
+        found = await asyncio.to_thread(start_notice, state.config, state.workspace, state.lang)
+        if found is not None:
+            state.emit(Notice(*found))
+
+    if state.config.one_shot:
+        await say()
+    else:
+        task = asyncio.create_task(say())
+        _saying.add(task)
+        task.add_done_callback(_saying.discard)
+
+
+_saying: set = set()  # the start notice's task, kept until it is done
 
 
 def first_paint(state: AppState) -> None:

@@ -117,3 +117,26 @@ def test_the_protected_paths_of_a_folder(tmp_path):
     names = {p.relative_to(tmp_path).as_posix() for p in policy.protected_paths(tmp_path)}
     assert names == {".git", ".coding-agent", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", ".git/hooks",
                      ".git/config"}
+
+
+def test_status_and_config_say_the_mode_and_why(workspace, monkeypatch):
+    from agent.config import Config
+    from agent.tools.sandbox import detect, status
+
+    config = Config(workspace=workspace, sandbox=SandboxPolicy())
+    monkeypatch.setattr(detect, "find", lambda ws: detect.Mechanism("bubblewrap", "bubblewrap 0.8.0", "/usr/bin/bwrap"))
+    line = status.status_line(config, workspace, "en")
+    assert line.startswith("Sandbox: workspace-write (bubblewrap 0.8.0) · network off · process limit ")
+    assert status.start_notice(config, workspace, "en") is None
+    monkeypatch.setattr(detect, "find", lambda ws: detect.Mechanism(
+        "none", missing=(("sandbox_missing_bwrap", ""), ("sandbox_missing_landlock", ""))))
+    assert status.status_line(config, workspace, "en") == (
+        "Sandbox: none: bubblewrap not found; Landlock unavailable — commands run unsandboxed")
+    text, level = status.start_notice(config, workspace, "en")
+    assert level == "warn" and "No OS sandbox here (bubblewrap not found; Landlock unavailable)" in text
+    config.sandbox = SandboxPolicy(mode="danger-full-access", origin="flag")
+    assert status.status_line(config, workspace, "en") == (
+        "Sandbox: danger-full-access (flag): commands run with your full rights")
+    assert status.start_notice(config, workspace, "en") is None
+    assert status.config_lines(config.sandbox, "en")[0].split() == ["sandbox", "danger-full-access", "flag"]
+    assert status.status_line(Config(workspace=workspace), workspace, "en") is None  # no policy: as before

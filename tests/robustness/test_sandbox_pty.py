@@ -77,7 +77,8 @@ def test_the_attack_is_held_in_the_terminal(session, attack: Attack):
     if isinstance(problems, str):
         pytest.skip(problems)
     assert problems == [], result[-300:]
-    if offered:  # the user saw the command and why, and said no
+    if offered:  # the user saw the command and why, and said no (the screen wraps long lines)
+        shown = " ".join(shown.split())
         assert "the sandbox refused a write" in shown or "the sandbox has no network" in shown
         assert "declined to run it outside the sandbox" in result
     assert changed == []
