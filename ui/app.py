@@ -21,7 +21,7 @@ from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
 
-OnSubmit = Callable[["App", str], Awaitable[None]]
+OnSubmit = Callable[..., Awaitable[None]]  # (app, text, typed=None): main.submit
 MAX_PATH_COMPLETIONS = 50
 
 
@@ -75,8 +75,8 @@ class App(CommandHost):
         state.emit = self.renderer
         self.session: PromptSession | None = None
 
-    async def prompt(self, text: str) -> None:
-        await self.on_submit(self, text)
+    async def prompt(self, text: str, typed: str | None = None) -> None:
+        await self.on_submit(self, text, typed)
 
     # --- questions asked while a turn runs -------------------------------------------------
 

@@ -68,8 +68,11 @@ def add_custom_commands(app: App) -> None:
             app.say(t("custom_command_shadowed", app.lang, name=found.name, path=found.path), "warn")
             continue
 
-        async def run(host: App, args: str, found: Any = found) -> None:
-            await host.prompt(found.prompt(args))
+        # A project's command is someone else's text: the paths its body names are confined.
+        project = found.path.is_relative_to(app.state.workspace)
+
+        async def run(host: App, args: str, found: Any = found, project: bool = project) -> None:
+            await host.prompt(found.prompt(args), args if project else None)
 
         app.custom[found.name] = CustomCommand(found.name, (), run, takes_args=True, source=found)
 

@@ -27,3 +27,10 @@ def open_regular(path: Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_regular(path: Path) -> bytes:
+    """The whole of `path` if it is a regular file; NotRegularFile if not (a session or archive file
+    another process replaced by a FIFO, or a link to /dev/zero, would block or never end)."""
+    with open_regular(path) as f:
+        return f.read()
