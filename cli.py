@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from agent.config import DEFAULT_MODEL, REASONING_EFFORTS, THINKING_CHOICES, env_name
+from agent.config import DEFAULT_MODEL, REASONING_EFFORTS, SANDBOX_MODES, THINKING_CHOICES, env_name
 from agent.text.i18n import default_lang
 from agent.tools.permissions import MODES as PERMISSION_MODES
 
@@ -40,6 +40,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.output_format not in ("text", "json", "stream-json"):  # from the environment: not checked by choices
         p.error(f"CODING_AGENT_OUTPUT_FORMAT: {args.output_format!r} is not text, json or stream-json")
+    args.sandbox_origin = "flag" if args.sandbox else None
+    if args.sandbox is None and (wanted := _env("sandbox")):
+        if wanted not in SANDBOX_MODES:
+            p.error(f"CODING_AGENT_SANDBOX: {wanted!r} is not {' / '.join(SANDBOX_MODES)}")
+        args.sandbox, args.sandbox_origin = wanted, "env"
     return args
 
 
@@ -83,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="networks fetch_url may reach although not public (e.g. 127.0.0.0/8), comma-separated")
     p.add_argument("--yes", action="store_true", default=_env_flag("yes"),
                    help="run shell commands without asking (the same as --permission-mode bypassPermissions)")
+    p.add_argument("--sandbox", choices=SANDBOX_MODES, default=None,
+                   help="the OS sandbox commands run in: read-only, workspace-write (the default where the "
+                   "machine has one: the workspace writable, no network) or danger-full-access (none)")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
                    help="default (ask before edits and commands), acceptEdits (the default: edits in the "
                    "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")

@@ -60,6 +60,20 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     state.scratch.recorder.forget()
 
 
+def start_sandbox(config: Config) -> list[str]:
+    """The sandbox policy in force (the flag's or the environment's mode over the settings files'),
+    and its mechanism probed in the background meanwhile (agent.tools.sandbox)."""
+    if config.sandbox is None:
+        return []
+    from agent.tools.sandbox import detect, policy
+
+    given = config.sandbox if config.sandbox.origin in ("flag", "env") else None
+    config.sandbox, warnings = policy.load(config.settings, given, config.lang)
+    if policy.sandboxed_mode(config.sandbox):
+        detect.find_soon(config.workspace)
+    return warnings
+
+
 def start_state(args: argparse.Namespace, config: Config) -> AppState:
     from agent.events import EventLog
 
@@ -73,7 +87,9 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     state.hooks, hook_warnings = hooks.load(config.settings, config.lang)
     state.mcp, mcp_warnings = mcp_servers.load(config.settings, config.workspace, config.lang)
-    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings, *mcp_warnings]:
+    sandbox_warnings = start_sandbox(config)
+    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings, *mcp_warnings,
+                    *sandbox_warnings]:
         state.emit(Notice(warning, "warn"))
     session_id = None
     if args.cont:

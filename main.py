@@ -20,6 +20,7 @@ from agent.config import (
     RETIRED_MODELS,
     Config,
     Endpoint,
+    SandboxPolicy,
     is_deepseek_url,
 )
 from agent.events import Notice
@@ -101,6 +102,9 @@ def build_config(args: argparse.Namespace) -> Config:
         images=None if args.images is None else args.images == "on",
         trust_project=bool(getattr(args, "trust_project", False)),
         project_endpoint=project_endpoint(args),
+        # The flag's or the environment's mode; the settings files' `sandbox` joins it in start_state.
+        sandbox=SandboxPolicy(mode=args.sandbox, origin=args.sandbox_origin) if getattr(args, "sandbox", None)
+        else SandboxPolicy(),
     )
 
 

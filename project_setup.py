@@ -32,6 +32,7 @@ async def start_project(state: AppState) -> None:
         use_project_endpoint(state, decision.named)
     if not state.config.api_key and not state.config.base_url and not state.config.one_shot:
         state.emit(Notice(t("no_api_key", state.lang), "error"))
+    await _say_sandbox(state)
     hooks.session_start(state, "resume" if state.history else "startup")
 
 
@@ -49,6 +50,32 @@ def use_project_endpoint(state: AppState, named: bool) -> None:
     if endpoint.key and not named:
         state.emit(Notice(t("trust_key_withheld", state.lang, url=endpoint.url, name=endpoint.key_name), "warn"))
     check_server(state)
+
+
+async def _say_sandbox(state: AppState) -> None:
+    """Once at start: no OS sandbox here (commands run as before), or only the Landlock fallback. The
+    REPL does not wait for the sandbox's probe to draw its prompt; -p says it before the turn."""
+    import asyncio
+
+    from agent.tools.sandbox.status import start_notice
+
+    if state.config.sandbox is None:
+        return
+
+    async def say() -> None:
+        found = await asyncio.to_thread(start_notice, state.config, state.workspace, state.lang)
+        if found is not None:
+            state.emit(Notice(*found))
+
+    if state.config.one_shot:
+        await say()
+    else:
+        task = asyncio.create_task(say())
+        _saying.add(task)
+        task.add_done_callback(_saying.discard)
+
+
+_saying: set = set()  # the start notice's task, kept until it is done
 
 
 def first_paint(state: AppState) -> None:

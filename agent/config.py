@@ -26,7 +26,9 @@ RETIRED_MODELS = {"deepseek-chat": DEFAULT_MODEL, "deepseek-reasoner": DEFAULT_M
 DEFAULT_WINDOW = 131_072
 THINKING_CHOICES = ("on", "off")
 REASONING_EFFORTS = ("high", "max")
-
+# Codex CLI's names, strictest first (agent/tools/sandbox/ says what each lets a command do).
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+DEFAULT_SANDBOX_MODE = "workspace-write"
 
 
 def env_name(name: str) -> str:
@@ -84,6 +86,20 @@ class Endpoint:
     key: str | None = field(default=None, repr=False)
 
 
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What a command may do (agent/tools/sandbox/policy.py builds it from the flag, the environment
+    and the settings files): the mode, the network, the folders it may write besides the workspace,
+    how many processes it may add, and where the mode came from ("flag", "env", a settings layer or
+    "default")."""
+
+    mode: str = DEFAULT_SANDBOX_MODE
+    network: bool = False
+    writable_roots: tuple[Path, ...] = ()
+    max_processes: int = 1024
+    origin: str = "default"
+
+
 @dataclass
 class Config:
     model: str = DEFAULT_MODEL
@@ -124,6 +140,9 @@ class Config:
     # The project's baseUrl, waiting for the project's approval (agent.provider.trust); base_url and
     # api_key are the user's until then.
     project_endpoint: Endpoint | None = field(default=None, repr=False)
+    # The commands' OS sandbox; None: commands run as they always did (a Config built by hand: tests,
+    # library use). main.py always sets one (agent.tools.sandbox.policy.load).
+    sandbox: SandboxPolicy | None = None
 
     @property
     def endpoint(self) -> str:

@@ -150,9 +150,10 @@ class ApprovalRequest:
     "fetch", `subject` the URL, `why` the domain). Answered "y", "n", "always" (for the session) or
     "project" (always, saved as a rule for the project: agent.tools.permissions); anything else, or no one
     to ask, is "n". `kind` "tool" is an MCP server's tool (`subject` its name and arguments), "read" a
-    read a rule asks about."""
+    read a rule asks about, "outside" a command the OS sandbox stopped, to run again outside it (`why`
+    what the sandbox refused)."""
 
-    kind: str  # "command" | "write" | "fetch" | "tool" | "read"
+    kind: str  # "command" | "write" | "fetch" | "tool" | "read" | "outside"
     subject: str
     why: str = ""
     detail: str = ""

@@ -11,7 +11,8 @@ from tests.test_main import run_main
 
 
 def test_print_mode_says_it_declined_a_command(workspace, home, server):
-    result = run_main(["--base-url", server.base_url, "-p", "run touch made.txt"], workspace, home)
+    result = run_main(["--base-url", server.base_url, "-p", "run touch made.txt", "--sandbox", "danger-full-access"],
+                      workspace, home)
     assert not (workspace / "made.txt").exists()
     assert "touch made.txt" in result.stderr and "--yes" in result.stderr
 

@@ -8,7 +8,7 @@ import json
 import pexpect
 
 from tests.fake_openai import Text, ToolCalls
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.test_repl_pty import ASKED, Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 
 SHIFT_TAB = "\x1b[Z"
 
@@ -63,7 +63,7 @@ def test_shift_tab_cycles_the_mode_in_the_toolbar(workspace, home, live_server):
 def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, live_server):  # noqa: F811
     live_server.script(ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it."),
                        ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it again."))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "run it")
     child.expect_exact("always for this [p]roject")
@@ -77,7 +77,7 @@ def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, li
     assert json.loads(local.read_text()) == {"permissions": {"allow": ["run_command(echo saved-rule)"]}}
 
     # The next session: the project's file is approved already (the user wrote it), no question asked.
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "run it again")
     child.expect("Ran it again.")

@@ -80,12 +80,15 @@ def test_stream_json_is_one_event_a_line_then_the_result(workspace, home, server
 
 
 def test_a_command_declined_for_want_of_approval_exits_3(workspace, home, server):
-    result = run_main(agent(server, "-p", "run touch made.txt", "--output-format", "json"), workspace, home)
+    # Outside the OS sandbox a command is asked about; in it, only one the sandbox stopped (test_sandbox_*).
+    result = run_main(agent(server, "-p", "run touch made.txt", "--output-format", "json", "--sandbox",
+                            "danger-full-access"), workspace, home)
     assert result.returncode == 3, result.stderr
     out = json.loads(result.stdout)
     assert out["declined"] == ["touch made.txt"] and out["is_error"] is True
     assert "cannot ask for approval" in result.stderr and not (workspace / "made.txt").exists()
-    allowed = run_main(agent(server, "-p", "run touch made.txt", "--allowed-tools", "run_command"), workspace, home)
+    allowed = run_main(agent(server, "-p", "run touch made.txt", "--allowed-tools", "run_command", "--sandbox",
+                             "danger-full-access"), workspace, home)
     assert allowed.returncode == 0, allowed.stderr
     assert (workspace / "made.txt").exists()
 

@@ -32,6 +32,11 @@ def spread(text: str) -> str:
     return WRAP.join(re.escape(word) for word in text.split())
 
 
+# Commands are asked about outside the OS sandbox only (in it they run unasked): the tests of the
+# approval question run there.
+ASKED = ("--sandbox", "danger-full-access")
+
+
 @pytest.fixture
 def live_server():
     with FakeOpenAI() as fake:

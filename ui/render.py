@@ -208,6 +208,8 @@ class Renderer(Dispatcher):
             header = t("approve_write", self.lang, why=event.why)
         elif event.kind == "fetch":
             header = t("approve_fetch", self.lang, domain=plain(event.why))
+        elif event.kind == "outside":
+            header = t("approve_outside", self.lang, why=plain(event.why))
         else:
             header = t({"tool": "approve_tool", "read": "approve_read"}.get(event.kind, "approve_run"), self.lang)
         if event.origin:  # a sub-agent's question (agent.tools.subagent)

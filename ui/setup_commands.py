@@ -34,6 +34,9 @@ async def cmd_config(app: App) -> None:
     rules = {kind: len(found) for kind, found in perms.rules.items()}
     lines.append(t("config_permissions", app.lang, mode=mode(app.state), waiting=len(perms.pending_allow), **rules))
     lines += _project_lines(app)
+    from agent.tools.sandbox.status import config_lines
+
+    lines += config_lines(app.state.config.sandbox, app.lang)
     lines.append(t("config_files", app.lang))
     for layer, path in settings_paths(app.state.workspace).items():
         lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,

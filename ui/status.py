@@ -10,6 +10,7 @@ from agent.compaction import billing, cost, policy
 from agent.compaction.gauge import gauge_text, read_gauge
 from agent.state.app import AppState
 from agent.text.i18n import t
+from agent.tools.sandbox.status import status_line as sandbox_status
 from ui.registry import COMPACT_UNDO
 
 BAR_WIDTH = 30
@@ -56,6 +57,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     lines: list[Text | str] = [
         t("status_model", lang, model=cfg.model, endpoint=cfg.endpoint) + served_text(state),
         t("status_thinking", lang, mode=thinking_mode(state)),
+        *([sandbox] if (sandbox := sandbox_status(cfg, state.workspace, lang)) else []),
         t("status_session", lang, id=state.session_id, path=session_path),
         t("status_messages", lang, n=len(state.history)),
         line,

@@ -64,7 +64,11 @@ def collect(settings: Any, workspace: Path, endpoint: Any = None, mode: str | No
         if is_users(layer.name):
             continue
         allow = (layer.data.get("permissions") or {}).get("allow")
-        if isinstance(allow, list) and (rules := [a for a in allow if isinstance(a, str)]):
+        # `{"rule": ..., "sandbox": false}` runs its commands outside the OS sandbox: shown as such.
+        rules = [a if isinstance(a, str) else f"{a['rule']} (sandbox: false)" for a in allow
+                 if isinstance(a, str) or isinstance(a, dict) and isinstance(a.get("rule"), str)] \
+            if isinstance(allow, list) else []
+        if rules:
             found.setdefault("allow", []).extend(rules)
         if layer.data.get("hooks"):
             found.setdefault("hooks", {})[layer.name] = layer.data["hooks"]

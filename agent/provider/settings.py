@@ -124,8 +124,9 @@ FLAG_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
 GRANT_KEYS = ("baseUrl",)
 # Only the user's own file may say it.
 USER_ONLY_KEYS = ("trustProject",)
-# Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table).
-SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers")
+# Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table,
+# agent.tools.sandbox.policy).
+SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox")
 # Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
 IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")

@@ -34,6 +34,10 @@ class Permissions:
     # A project's defaultMode where no flag or file of the user's set one: the mode once it is approved
     # (kept after, as part of what was approved).
     project_mode: str | None = None
+    # Allow rules written `{"rule": ..., "sandbox": false}`: their commands run outside the OS sandbox
+    # (agent.tools.sandbox.confine); a project's wait with its other allow rules.
+    outside_sandbox: list[Any] = field(default_factory=list)
+    pending_outside: list[Any] = field(default_factory=list)
     cycle: tuple[str, ...] = CYCLE
 
     def next_mode(self, state: Any) -> str:
@@ -45,7 +49,8 @@ class Permissions:
 
     def trust_project(self) -> None:
         self.rules["allow"] += self.pending_allow
-        self.pending_allow = []
+        self.outside_sandbox += self.pending_outside
+        self.pending_allow, self.pending_outside = [], []
         if self.mode is None and self.project_mode is not None:
             self.mode = self.project_mode
 

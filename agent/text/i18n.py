@@ -10,6 +10,7 @@ from agent.text.i18n_files import FILES_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
 from agent.text.i18n_prices import PRICE_TEXTS
+from agent.text.i18n_sandbox import SANDBOX_TEXTS
 from agent.text.i18n_security import SECURITY_TEXTS
 from agent.text.i18n_session import SESSION_TEXTS
 from agent.text.i18n_setup import SETUP_TEXTS
@@ -379,6 +380,7 @@ TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, comman
 TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
+TEXTS.update(SANDBOX_TEXTS)
 TEXTS.update(START_TEXTS)
 TEXTS.update(FILES_TEXTS)
 TEXTS.update(TRUST_TEXTS)  # a project's grants and the one question about them

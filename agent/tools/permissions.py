@@ -63,13 +63,16 @@ def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permiss
         for key in set(section) - {*KINDS, "defaultMode", *CLAUDE_ONLY}:
             warnings.append(t("settings_unknown_key", lang, path=path, name=f"permissions.{key}"))
         for kind in KINDS:
-            for text in _rule_texts(section.get(kind, []), path, kind, lang, warnings):
+            for text, outside in _rule_texts(section.get(kind, []), path, kind, lang, warnings):
                 try:
                     rule = parse_rule(text)
                 except BadRule:
                     warnings.append(t("rule_bad", lang, path=path, rule=text))
                     continue
-                (perms.rules[kind] if users or kind != "allow" else perms.pending_allow).append(rule)
+                trusted = users or kind != "allow"
+                (perms.rules[kind] if trusted else perms.pending_allow).append(rule)
+                if outside:
+                    (perms.outside_sandbox if trusted else perms.pending_outside).append(rule)
         wanted = section.get("defaultMode")
         if wanted is not None:
             if wanted not in MODES:
@@ -87,11 +90,18 @@ def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permiss
     return perms, warnings
 
 
-def _rule_texts(value: Any, path: Path | None, kind: str, lang: str, warnings: list[str]) -> list[str]:
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return value
+def _rule_texts(value: Any, path: Path | None, kind: str, lang: str, warnings: list[str]) -> list[tuple[str, bool]]:
+    """Each rule's text, and whether its commands run outside the OS sandbox: an allow rule may be
+    written `{"rule": "Bash(git push:*)", "sandbox": false}`."""
+    if isinstance(value, list) and all(isinstance(v, str) or kind == "allow" and _outside_rule(v) for v in value):
+        return [(v, False) if isinstance(v, str) else (v["rule"], True) for v in value]
     warnings.append(t("settings_bad_value", lang, path=path, name=f"permissions.{kind}", takes=t("takes_rules", lang)))
     return []
+
+
+def _outside_rule(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"rule", "sandbox"} and isinstance(value["rule"], str) \
+        and value["sandbox"] is False
 
 
 # --- deciding ------------------------------------------------------------------------------
@@ -177,15 +187,17 @@ def _plan(state: AppState) -> None:
                       "Read what you need, then propose a plan; the user leaves plan mode with Shift+Tab")
 
 
-async def command(state: AppState, text: str) -> None:
-    """run_command: raises Refused unless the command may run."""
+async def command(state: AppState, text: str, sandboxed: bool = False) -> None:
+    """run_command: raises Refused unless the command may run. A command that will run in the OS
+    sandbox (`sandboxed`) runs unasked unless a deny or ask rule (or a hook) speaks."""
     kind, rule = command_decision(state.permissions, text)
     kind, hook = _with_hook(kind), _hook_word()
     unsure = kind == "deny" and not fully_read(text)
     _refuse_by(kind, rule, hook, UNSURE if unsure else "")
     _plan(state)
-    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
-                          or preapproved(state.config, "run_command") or text in state.always_allowed):
+    if kind != "ask" and (sandboxed or hook and hook[0] == "allow" or kind == "allow"
+                          or mode(state) == "bypassPermissions" or preapproved(state.config, "run_command")
+                          or text in state.always_allowed):
         return
     request = ApprovalRequest("command", text)
     answer = await ask(state.emit, request)

@@ -24,13 +24,14 @@ from tests.robustness import (
     attacks_repo_trust,
     attacks_repo_trust_screen,
     attacks_rules,
+    attacks_sandbox,
     harness,
 )
 from tests.robustness.attack_kit import ROUND_TWO, ROUNDS, SCENARIOS, _ctx, _dirs, _run, _text, scenario
 
 # The attack modules register their scenarios on import.
 __all__ = ["ROUND_TWO", "ROUNDS", "SCENARIOS", "attacks_19", "attacks_19_screen", "attacks_files", "attacks_git",
-           "attacks_repo_trust", "attacks_repo_trust_screen", "attacks_rules"]
+           "attacks_repo_trust", "attacks_repo_trust_screen", "attacks_rules", "attacks_sandbox"]
 
 # --- 4. a failed write ---------------------------------------------------------------------
 

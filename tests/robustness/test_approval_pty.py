@@ -11,7 +11,7 @@ import pexpect
 
 from tests.fake_openai import Hang, Text, ToolCalls
 from tests.robustness.harness import wait_for
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: fixture
+from tests.test_repl_pty import ASKED, live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: fixture
 
 
 def _grep_worker(agent: int) -> int | None:
@@ -37,7 +37,7 @@ def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):  # no
     pushed = "touch pwned-by-newlines" + "\n" * 60 + "ls -la"
     live_server.script(ToolCalls([("run_command", {"command": erased})]), Text("Declined, then."),
                        ToolCalls([("run_command", {"command": pushed})]))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "tidy up")
     # The escapes are printed as text: the line is not erased, the real start stays in view.
@@ -60,7 +60,7 @@ def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_s
     answer = threading.Event()  # the model answers (asks to run a command) only when the test says so
     live_server.script(Hang(600, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})]),
                             release=answer))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "do something")
     assert wait_for(lambda: live_server.requests, 20)  # the model is thinking

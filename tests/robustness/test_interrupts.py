@@ -40,6 +40,7 @@ from tests.robustness.harness import (
     request_problems,
     wait_for,
 )
+from tests.test_repl_pty import ASKED
 
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.</summary>"
 
@@ -264,7 +265,7 @@ def test_ctrl_c_in_a_real_terminal(home, workspace, server):
     (always-approved) command runs and during /compact; then the REPL goes on."""
     prepare_session(home, workspace, long_history(turns=2, words=20))
     hanging_summaries(server)  # /compact waits on its summary until Ctrl-C
-    term = Terminal(home, workspace, server, "--continue")
+    term = Terminal(home, workspace, server, "--continue", *ASKED)
     try:
         term.say("slow answer please")
         term.child.expect("part 3 of 40")
@@ -306,7 +307,7 @@ def test_ctrl_c_in_a_real_terminal(home, workspace, server):
 
 
 def test_ctrl_c_after_approving_a_command(home, workspace, server):
-    term = Terminal(home, workspace, server)
+    term = Terminal(home, workspace, server, *ASKED)
     (workspace / "go").touch()
     pids: list[int] = []
     try:
