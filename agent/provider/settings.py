@@ -107,7 +107,7 @@ FLAG_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "debug": ("debug", _flag),
 }
 # Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table).
-SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers")
+SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "mcpToolTimeout")
 # Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
 IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
@@ -190,6 +190,8 @@ def _check_env(value: Any, layer: str, path: Path, lang: str, warnings: list[str
 
 
 def _check_section(key: str, value: Any) -> Any:
+    if key == "mcpToolTimeout":  # milliseconds, as Claude Code's MCP_TOOL_TIMEOUT
+        return _whole(1)(value)
     if key == "prices":
         if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
             raise BadValue("prices")
