@@ -10,8 +10,6 @@ Every mode but `unparseable` also has `echo`, `dump` and `wait(seconds)`.
 BAD_SERVER_SILENT_WHILE in the environment names a file: while it exists, `silent` stays silent (then
 it serves). Only the modes that serve with the SDK import it: `silent` starts at once."""
 
-from __future__ import annotations
-
 import json
 import os
 import sys
@@ -22,23 +20,6 @@ from pathlib import Path
 ESCAPES = ("\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED-TITLE\x07\x1b]8;;http://evil.example/\x07link\x1b]8;;\x07"
            "\x1b[2J\x1b[H\x1b[31mRED-TEXT\x1b[0m")
 STARTED = "Knowledge Graph MCP Server running on stdio"
-
-def echo(text: str) -> str:
-    """Answer how long the text is; the server logs the text to its stderr as it came."""
-    print(f"echo called with: {text}", file=sys.stderr, flush=True)
-    return f"echoed {len(text)} characters"
-
-
-def dump(megabytes: float) -> str:
-    """Answer that many megabytes of text."""
-    line = "0123456789abcdef" * 6 + "\n"  # 97 bytes
-    return line * int(megabytes * 1_000_000 / len(line))
-
-
-def wait(seconds: float) -> str:
-    """Answer after that many seconds."""
-    time.sleep(seconds)
-    return "waited"
 
 
 def by_hand() -> None:
@@ -81,11 +62,34 @@ def main() -> None:
     if mode == "unparseable":
         by_hand()
         return
-    from mcp.server.mcpserver import MCPServer
+    serve()
+
+
+def serve() -> None:
+    """The SDK's server (its import takes a while: only the modes that serve pay for it)."""
+    from mcp.server.mcpserver import Context, MCPServer
 
     app = MCPServer("bad")
-    for tool in (echo, dump, wait):
-        app.tool()(tool)
+
+    @app.tool()
+    async def echo(text: str, ctx: Context) -> str:
+        """Answer how long the text is; the server logs the text as it came, to its stderr and to the client."""
+        print(f"echo called with: {text}", file=sys.stderr, flush=True)
+        await ctx.info(f"echo log message: {text}")
+        return f"echoed {len(text)} characters"
+
+    @app.tool()
+    def dump(megabytes: float) -> str:
+        """Answer that many megabytes of text."""
+        line = "0123456789abcdef" * 6 + "\n"  # 97 bytes
+        return line * int(megabytes * 1_000_000 / len(line))
+
+    @app.tool()
+    def wait(seconds: float) -> str:
+        """Answer after that many seconds."""
+        time.sleep(seconds)
+        return "waited"
+
     app.run()
 
 

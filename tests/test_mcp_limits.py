@@ -15,10 +15,11 @@ import pytest
 from agent.events import EventLog, Listing, Notice, ToolResult
 from agent.provider import settings as files
 from agent.tokens import count as tokens
-from agent.tools import mcp_log, mcp_servers, mcp_stdio
+from agent.tools import mcp_servers
 from agent.turn.loop import run_turn
 from tests.fake_openai import Text, ToolCalls
 from tests.mcp_bad_server import ESCAPES, STARTED
+from tests.robustness.attacks_mcp import running_with
 from ui.commands import dispatch
 from ui.registry import CommandHost
 
@@ -48,19 +49,9 @@ async def stop(make_state):
         await mcp_servers.stop_all(state)
 
 
-def running_with(marker: str) -> list[int]:
-    """The processes whose environment holds `marker` (a path unique to the test)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and marker.encode() in (proc / "environ").read_bytes():
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
-
-
 def log_text(state, name: str = "bad") -> str:
+    from agent.tools import mcp_log
+
     path = mcp_log.log_path(state.workspace, name)
     older = path.with_name(path.name + ".1")
     return (older.read_text() if older.exists() else "") + path.read_text()
@@ -80,6 +71,9 @@ async def test_a_servers_stderr_goes_to_its_log_never_to_the_terminal(make_state
     assert STARTED not in err and "\x1b]" not in err + out  # nothing reached our stderr or stdout
     kept = log_text(state)
     assert ESCAPES in kept and STARTED in kept and "echo called with: \x1b]0;TITLE-FROM-ARGS\x07hi" in kept
+    assert "[info] echo log message: \x1b]0;TITLE-FROM-ARGS\x07hi" in kept  # what it sent as a log message
+    from agent.tools import mcp_log
+
     assert oct(mcp_log.log_path(state.workspace, "bad").stat().st_mode & 0o777) == "0o600"
 
 
@@ -104,6 +98,8 @@ async def test_mcp_log_shows_the_log_with_its_escapes_drawn_as_text(make_state, 
 
 
 async def test_a_servers_log_is_bounded(make_state, server, home, stop):
+    from agent.tools import mcp_log
+
     state = make_state()
     stop(state)
     await started(state, home, {"bad": bad("stderr")})
@@ -160,10 +156,13 @@ def test_the_cut_keeps_images_and_reads_structured_answers_as_json(tmp_path, hom
     small = {"rows": [1, 2, 3]}
     assert cap_answer(small, 1_000, tmp_path / "b.txt") is small
     cut = cap_answer({"rows": list(range(100_000))}, 1_000, tmp_path / "c.txt")
-    assert cut.startswith('{\n "rows": [\n  0,\n  1,') and json.loads((tmp_path / "c.txt").read_text())["rows"][-1] == 99_999
+    assert cut.startswith('{\n "rows": [\n  0,\n  1,')
+    assert json.loads((tmp_path / "c.txt").read_text())["rows"][-1] == 99_999
 
 
 async def test_an_answer_over_the_message_limit_is_dropped_unread(make_state, server, home, stop, monkeypatch):
+    from agent.tools import mcp_stdio
+
     monkeypatch.setattr(mcp_stdio, "MAX_MESSAGE", 1 << 20)
     state = make_state()
     stop(state)
