@@ -8,9 +8,8 @@ not the turn. An answer too big for the window is cut like read_file's, off the 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
-
-from agent.tools import mcp_servers
 
 
 def _connection_lost(exc: BaseException | None) -> bool:
@@ -43,8 +42,10 @@ async def _answer(call: asyncio.Task, server: Any, seconds: float) -> tuple[str,
     return ("lost", lost.result()) if lost in done else ("timeout", None)
 
 
-def Guarded(wrapped: Any, *, server: Any, state: Any) -> Any:  # noqa: N802 - reads as a class
-    """The server's toolset for the agent (a pydantic-ai WrapperToolset around its MCPToolset)."""
+def Guarded(wrapped: Any, *, server: Any, fail: Callable[[BaseException], None],  # noqa: N802 - reads as a class
+            timeout: Callable[[], float]) -> Any:
+    """The server's toolset for the agent (a pydantic-ai WrapperToolset around its MCPToolset): `fail`
+    marks the server failed, `timeout` is the tool timeout now (agent.tools.mcp_servers owns both)."""
     from dataclasses import dataclass
 
     from pydantic_ai.toolsets import WrapperToolset
@@ -63,20 +64,20 @@ def Guarded(wrapped: Any, *, server: Any, state: Any) -> Any:  # noqa: N802 - re
             try:
                 return await self.wrapped.get_tools(ctx)
             except Exception as exc:  # noqa: BLE001
-                mcp_servers.fail(state, server, exc)
+                fail(exc)
                 return {}
 
         async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
             if server.state != "ready":
                 return f"Error: the MCP server {server.name} is not running ({server.error or server.state})"
-            seconds = mcp_servers.timeouts(state).tool
+            seconds = timeout()
             call = asyncio.ensure_future(self.wrapped.call_tool(name, tool_args, ctx, tool))
             try:
                 how, answer = await _answer(call, server, seconds)
             except Exception as exc:
                 if not _connection_lost(exc):
                     raise  # the tool's own error: the model reads it (pydantic-ai's ToolFailed)
-                mcp_servers.fail(state, server, exc)
+                fail(exc)
                 return f"Error: the MCP server {server.name} failed: {server.error}"
             if how == "lost":
                 return (f"Error: the MCP server {server.name} sent an answer that could not be read ({answer}); "

@@ -2,12 +2,14 @@
 "url", "headers"}}}` in the project's `.mcp.json` and under `mcpServers` in any settings file
 (`${VAR}` and `${VAR:-default}` are taken from the environment, which holds no API key of ours).
 
-Each server runs through pydantic-ai's MCP client (MCPToolset). It starts in the background, so the
-prompt never waits for it; a project's servers start only once the user approved the project. Its
-tools reach the model as `mcp__<server>__<tool>` (as in Claude Code), pass the same permission rules
-and hooks as ours (agent.tools.tool_gate), and their results are tool results like any other (counted,
-cleared by the cheap tier). A server that fails to start or dies is one line; the session goes on
-without it.
+Each server runs through pydantic-ai's MCP client (MCPToolset), a stdio one in a process of ours
+(agent.tools.mcp_stdio) whose stderr goes to its log (agent.tools.mcp_log). It starts in the
+background, so the prompt never waits for it; a project's servers start only once the user approved
+the project. Its tools reach the model as `mcp__<server>__<tool>` (as in Claude Code), pass the same
+permission rules and hooks as ours (agent.tools.tool_gate), and their results are tool results like
+any other (cut to a share of the window, counted, cleared by the cheap tier: agent.tools.mcp_calls).
+A server that fails to start, does not start in time or dies is one line, once; the session goes
+on without it, and `/mcp retry` starts it again.
 """
 
 from __future__ import annotations
@@ -178,7 +180,8 @@ async def _serve(state: Any, server: Server) -> None:
             defs = [{"name": f"{PREFIX}{server.name}__{x.name}", "description": x.description or "",
                      "parameters": x.input_schema} for x in listed]
             server.definition_tokens = tokens.count_text(json.dumps(defs, ensure_ascii=False))
-            server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server, state=state)
+            server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server,
+                                     fail=lambda exc: fail(state, server, exc), timeout=lambda: timeouts(state).tool)
             server.state = "ready"
             server.started.set()
             await server.stop.wait()
