@@ -3,14 +3,15 @@
     python bench/mcp_answers.py [--quick] [--mb N]
 
 A real MCP server process (tests/mcp_bad_server.py, `big`) answers N MB of text (25; quick: 5) to
-one tool call the local server's scripted model makes. Measured:
-1. `main.py -p` as a user runs it: wall clock, and the peak RSS of the agent's process (wait4; the
-   server's own memory is not in it);
-2. the same turn in this process (run_turn), with a task that wakes every 10 ms: the longest it
+one tool call the local server's scripted model makes, and, to compare, 1 kB. Measured:
+1. `main.py -p` as a user runs it: wall clock (the N MB turn's, and how much longer than the 1 kB
+   one it took), and the peak RSS of the agent's process (wait4; the server's own is not in it);
+2. the same turns in this process (run_turn), with a task that wakes every 10 ms: the longest it
    waited is the longest the event loop was blocked (the spinner, the keys and Ctrl-C wait as long);
-   and the tokens of the answer the model got.
-Before the cap (agent.tools.answer_cap) and the line reader (agent.tools.mcp_stdio), 25 MB took
-112-273 s and 1.4 GB under -p on this machine, 100 MB 264 s and 7.4 GB (issue 38's figures).
+   and the tokens of the answer the model got. The tokenizer is loaded first, as the REPL's warm-up
+   does, and the local server runs in a thread of this process (its share of the GIL is in the figure).
+docs/measured.md has the figures, and those from before the cap (agent.tools.answer_cap) and the
+line reader (agent.tools.mcp_stdio).
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[0] = str(ROOT)
 SERVER = ROOT / "tests" / "mcp_bad_server.py"
 
-TIME_TARGET = 30.0  # seconds for the -p turn
+TIME_TARGET = 15.0  # seconds the -p turn may take beyond one with a 1 kB answer
 MEMORY_TARGET = 1024  # MB of the agent's peak
 STALL_TARGET = 0.5  # seconds the event loop may be blocked at once
+SMALL = 0.001  # MB of the answer to compare with
 
 
 def _settings(home: Path) -> None:
@@ -44,8 +46,8 @@ def _settings(home: Path) -> None:
 def print_mode(mb: float, base: Path) -> tuple[float, float, str]:
     from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 
-    home, ws = base / "p-home", base / "p-ws"
-    ws.mkdir()
+    home, ws = base / "home", base / "ws"
+    ws.mkdir(parents=True)
     _settings(home)
     with FakeOpenAI() as server:
         server.script(ToolCalls([("mcp__big__dump", {"megabytes": mb})]), Text("done"))
@@ -62,7 +64,8 @@ def print_mode(mb: float, base: Path) -> tuple[float, float, str]:
     return took, usage.ru_maxrss / 1024, problem
 
 
-async def in_process(mb: float, base: Path) -> tuple[float, float, int]:
+async def in_process(sizes: list[float], base: Path) -> list[tuple[float, float, int]]:
+    """For each size: the turn's seconds, the event loop's longest stall in it, the tokens kept."""
     from agent.config import Config
     from agent.events import EventLog, ToolResult
     from agent.provider import settings as files
@@ -73,10 +76,13 @@ async def in_process(mb: float, base: Path) -> tuple[float, float, int]:
     from agent.turn.loop import run_turn
     from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 
-    home, ws = base / "home", (base / "ws").resolve()
-    ws.mkdir()
+    home, ws = base / "home", base / "ws"
+    ws.mkdir(parents=True)
+    ws = ws.resolve()
     _settings(home)
     os.environ["CODING_AGENT_HOME"] = str(home)
+    await asyncio.to_thread(tokens.preload)
+    measured = []
     with FakeOpenAI() as server:
         config = Config(base_url=server.base_url, api_key="k", workspace=ws, lang="en", yes=True)
         state = AppState(config=config, transcript=Transcript("bench", ws), emit=EventLog())
@@ -84,23 +90,26 @@ async def in_process(mb: float, base: Path) -> tuple[float, float, int]:
         state.mcp, _ = mcp_servers.load(state.config.settings, ws, "en")
         mcp_servers.start(state, True)
         await mcp_servers.wait_started(state)
-        server.script(ToolCalls([("mcp__big__dump", {"megabytes": mb})]), Text("done"))
-        stalls: list[float] = []
+        for mb in sizes:
+            server.script(ToolCalls([("mcp__big__dump", {"megabytes": mb})]), Text("done"))
+            stalls: list[float] = []
 
-        async def tick() -> None:
-            while True:
-                before = time.monotonic()
-                await asyncio.sleep(0.01)
-                stalls.append(time.monotonic() - before - 0.01)
+            async def tick(stalls: list[float] = stalls) -> None:
+                while True:
+                    before = time.monotonic()
+                    await asyncio.sleep(0.01)
+                    stalls.append(time.monotonic() - before - 0.01)
 
-        ticker = asyncio.create_task(tick())
-        started = time.monotonic()
-        await run_turn(state, "dump it")
-        took = time.monotonic() - started
-        ticker.cancel()
+            ticker = asyncio.create_task(tick())
+            started = time.monotonic()
+            await run_turn(state, "dump it")
+            took = time.monotonic() - started
+            ticker.cancel()
+            result = state.emit.of(ToolResult)[-1]
+            measured.append((took, max(stalls), tokens.count_text(result.content)))
         await mcp_servers.stop_all(state)
-    [result] = state.emit.of(ToolResult)
-    return took, max(stalls), tokens.count_text(result.content)
+        await state.scratch.agent.model.client.close()
+    return measured
 
 
 def main() -> int:
@@ -110,15 +119,20 @@ def main() -> int:
     args = parser.parse_args()
     mb = args.mb or (5 if args.quick else 25)
     with tempfile.TemporaryDirectory() as tmp:
-        took, peak, problem = print_mode(mb, Path(tmp))
+        small, _small_peak, problem = print_mode(SMALL, Path(tmp) / "small")
+        took, peak, problem = (0.0, 0.0, problem) if problem else print_mode(mb, Path(tmp) / "big")
         if problem:
             print(f"the -p turn failed: {problem}")
             return 1
-        turn, stall, kept = asyncio.run(in_process(mb, Path(tmp)))
-    print(f"an answer of {mb:g} MB: -p {took:.1f} s, peak {peak:.0f} MB; in process {turn:.1f} s, "
-          f"the event loop blocked {stall * 1000:.0f} ms at most; the model got {kept:,} tokens of it")
+        (_t, small_stall, _k), (turn, stall, kept) = asyncio.run(in_process([SMALL, mb], Path(tmp) / "in"))
+    extra = took - small
+    print(f"an answer of {mb:g} MB: -p {took:.1f} s ({extra:.1f} s more than 1 kB), peak {peak:.0f} MB; in process "
+          f"{turn:.1f} s, the event loop blocked {stall * 1000:.0f} ms at most (1 kB: {small_stall * 1000:.0f} ms); "
+          f"the model got {kept:,} tokens of it")
     print("figures:")
-    print(f"mcp_answer_p_s: {took:.1f} s (target ≤ {TIME_TARGET:g} s: {'PASS' if took <= TIME_TARGET else 'MISS'})")
+    print(f"mcp_answer_p_s: {took:.1f} s (no target)")
+    print(f"mcp_answer_p_extra_s: {extra:.1f} s (target ≤ {TIME_TARGET:g} s: "
+          f"{'PASS' if extra <= TIME_TARGET else 'MISS'})")
     print(f"mcp_answer_peak_mb: {peak:.0f} MB (target ≤ {MEMORY_TARGET} MB: "
           f"{'PASS' if peak <= MEMORY_TARGET else 'MISS'})")
     print(f"mcp_answer_stall_ms: {stall * 1000:.0f} ms (target ≤ {STALL_TARGET * 1000:.0f} ms: "

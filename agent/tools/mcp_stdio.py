@@ -3,8 +3,8 @@
 
 Why not the `mcp` package's own stdio transport: it joins each chunk the server writes to the line
 read so far, so one long answer costs time quadratic in its length, on the event loop (a 25 MB
-answer took 18 s to 116 s before a single byte of it was used), and it keeps a line of any size;
-and it gives the server's stderr a file of ours (the terminal), which nothing can escape or bound.
+answer: docs/measured.md), and it keeps a line of any size; and it gives the server's stderr a
+file of ours (the terminal), which nothing can escape or bound.
 Here a line is gathered in linear time and refused past MAX_MESSAGE bytes (the rest of it is read
 and dropped, and the session is told, which ends the call waiting for it: agent.tools.mcp_calls); a
 long line is parsed in a worker thread; stderr goes through a pipe into the server's log
