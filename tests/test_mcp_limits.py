@@ -204,8 +204,9 @@ async def test_a_call_longer_than_the_tool_timeout_is_ended(make_state, server, 
     assert result.is_error and "did not answer in 1 s" in result.content and "MCP_TOOL_TIMEOUT" in result.content
 
 
-def test_bad_timeouts_are_one_line_each(make_state, home, monkeypatch):
+def test_bad_limits_are_one_line_each(make_state, home, monkeypatch):
     monkeypatch.setenv("MCP_TOOL_TIMEOUT", "soon")
+    monkeypatch.setenv("MAX_MCP_OUTPUT_TOKENS", "50000")
     state = make_state()
     home.mkdir(exist_ok=True)
     (home / "settings.json").write_text(json.dumps({"mcpToolTimeout": "later"}))
@@ -214,7 +215,8 @@ def test_bad_timeouts_are_one_line_each(make_state, home, monkeypatch):
     assert mcp_servers.load(state.config.settings, state.workspace, "en")[1] == []  # no server: nothing to say
     (home / "settings.json").write_text(json.dumps({"mcpServers": {"bad": bad("stderr")}}))
     _servers, warnings = mcp_servers.load(files.load(state.workspace), state.workspace, "en")
-    assert warnings == ["MCP_TOOL_TIMEOUT=soon is not a number of milliseconds above 0; the default is used"]
+    assert warnings[0] == "MCP_TOOL_TIMEOUT=soon is not a number of milliseconds above 0; the default is used"
+    assert warnings[1].startswith("MAX_MCP_OUTPUT_TOKENS is not read here") and len(warnings) == 2
     assert mcp_servers.timeouts(state).tool == mcp_servers.TOOL_TIMEOUT
 
 

@@ -137,6 +137,11 @@ SETUP_TEXTS.update({
                           "（等待时间由 MCP_TIMEOUT 设置，单位毫秒）"),
     "mcp_bad_timeout": ("{name}={value} is not a number of milliseconds above 0; the default is used",
                         "{name}={value} 不是大于 0 的毫秒数；使用默认值"),
+    "mcp_output_tokens_ignored": ("MAX_MCP_OUTPUT_TOKENS is not read here: an MCP answer is cut like a read_file "
+                                  "answer, to a share of the context window, and the whole of it saved for "
+                                  "read_file (docs/settings.md)",
+                                  "这里不读取 MAX_MCP_OUTPUT_TOKENS：MCP 的回答与 read_file 的回答一样按上下文窗口的"
+                                  "一定比例截断，完整内容另存，可用 read_file 分段读取（见 docs/settings.md）"),
     "spin_mcp_starting": ("Starting MCP server {names}", "正在启动 MCP 服务器 {names}"),
     "cmd_mcp": ("List the MCP servers, their state and tools; `log NAME` shows a server's log, `retry NAME` "
                 "starts it again",

@@ -92,7 +92,7 @@ def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
             found[name] = (config, "user" if layer == "user" else "project", str(settings.path(layer)))
     for name, config in read_mcp_json(workspace).items():
         found.setdefault(name, (config, "project", str(workspace / MCP_JSON)))
-    servers, warnings = Servers(), bad_timeouts(lang) if found else []
+    servers, warnings = Servers(), bad_limits(lang) if found else []
     for name, (config, scope, where) in found.items():
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or "__" in name or not _valid(config):
             warnings.append(t("mcp_bad", lang, path=where, name=name))
@@ -325,11 +325,14 @@ def timeouts(state: Any) -> Timeouts:
     return Timeouts(start=_millis("MCP_TIMEOUT") or START_TIMEOUT, tool=tool or TOOL_TIMEOUT)
 
 
-def bad_timeouts(lang: str) -> list[str]:
-    """One line per MCP_TIMEOUT / MCP_TOOL_TIMEOUT that is not a number of milliseconds above 0."""
+def bad_limits(lang: str) -> list[str]:
+    """One line per MCP_TIMEOUT / MCP_TOOL_TIMEOUT that is not a number of milliseconds above 0, and
+    one if Claude Code's MAX_MCP_OUTPUT_TOKENS is set: answers are cut by read_file's rule here."""
     bad = []
     for name in ("MCP_TIMEOUT", "MCP_TOOL_TIMEOUT"):
         text = os.environ.get(name, "").strip()
         if text and _millis(name) is None:
             bad.append(t("mcp_bad_timeout", lang, name=name, value=text[:40]))
+    if os.environ.get("MAX_MCP_OUTPUT_TOKENS", "").strip():
+        bad.append(t("mcp_output_tokens_ignored", lang))
     return bad
