@@ -253,3 +253,32 @@ async def test_a_server_that_never_starts_is_failed_once_and_retried_on_request(
     assert outcome.ok, outcome.error
     assert state.emit.of(ToolResult), log.events
     assert state.emit.of(ToolResult)[-1].content == "echoed 5 characters"
+
+
+async def test_ctrl_c_while_a_server_starts_keeps_the_message(make_state, home, stop, tmp_path):
+    from agent.events import WaitingForModel
+    from main import on_submit
+
+    silent = tmp_path / "silent"
+    silent.touch()
+    state = make_state()
+    stop(state)
+    home.mkdir(exist_ok=True)
+    servers = {"bad": bad("silent", BAD_SERVER_SILENT_WHILE=str(silent))}
+    (home / "settings.json").write_text(json.dumps({"mcpServers": servers}))
+    state.config.settings = files.load(state.workspace)
+    state.mcp, _ = mcp_servers.load(state.config.settings, state.workspace, "en")
+    mcp_servers.start(state, True)
+    waiting = asyncio.Event()
+
+    def emit(event):
+        if isinstance(event, WaitingForModel) and "Starting MCP server bad" in event.label:
+            waiting.set()
+
+    state.emit = emit
+    turn = asyncio.create_task(on_submit(state, "remember this message"))
+    await asyncio.wait_for(waiting.wait(), LONG_WAIT)  # the spinner says what the turn waits for
+    turn.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+    assert "remember this message" in json.dumps([str(m) for m in state.history])

@@ -288,6 +288,8 @@ async def stop_all(state: Any) -> None:
     servers = [s for s in state.mcp.servers.values() if s.task is not None and not s.task.done()]
     for server in servers:
         server.stop.set()
+        if server.state == "starting":
+            server.task.cancel()  # it would not see `stop` before its start ends
     if servers:
         done, pending = await asyncio.wait([s.task for s in servers], timeout=5)
         for task in pending:
