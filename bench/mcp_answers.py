@@ -3,7 +3,8 @@
     python bench/mcp_answers.py [--quick] [--mb N]
 
 A real MCP server process (tests/mcp_bad_server.py, `big`) answers N MB of text (25; quick: 5) to
-one tool call the local server's scripted model makes, and, to compare, 1 kB. Measured:
+one tool call the local server's scripted model makes, and, to compare, 1 kB; then N MB of JSON sent
+as text (`dump_json`), which pydantic-ai's client parses on the event loop. Measured:
 1. `main.py -p` as a user runs it: wall clock (the N MB turn's, and how much longer than the 1 kB
    one it took), and the peak RSS of the agent's process (wait4; the server's own is not in it);
 2. the same turns in this process (run_turn), with a task that wakes every 10 ms: the longest it
@@ -64,8 +65,8 @@ def print_mode(mb: float, base: Path) -> tuple[float, float, str]:
     return took, usage.ru_maxrss / 1024, problem
 
 
-async def in_process(sizes: list[float], base: Path) -> list[tuple[float, float, int]]:
-    """For each size: the turn's seconds, the event loop's longest stall in it, the tokens kept."""
+async def in_process(calls: list[tuple[str, float]], base: Path) -> list[tuple[float, float, int]]:
+    """For each (tool, megabytes): the turn's seconds, the event loop's longest stall in it, the tokens kept."""
     from agent.config import Config
     from agent.events import EventLog, ToolResult
     from agent.provider import settings as files
@@ -90,8 +91,8 @@ async def in_process(sizes: list[float], base: Path) -> list[tuple[float, float,
         state.mcp, _ = mcp_servers.load(state.config.settings, ws, "en")
         mcp_servers.start(state, True)
         await mcp_servers.wait_started(state)
-        for mb in sizes:
-            server.script(ToolCalls([("mcp__big__dump", {"megabytes": mb})]), Text("done"))
+        for tool, mb in calls:
+            server.script(ToolCalls([(f"mcp__big__{tool}", {"megabytes": mb})]), Text("done"))
             stalls: list[float] = []
 
             async def tick(stalls: list[float] = stalls) -> None:
@@ -124,11 +125,14 @@ def main() -> int:
         if problem:
             print(f"the -p turn failed: {problem}")
             return 1
-        (_t, small_stall, _k), (turn, stall, kept) = asyncio.run(in_process([SMALL, mb], Path(tmp) / "in"))
+        measured = asyncio.run(in_process([("dump", SMALL), ("dump", mb), ("dump_json", mb)], Path(tmp) / "in"))
+    (_t, small_stall, _k), (turn, stall, kept), (json_turn, json_stall, _j) = measured
     extra = took - small
     print(f"an answer of {mb:g} MB: -p {took:.1f} s ({extra:.1f} s more than 1 kB), peak {peak:.0f} MB; in process "
           f"{turn:.1f} s, the event loop blocked {stall * 1000:.0f} ms at most (1 kB: {small_stall * 1000:.0f} ms); "
           f"the model got {kept:,} tokens of it")
+    print(f"{mb:g} MB of JSON as text (pydantic-ai parses it on the event loop): {json_turn:.1f} s, the event loop "
+          f"blocked {json_stall * 1000:.0f} ms at most")
     print("figures:")
     print(f"mcp_answer_p_s: {took:.1f} s (no target)")
     print(f"mcp_answer_p_extra_s: {extra:.1f} s (target ≤ {TIME_TARGET:g} s: "
@@ -137,6 +141,7 @@ def main() -> int:
           f"{'PASS' if peak <= MEMORY_TARGET else 'MISS'})")
     print(f"mcp_answer_stall_ms: {stall * 1000:.0f} ms (target ≤ {STALL_TARGET * 1000:.0f} ms: "
           f"{'PASS' if stall <= STALL_TARGET else 'MISS'})")
+    print(f"mcp_answer_json_stall_ms: {json_stall * 1000:.0f} ms (no target)")
     print(f"mcp_answer_kept_tokens: {kept} tokens (no target)")
     return 0
 

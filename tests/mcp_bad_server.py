@@ -1,11 +1,11 @@
 """A real MCP server over stdio (the `mcp` package's MCPServer) that misbehaves as its argument says:
 
 - `stderr`: writes terminal escapes and a start-up line to its stderr, and each `echo` call's text;
-- `big`: its tool `dump(megabytes)` answers that many megabytes of text, in lines;
+- `big`: its tool `dump(megabytes)` answers that many megabytes of text, in lines (`dump_json`: of JSON);
 - `unparseable`: speaks the protocol by hand (the SDK's server guards its stdout); its tool `nested`
   answers with 10,000 nested arrays, which the client cannot parse, and never sends another answer;
 - `silent`: never answers `initialize` (it reads its input and says nothing).
-Every mode but `unparseable` also has `echo`, `dump` and `wait(seconds)`.
+Every mode but `unparseable` also has `echo`, `dump`, `dump_json` and `wait(seconds)`.
 
 BAD_SERVER_SILENT_WHILE in the environment names a file: while it exists, `silent` stays silent (then
 it serves). Only the modes that serve with the SDK import it: `silent` starts at once."""
@@ -83,6 +83,12 @@ def serve() -> None:
         """Answer that many megabytes of text."""
         line = "0123456789abcdef" * 6 + "\n"  # 97 bytes
         return line * int(megabytes * 1_000_000 / len(line))
+
+    @app.tool(structured_output=False)
+    def dump_json(megabytes: float) -> str:
+        """Answer that many megabytes of JSON, as text (as many servers send it)."""
+        row = '{"id": 1, "name": "item", "tags": ["a", "b"]}'
+        return "[" + ", ".join([row] * int(megabytes * 1_000_000 / (len(row) + 2))) + "]"
 
     @app.tool()
     def wait(seconds: float) -> str:

@@ -145,18 +145,35 @@ async def test_a_big_answer_is_cut_like_read_file_and_the_rest_is_read_in_parts(
     assert part.splitlines()[0] == f"{offset:6}\t" + "0123456789abcdef" * 6
 
 
-def test_the_cut_keeps_images_and_reads_structured_answers_as_json(tmp_path, home):
-    from pydantic_ai.messages import BinaryContent
+async def test_json_sent_as_text_is_cut_before_the_client_parses_it(make_state, server, home, stop):
+    state = make_state(context_window=16_000)
+    stop(state)
+    await started(state, home, {"bad": bad("big")})
+    server.script(ToolCalls([("mcp__bad__dump_json", {"megabytes": 3})]), Text("got it"))
+    await run_turn(state, "dump JSON")
+    [result] = state.emit.of(ToolResult)
+    assert result.content.startswith('[{"id": 1, "name": "item"') and tokens.count_text(result.content) <= 2_000
+    assert "(lines over 2,000 characters wrapped)" in result.content
 
-    from agent.tools.answer_cap import cap_answer
 
-    image = BinaryContent(data=b"\x89PNG...", media_type="image/png")
-    cut = cap_answer(["word " * 50_000, image], 1_000, tmp_path / "a.txt")
-    assert cut[1] is image and tokens.count_text(cut[0]) <= 1_000
-    small = {"rows": [1, 2, 3]}
-    assert cap_answer(small, 1_000, tmp_path / "b.txt") is small
-    cut = cap_answer({"rows": list(range(100_000))}, 1_000, tmp_path / "c.txt")
-    assert cut.startswith('{\n "rows": [\n  0,\n  1,')
+def test_the_cut_keeps_images_and_drops_a_big_structured_answer(tmp_path, home):
+    import mcp_types
+
+    from agent.tools.answer_cap import cap_result
+
+    image = mcp_types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
+    words = "word " * 50_000
+    big = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=words), image],
+                                   structured_content={"result": words})
+    cut = cap_result(big, 1_000, tmp_path / "a.txt")
+    assert cut.content[1] is image and cut.structured_content is None
+    assert tokens.count_text(cut.content[0].text) <= 1_000 and (tmp_path / "a.txt").read_text().replace("\n", "") == words
+    small = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="ok")],
+                                     structured_content={"rows": [1, 2, 3]})
+    assert cap_result(small, 1_000, tmp_path / "b.txt") is small
+    rows = mcp_types.CallToolResult(content=[], structured_content={"rows": list(range(100_000))})
+    cut = cap_result(rows, 1_000, tmp_path / "c.txt")
+    assert cut.content[0].text.startswith('{\n "rows": [\n  0,\n  1,')
     assert json.loads((tmp_path / "c.txt").read_text())["rows"][-1] == 99_999
 
 
@@ -247,7 +264,7 @@ async def test_a_server_that_never_starts_is_failed_once_and_retried_on_request(
     monkeypatch.setenv("MCP_TIMEOUT", "120000")  # this time it answers: a loaded machine may take long to start it
     await dispatch(host, "/mcp retry bad")
     assert bad_server.state == "ready" and "wait" in bad_server.tools
-    assert log.of(Notice)[-1].text == "MCP server bad is ready: 3 tools"
+    assert log.of(Notice)[-1].text == "MCP server bad is ready: 4 tools"
     server.script(ToolCalls([("mcp__bad__echo", {"text": "again"})]), Text("done"))
     outcome = await run_turn(state, "echo")
     assert outcome.ok, outcome.error

@@ -85,7 +85,7 @@ def test_a_server_that_never_starts_costs_one_wait_and_mcp_retry_brings_it_up(wo
     assert screen.count("did not start within") == 1  # the second turn did not wait, nor say it again
     silent.unlink()
     type_line(child, "/mcp retry bad")
-    child.expect("MCP server bad is ready: 3 tools", timeout=60)
+    child.expect("MCP server bad is ready: 4 tools", timeout=60)
     wait_prompt(child)
     type_line(child, "/mcp")
     child.expect("bad · yours · ready")

@@ -1,15 +1,20 @@
-"""A tool answer too big for the window (an MCP server's), cut by read_file's rule: the model gets
-its start, at most READ_CAP characters and one read's share of the window in tokens
-(agent.tools.read_cap), and the whole answer is saved under the data folder
-(`tool-results/` of the project's folder), where read_file reads it in parts. Its lines longer
-than read_file shows are wrapped there, so every part of it can be read. Images in the answer stay
-as they are. Runs in a worker thread: a big answer takes long to write and to count."""
+"""An MCP tool's answer too big for the window, cut by read_file's rule before anything reads it:
+the model gets its start, at most READ_CAP characters and one read's share of the window in tokens
+(agent.tools.read_cap), and the whole answer is saved under the data folder (`tool-results/` of the
+project's folder), where read_file reads it in parts. Its lines longer than read_file shows are
+wrapped there, and a structured answer is indented, so every part of it can be read. Images and
+audio stay as they are.
+
+It works on the answer as the MCP session gives it (agent.tools.mcp_calls hooks it into the client),
+in a worker thread: after it no library parses, validates or maps more than the start (pydantic-ai
+parses a text that looks like JSON, fastmcp validates a structured answer against its schema), and
+a big answer takes long to write and to count.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,37 +24,45 @@ from agent.tools.reading import LINE_CAP, READ_CAP
 _BATCH = 2_000  # lines written at once
 
 
-def saved_path(workspace: Path, session_id: str, call_id: str) -> Path:
+def saved_path(workspace: Path, session_id: str, name: str) -> Path:
     from agent.store.project_dirs import tool_results_dir
 
-    return tool_results_dir(workspace) / f"{session_id}-{re.sub(r'[^A-Za-z0-9_-]', '_', call_id)[:80]}.txt"
+    return tool_results_dir(workspace) / f"{session_id}-{name}.txt"
 
 
-def cap_answer(answer: Any, max_tokens: int, path: Path) -> Any:
-    """`answer` if it fits, else its start and a note where the rest is (str, or [str, *images])."""
-    from pydantic_ai.messages import BinaryContent, ToolReturn
+def cap_result(result: Any, max_tokens: int, path: Path) -> Any:
+    """`result` (an mcp_types.CallToolResult) if its text fits, else one whose text is its start and
+    a note where the rest is, with its images and audio, and without its structured content."""
+    import mcp_types
 
-    if isinstance(answer, ToolReturn):
-        answer.return_value = cap_answer(answer.return_value, max_tokens, path)
-        return answer
-    parts = answer if isinstance(answer, list) else [answer]
-    images = [p for p in parts if isinstance(p, BinaryContent)]
-    texts = [p for p in parts if not isinstance(p, BinaryContent)]
-    if _fits("\n".join(_text(p) for p in texts), max_tokens):
-        return answer
-    # Saved, structured answers are indented: their lines stay short enough for read_file.
-    cut = _save("\n".join(_text(p, indent=1) for p in texts), max_tokens, path)
-    return [cut, *images] if images else cut
-
-
-def _text(part: Any, indent: int | None = None) -> str:
-    return part if isinstance(part, str) else json.dumps(part, ensure_ascii=False, default=str, indent=indent)
+    binary = (mcp_types.ImageContent, mcp_types.AudioContent)
+    kept = [part for part in result.content if isinstance(part, binary)]
+    parts = [_text(part) for part in result.content if not isinstance(part, binary)]
+    if not parts and result.structured_content is not None:
+        parts = [json.dumps(result.structured_content, ensure_ascii=False, default=str)]
+    if _fits(parts, max_tokens):
+        return result
+    if len(parts) == 1 and result.structured_content is not None and not result.content:
+        parts = [json.dumps(result.structured_content, ensure_ascii=False, default=str, indent=1)]
+    cut = _save("\n".join(parts), max_tokens, path)
+    content = [mcp_types.TextContent(type="text", text=cut), *kept]
+    return result.model_copy(update={"content": content, "structured_content": None})
 
 
-def _fits(text: str, max_tokens: int) -> bool:
+def _text(part: Any) -> str:
+    text = getattr(part, "text", None)  # TextContent
+    if isinstance(text, str):
+        return text
+    text = getattr(getattr(part, "resource", None), "text", None)  # an embedded text resource
+    return text if isinstance(text, str) else part.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def _fits(parts: list[str], max_tokens: int) -> bool:
     from agent.tokens import count as tokens
 
-    return len(text) <= READ_CAP and tokens.count_text(text) <= max_tokens
+    if sum(len(part) + 1 for part in parts) > READ_CAP + 1:
+        return False
+    return tokens.count_text("\n".join(parts)) <= max_tokens
 
 
 def _lines(text: str) -> Iterator[tuple[str, bool]]:

@@ -2,8 +2,9 @@
 (never a hang) when the server does not answer within the tool timeout (agent.tools.mcp_servers.timeouts),
 or when the session reports a message from it that could not be read (the answer the call waits
 for may be that one: the client drops it and would wait forever). A server that dies costs its tools,
-not the turn. An answer too big for the window is cut like read_file's, off the event loop
-(agent.tools.answer_cap), before the hooks, the history or the gauge see it."""
+not the turn. An answer too big for the window is cut like read_file's as soon as the session has
+it (`capped_client`, agent.tools.answer_cap), before the client libraries map it and before the hooks,
+the history or the gauge see it."""
 
 from __future__ import annotations
 
@@ -86,15 +87,22 @@ def Guarded(wrapped: Any, *, server: Any, fail: Callable[[BaseException], None],
                 server.log.note(f"[client] {name} did not answer in {seconds:g} s; the call was ended")
                 return (f"Error: {name} did not answer in {seconds:g} s, so the call was ended "
                         "(the limit is mcpToolTimeout in the settings, or MCP_TOOL_TIMEOUT, in milliseconds)")
-            return await _capped(answer, ctx, name)
+            return answer
 
     return _Guarded(wrapped)
 
 
-async def _capped(answer: Any, ctx: Any, name: str) -> Any:
-    from agent.tools.answer_cap import cap_answer, saved_path
-    from agent.tools.read_cap import read_token_cap
+def capped_client(transport: Any, cap: Callable[[Any], Any], **options: Any) -> Any:
+    """A fastmcp Client whose every tool answer (mcp_types.CallToolResult) passes `cap`, in a worker
+    thread, before fastmcp and pydantic-ai read it (`call_tool_mcp` is where fastmcp's `call_tool`
+    gets the session's answer)."""
+    from fastmcp.client import Client
 
-    state = ctx.deps
-    path = saved_path(state.workspace, state.session_id, ctx.tool_call_id or name)
-    return await asyncio.to_thread(cap_answer, answer, read_token_cap(state.config.context_window), path)
+    class _CappedClient(Client):
+        async def call_tool_mcp(self, name: str, arguments: dict[str, Any], progress_handler: Any = None,
+                                timeout: Any = None, meta: dict[str, Any] | None = None) -> Any:
+            result = await super().call_tool_mcp(name, arguments, progress_handler=progress_handler,
+                                                 timeout=timeout, meta=meta)
+            return await asyncio.to_thread(cap, result)
+
+    return _CappedClient(transport, **options)

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,9 +106,9 @@ def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
 
 
 def _client(server: Server, state: Any) -> Any:
-    from fastmcp.client import Client
     from fastmcp.client.transports import SSETransport, StreamableHttpTransport
 
+    from agent.tools.mcp_calls import capped_client
     from agent.tools.mcp_stdio import ServerProcess
     from agent.tools.shell import command_env
 
@@ -121,7 +122,21 @@ def _client(server: Server, state: Any) -> Any:
         transport = SSETransport(config["url"], headers=config.get("headers") or None)
     else:
         transport = StreamableHttpTransport(config["url"], headers=config.get("headers") or None)
-    return Client(transport, message_handler=_on_message(server), log_handler=_on_log(server))
+    return capped_client(transport, _cap(server, state), message_handler=_on_message(server),
+                         log_handler=_on_log(server))
+
+
+def _cap(server: Server, state: Any) -> Any:
+    """How an answer of this server is cut: one read's share of the window now, the rest saved."""
+
+    def cap(result: Any) -> Any:
+        from agent.tools.answer_cap import cap_result, saved_path
+        from agent.tools.read_cap import read_token_cap
+
+        path = saved_path(state.workspace, state.session_id, f"{server.name}-{uuid.uuid4().hex[:12]}")
+        return cap_result(result, read_token_cap(state.config.context_window), path)
+
+    return cap
 
 
 def _on_message(server: Server) -> Any:
@@ -202,8 +217,6 @@ class StartTimeout(Exception):
 
 
 def _import_client() -> None:
-    import logging
-
     import fastmcp.client  # noqa: F401 - a second of imports, kept off the event loop
     import pydantic_ai.mcp  # noqa: F401
 

@@ -6,9 +6,10 @@ read so far, so one long answer costs time quadratic in its length, on the event
 answer: docs/measured.md), and it keeps a line of any size; and it gives the server's stderr a
 file of ours (the terminal), which nothing can escape or bound.
 Here a line is gathered in linear time and refused past MAX_MESSAGE bytes (the rest of it is read
-and dropped, and the session is told, which ends the call waiting for it: agent.tools.mcp_calls); a
-long line is parsed in a worker thread; stderr goes through a pipe into the server's log
-(agent.tools.mcp_log). The server runs in its own process group and ends as the MCP specification
+and dropped, and the session is told, which ends the call waiting for it: agent.tools.mcp_calls);
+stderr goes through a pipe into the server's log (agent.tools.mcp_log). Parsing a message holds the
+event loop as long as it takes wherever it runs (the parser keeps the interpreter's lock throughout),
+so MAX_MESSAGE also bounds that. The server runs in its own process group and ends as the MCP specification
 says: its stdin closed, then SIGTERM to the group, then SIGKILL.
 """
 
@@ -34,7 +35,6 @@ from pydantic import ValidationError
 from agent.tools.mcp_log import ServerLog
 
 MAX_MESSAGE = 64 << 20  # bytes of one message from a server
-PARSE_IN_THREAD = 1 << 20  # a longer message is parsed off the event loop
 EXIT_GRACE = 2.0  # seconds a server has to exit once its stdin is closed, and again after SIGTERM
 _PIPE_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
 
@@ -106,7 +106,7 @@ async def _read_answers(stdout: ByteReceiveStream, out: MemoryObjectSendStream[S
                         await out.send(AnswerTooLarge(dropped + len(line) + len(piece)))
                     elif line or piece.strip():
                         line += piece
-                        await out.send(await _message(line))
+                        await out.send(_parse(line))
                     line, dropped = bytearray(), 0
                 rest = chunk[start:]
                 if dropped or len(line) + len(rest) > MAX_MESSAGE:
@@ -114,12 +114,6 @@ async def _read_answers(stdout: ByteReceiveStream, out: MemoryObjectSendStream[S
                     line = bytearray()
                 else:
                     line += rest
-
-
-async def _message(raw: bytearray) -> SessionMessage | Exception:
-    if len(raw) <= PARSE_IN_THREAD:
-        return _parse(raw)
-    return await anyio.to_thread.run_sync(_parse, raw)
 
 
 def _parse(raw: bytearray) -> SessionMessage | Exception:
