@@ -149,8 +149,11 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
         state.emit(Notice(refused, level="error"))
         return None
     prelude = context + prelude
+    from agent.tools import mcp_servers
+
     try:
         await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
+        await mcp_servers.wait_started(state)  # a server still starting: its tools, or its failure, first
     except asyncio.CancelledError:
         from agent.turn.loop import keep_interrupted_before_turn
 
@@ -165,9 +168,6 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
         state.emit(Notice(t("attached", state.lang, paths=separator.join(attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    from agent.tools import mcp_servers
-
-    await mcp_servers.wait_started(state)
     outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
     return await project_setup.stop_hooks(state, outcome)
 

@@ -124,14 +124,34 @@ async def cmd_init(app: App) -> None:
 # --- MCP servers ---------------------------------------------------------------------------
 
 
-@command("mcp")
-async def cmd_mcp(app: App) -> None:
+LOG_LINES = 40  # lines of a server's log /mcp log shows
+
+
+@command("mcp", takes_args=True)
+async def cmd_mcp(app: App, args: str = "") -> None:
     servers = app.state.mcp.servers
     if not servers:
         app.say(t("mcp_none", app.lang), "warn")
         return
+    action, _, name = args.partition(" ")
+    if not action:
+        _list_servers(app)
+        return
+    if action not in ("log", "retry", "reconnect") or not name.strip():
+        app.say(t("mcp_usage", app.lang), "warn")
+        return
+    server = servers.get(name.strip())
+    if server is None:
+        app.say(t("mcp_unknown", app.lang, name=name.strip()), "warn")
+    elif action == "log":
+        _show_log(app, server)
+    else:
+        await _retry(app, server)
+
+
+def _list_servers(app: App) -> None:
     lines, names = [t("mcp_title", app.lang)], []
-    for server in servers.values():
+    for server in app.state.mcp.servers.values():
         what = t(f"mcp_state_{server.state}", app.lang)
         if server.error:
             what += f": {server.error}"
@@ -139,4 +159,32 @@ async def cmd_mcp(app: App) -> None:
         lines.append(f"  {server.name} · {t(f'memory_scope_{server.scope}', app.lang)} · {what}")
         if server.tools:
             lines.append("    " + ", ".join(f"mcp__{server.name}__{tool}" for tool in server.tools))
+        if server.state == "failed":
+            lines.append(t("mcp_hint_failed", app.lang, name=server.name))
     app.show(lines, names)
+
+
+def _show_log(app: App, server: Any) -> None:
+    """The log's last lines as the server wrote them: the UI escapes what is not printable."""
+    from agent.tools.mcp_log import log_path, tail
+
+    path = log_path(app.state.workspace, server.name)
+    lines = tail(path, LOG_LINES)
+    if not lines:
+        app.say(t("mcp_log_none", app.lang, name=server.name, path=path))
+        return
+    app.show([t("mcp_log_title", app.lang, n=len(lines), name=server.name, path=path), *lines])
+
+
+async def _retry(app: App, server: Any) -> None:
+    from agent.tools import mcp_servers
+
+    if server.state == "waiting":
+        app.say(t("mcp_retry_waiting", app.lang, name=server.name), "warn")
+        return
+    if server.state == "starting":
+        app.say(t("mcp_retry_starting", app.lang, name=server.name))
+        return
+    await mcp_servers.restart(app.state, server)
+    if server.state == "ready":
+        app.say(t("mcp_retry_ready", app.lang, name=server.name, n=len(server.tools)))

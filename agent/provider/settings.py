@@ -126,7 +126,8 @@ GRANT_KEYS = ("baseUrl",)
 USER_ONLY_KEYS = ("trustProject",)
 # Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table,
 # agent.tools.sandbox.policy).
-SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox")
+SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox",
+                "mcpToolTimeout")
 # Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
 IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
@@ -231,6 +232,8 @@ def _check_env(value: Any, layer: Layer, lang: str, settings: Settings) -> dict[
 
 
 def _check_section(key: str, value: Any) -> Any:
+    if key == "mcpToolTimeout":  # milliseconds, as Claude Code's MCP_TOOL_TIMEOUT
+        return _whole(1)(value)
     if key == "prices":
         if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
             raise BadValue("prices")

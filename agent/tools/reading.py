@@ -29,7 +29,9 @@ COUNT_CAP = 64 << 20
 
 
 def readable_roots(workspace: Path) -> list[Path]:
-    return [session.archive_dir(workspace)]
+    from agent.store.project_dirs import tool_results_dir
+
+    return [session.archive_dir(workspace), tool_results_dir(workspace)]
 
 
 def numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None) -> str:

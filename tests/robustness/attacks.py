@@ -21,6 +21,7 @@ from tests.robustness import (
     attacks_19_screen,
     attacks_files,
     attacks_git,
+    attacks_mcp,
     attacks_repo_trust,
     attacks_repo_trust_screen,
     attacks_rules,
@@ -31,7 +32,7 @@ from tests.robustness.attack_kit import ROUND_TWO, ROUNDS, SCENARIOS, _ctx, _dir
 
 # The attack modules register their scenarios on import.
 __all__ = ["ROUND_TWO", "ROUNDS", "SCENARIOS", "attacks_19", "attacks_19_screen", "attacks_files", "attacks_git",
-           "attacks_repo_trust", "attacks_repo_trust_screen", "attacks_rules", "attacks_sandbox"]
+           "attacks_mcp", "attacks_repo_trust", "attacks_repo_trust_screen", "attacks_rules", "attacks_sandbox"]
 
 # --- 4. a failed write ---------------------------------------------------------------------
 
