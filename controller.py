@@ -69,6 +69,9 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
                                                         config.lang)
+    from agent.tools.preapproval import add_flag_rules
+
+    add_flag_rules(state.permissions, config)  # --allowed-tools "Bash(git diff:*)", --disallowed-tools mcp__x
     from agent.tools import mcp_servers
 
     state.hooks, hook_warnings = hooks.load(config.settings, config.lang)

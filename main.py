@@ -139,14 +139,17 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     return await project_setup.stop_hooks(state, outcome)
 
 
-async def submit(app, text: str) -> None:  # the REPL's callback
+async def submit(app, text: str, typed: bool = True) -> None:  # the REPL's callback
+    """A line the user typed (a slash command, or a message), or with `typed` False a command's prompt."""
     if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
         await asyncio.shield(app.state.scratch.ready)
     try:
-        if text.startswith("/"):
-            from ui.commands import dispatch
+        from ui.commands import dispatch, slash_command
 
+        if typed:
+            app.refresh_custom(warn=False)
+        if typed and slash_command(text, app.is_command) is not None:
             await dispatch(app, text)
         elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text)
@@ -194,28 +197,18 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
-async def print_mode(state: AppState, prompt: str, output_format: str = "text") -> int:
+async def print_mode(state: AppState, prompt: str | None, output_format: str = "text",
+                     input_format: str = "text") -> int:
+    """-p: one turn (or, with stream-json input, one per line of stdin); the exit status (ui.print_mode)."""
+    from ui import print_mode as printing
     from ui.print_json import make_view
 
     early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
-    from agent.compaction.oversize import check_message, warning
-
-    if (found := check_message(state, prompt)) is not None:
-        print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
-        return 2
-    await project_setup.start_project(state)
-    from agent.tools import mcp_servers
-
-    mcp_servers.start(state, state.permissions.project_trusted)
     try:
-        await on_submit(state, prompt)
+        return await printing.run(state, view, prompt, input_format, on_submit)
     finally:
         save_stats(state)
-        from agent.tools import mcp_servers
-
-        await mcp_servers.stop_all(state)
-    return view.finish()
 
 
 def read_prompt(prompt: str, stdin, lang: str) -> str:
@@ -231,12 +224,24 @@ def read_prompt(prompt: str, stdin, lang: str) -> str:
     return f"{prompt}\n\n<stdin>\n{data.rstrip()}\n</stdin>" if data.strip() else prompt
 
 
-def check_tools(config: Config) -> None:
-    from agent.tools.toolset import tool_names, unknown_tools
+def check_stream_input(args: argparse.Namespace, lang: str) -> None:
+    """--input-format stream-json: user messages on stdin, answered as stream-json, with no prompt of its own."""
+    from cli import PRINT_WITHOUT_TEXT
 
-    for flag, names in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
-        if unknown := unknown_tools(sorted(names)):
-            raise ValueError(t("unknown_tools", config.lang, names=", ".join(unknown), flag=flag,
+    if args.prompt != PRINT_WITHOUT_TEXT or args.output_format != "stream-json":
+        raise ValueError(t("print_input_needs_stream", lang))
+
+
+def check_tools(config: Config) -> None:
+    from agent.tools.preapproval import resolve
+
+    for flag, items in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
+        if not items:
+            continue  # the tool set imports pydantic-ai, the slowest import: a start without the flags must not wait
+        from agent.tools.toolset import tool_names
+
+        if bad := resolve(items, tool_names()).bad:
+            raise ValueError(t("unknown_tools", config.lang, names=", ".join(bad), flag=flag,
                                known=", ".join(tool_names())))
 
 
@@ -277,12 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_config(config)
         check_tools(config)
-        if args.prompt is not None:
+        if args.input_format == "stream-json":
+            check_stream_input(args, config.lang)
+        elif args.prompt is not None:
             args.prompt = read_prompt(args.prompt, sys.stdin, config.lang)
     except ValueError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    if args.prompt is not None and not args.prompt.strip():
+    if args.prompt is not None and args.input_format == "text" and not args.prompt.strip():
         print(f"{PROG}: {t('empty_prompt', config.lang)}", file=sys.stderr)
         return 2
     if not config.api_key and not config.base_url:
@@ -310,7 +317,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.prompt is not None:
-            return asyncio.run(print_mode(state, args.prompt, args.output_format))
+            streamed = args.input_format == "stream-json"  # the turns come from stdin (ui.print_mode)
+            return asyncio.run(print_mode(state, None if streamed else args.prompt, args.output_format,
+                                          args.input_format))
         return asyncio.run(repl(state))
     except KeyboardInterrupt:  # Ctrl-C in -p mode: the turn was settled as it was cancelled
         print("\n" + t("interrupted", config.lang), file=sys.stderr)
@@ -325,9 +334,7 @@ async def repl(state: AppState) -> int:
 
     early = state.emit
     app = App(state, submit)
-    from ui.setup_commands import add_custom_commands
-
-    add_custom_commands(app)
+    app.refresh_custom()  # a command file a built-in name hides is said at start
     window = t("window_known" if state.config.window_known else "window_assumed", state.lang,
                n=state.config.context_window)
     app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",

@@ -21,7 +21,8 @@ from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
 
-OnSubmit = Callable[["App", str], Awaitable[None]]
+# (app, text, typed): a typed line may be a slash command; a command's prompt (typed=False) is not.
+OnSubmit = Callable[["App", str, bool], Awaitable[None]]
 MAX_PATH_COMPLETIONS = 50
 
 
@@ -76,7 +77,7 @@ class App(CommandHost):
         self.session: PromptSession | None = None
 
     async def prompt(self, text: str) -> None:
-        await self.on_submit(self, text)
+        await self.on_submit(self, text, False)
 
     # --- questions asked while a turn runs -------------------------------------------------
 
@@ -172,10 +173,12 @@ class App(CommandHost):
 
     async def submit(self, text: str) -> None:
         """Run one input as a task that Ctrl-C cancels; the history stays valid either way."""
+        from ui.commands import slash_command
+
         loop = asyncio.get_running_loop()
-        if not text.startswith("/"):
+        if slash_command(text, self.is_command) is None:
             self.renderer.wait()  # from Enter on: the warm-up, a compaction check, the request
-        task = loop.create_task(self.on_submit(self, text))
+        task = loop.create_task(self.on_submit(self, text, True))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         ticker = loop.create_task(self._tick())
         try:

@@ -3,12 +3,9 @@ permissions, MCP servers and memory files. Like every command they talk only thr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from agent.text.i18n import t
-from ui.registry import COMMANDS, Command, command
 from ui.registry import CommandHost as App
+from ui.registry import command
 
 
 def _shown(value: object, lang: str) -> str:
@@ -38,37 +35,6 @@ async def cmd_config(app: App) -> None:
         lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,
                        layer=t(f"config_source_{layer}", app.lang), path=path))
     app.show(lines, names)
-
-
-# --- custom commands -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CustomCommand(Command):
-    """A command from a Markdown file: its texts are the file's, the same in every language."""
-
-    source: Any = None  # agent.turn.custom_commands.CustomCommand
-
-    def describe(self, lang: str) -> str:
-        return self.source.description or t("custom_command", lang, path=self.source.path)
-
-    def hint(self, lang: str) -> str:
-        return self.source.argument_hint or t("custom_command_args", lang)
-
-
-def add_custom_commands(app: App) -> None:
-    """Register the workspace's and the user's command files; a built-in name wins, with a warning."""
-    from agent.turn import custom_commands
-
-    for found in custom_commands.load(app.state.workspace):
-        if found.name in COMMANDS:
-            app.say(t("custom_command_shadowed", app.lang, name=found.name, path=found.path), "warn")
-            continue
-
-        async def run(host: App, args: str, found: Any = found) -> None:
-            await host.prompt(found.prompt(args))
-
-        app.custom[found.name] = CustomCommand(found.name, (), run, takes_args=True, source=found)
 
 
 # --- memory files --------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""A project's grants need the user's approval once: its allow rules, hooks and MCP servers come from
-files anyone may have written (a cloned repository's `.coding-agent/`, `.mcp.json`), and they run
-code or let it run. The approval is kept in the data folder, keyed by the workspace and a hash of
-those grants: a changed grant is asked about again.
+"""A project's grants need the user's approval once: its allow rules, hooks, MCP servers and custom
+commands' `allowed-tools` come from files anyone may have written (a cloned repository's
+`.coding-agent/`, `.claude/commands/`, `.mcp.json`), and they run code or let it run. The approval
+is kept in the data folder, keyed by the workspace and a hash of those grants: a changed grant is
+asked about again.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def grants(settings: Any, workspace: Path) -> dict[str, Any]:
                 found.setdefault("mcp", {}).update(layer.data["mcpServers"])
     if servers := read_mcp_json(workspace):
         found.setdefault("mcp", {}).update(servers)
+    from agent.provider.command_files import project_grants
+
+    if commands := project_grants(workspace):  # `allowed-tools` a command's turn would be granted
+        found["commands"] = commands
     return found
 
 
@@ -95,6 +100,9 @@ def describe(found: dict[str, Any]) -> list[str]:
                 for hook in (group.get("hooks") or []) if isinstance(group, dict) else ():
                     if isinstance(hook, dict):
                         lines.append(f"  hook   {event} ({layer}): {hook.get('command', '')}")
+    for name, command in found.get("commands", {}).items():
+        runs = "".join(f"; runs !`{line}`" for line in command["runs"])
+        lines.append(f"  command {name}: allowed-tools {', '.join(command['allowed-tools'])}{runs}")
     for name, server in found.get("mcp", {}).items():
         if isinstance(server, dict):
             what = server.get("url") or " ".join(str(x) for x in [server.get("command", ""), *server.get("args", [])])

@@ -6,6 +6,7 @@ import locale
 import os
 
 from agent.text.i18n_caps import CAPS_TEXTS
+from agent.text.i18n_commands import COMMAND_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
 from agent.text.i18n_prices import PRICE_TEXTS
@@ -374,6 +375,7 @@ TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, comman
 TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
+TEXTS.update(COMMAND_TEXTS)  # custom commands, sub-agents, -p's Claude Code flags
 
 
 def t(key: str, lang: str, **values: object) -> str:
