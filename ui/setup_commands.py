@@ -84,3 +84,34 @@ async def cmd_mcp(app: App) -> None:
         if server.tools:
             lines.append("    " + ", ".join(f"mcp__{server.name}__{tool}" for tool in server.tools))
     app.show(lines, names)
+
+
+# --- sub-agents ----------------------------------------------------------------------------
+
+
+@command("agents")
+async def cmd_agents(app: App) -> None:
+    from agent.provider import agent_files
+
+    defined = agent_files.load(app.state.workspace)
+    if not defined:
+        app.say(t("agents_none", app.lang), "warn")
+        return
+    lines, strong = [t("agents_title", app.lang)], [""]
+    for agent in defined:
+        lines.append(t("agents_line", app.lang, name=agent.name, scope=t(f"memory_scope_{agent.scope}", app.lang),
+                       path=agent.path))
+        strong.append(f"  {agent.name}")
+        if agent.description:
+            lines.append(f"    {' '.join(agent.description.split())[:200]}")
+            strong.append("")
+        tools = ", ".join(agent.tools) if agent.tools is not None else t("agents_all_tools", app.lang)
+        if agent.model is None:
+            model = t("agents_inherit", app.lang)
+        elif agent_files.is_claude_model(agent.model):
+            model = t("agents_claude_model", app.lang, model=agent.model)
+        else:
+            model = agent.model
+        lines.append(t("agents_detail", app.lang, tools=tools, model=model))
+        strong.append("")
+    app.show(lines, strong)

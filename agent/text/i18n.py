@@ -13,6 +13,7 @@ from agent.text.i18n_prices import PRICE_TEXTS
 from agent.text.i18n_security import SECURITY_TEXTS
 from agent.text.i18n_session import SESSION_TEXTS
 from agent.text.i18n_setup import SETUP_TEXTS
+from agent.text.i18n_tools import TOOL_TEXTS
 from agent.text.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -376,6 +377,7 @@ TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
 TEXTS.update(COMMAND_TEXTS)  # custom commands, sub-agents, -p's Claude Code flags
+TEXTS.update(TOOL_TEXTS)  # the tools' failures on the REPL's lines
 
 
 def t(key: str, lang: str, **values: object) -> str:

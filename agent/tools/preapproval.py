@@ -64,13 +64,8 @@ def our_names(items: frozenset[str]) -> frozenset[str]:
     return frozenset(CLAUDE_TOOLS.get(item, item) for item in items)
 
 
-def add_flag_rules(perms: Any, config: Config) -> None:
-    """The flags' rules join the session's (`perms` an agent.state.setup.Permissions): what
-    --allowed-tools says as a rule is allowed, what --disallowed-tools says is denied."""
-    if not config.allowed_tools and not config.disallowed_tools:
-        return  # no flag: nothing to parse, and the tool set (pydantic-ai) is not imported for it
-    from agent.tools.toolset import tool_names
-
-    known = tool_names()
+def add_flag_rules(perms: Any, config: Config, known: list[str]) -> None:
+    """The flags' rules join the session's (`perms` an agent.state.setup.Permissions, `known` our tool
+    names): what --allowed-tools says as a rule is allowed, what --disallowed-tools says is denied."""
     perms.rules["allow"] += resolve(config.allowed_tools, known).rules
     perms.rules["deny"] += resolve(config.disallowed_tools, known).rules
