@@ -55,7 +55,7 @@ def test_custom_commands_in_the_terminal(workspace, home, live_server):  # noqa:
     type_line(child, "/help")
     child.expect_exact("/frontend:component")
     wait_prompt(child)
-    assert shown(screen, "/frontend:component [arguments] — Make a component")
+    assert shown(screen, "/frontend:component [arguments] (/component) — Make a component")
     # Written while the REPL runs: found at once. Its ! line is asked like any command.
     (commands / "branch.md").write_text("On branch: !`echo feature-x`. Review it.")
     type_line(child, "/branch")

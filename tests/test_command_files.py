@@ -64,9 +64,17 @@ async def test_a_namespaced_command_is_listed_and_run(app, server, workspace):
           "---\ndescription: Make a component\n---\nMake a $1 component in the house style.")
     await dispatch(app, "/help")
     [listing] = app.state.emit.of(Listing)
-    assert "/frontend:component [arguments] — Make a component" in listing.lines
+    # Claude Code's own name for it, /component, too: no other command has that name.
+    assert "/frontend:component [arguments] (/component) — Make a component" in listing.lines
     await dispatch(app, "/frontend:component Button")
     assert "Make a Button component in the house style." in sent(server)
+    await dispatch(app, "/component Card")
+    assert "Make a Card component in the house style." in sent(server)
+    write(workspace / ".claude" / "commands" / "backend" / "component.md", "Make a $1 service.")
+    await dispatch(app, "/component Queue")  # two folders have one: only the full names work now
+    assert "Make a Queue" not in sent(server)
+    await dispatch(app, "/backend:component Queue")
+    assert "Make a Queue service." in sent(server)
 
 
 async def test_a_command_file_added_while_running_is_found(app, server, workspace, home):

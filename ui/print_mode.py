@@ -60,9 +60,11 @@ async def run_prompt(state: AppState, prompt: str, on_submit: OnSubmit) -> str |
         await on_submit(state, prompt)
         return None
     name, arguments = found
+    if name in COMMANDS:  # a built-in name wins over a file's, as in the REPL
+        return t("print_builtin_command", state.lang, name=name)
     command = command_files.find(state.workspace, name)
     if command is None:
-        return t("print_builtin_command" if name in COMMANDS else "print_unknown_command", state.lang, name=name)
+        return t("print_unknown_command", state.lang, name=name)
     await custom_commands.run(state, command, arguments, lambda text: on_submit(state, text))
     return None
 

@@ -55,7 +55,7 @@ class CommandHost:
     def commands(self, warn: bool = True) -> list[Command]:
         """The built-in commands, then the custom ones as their files are now: what /help and completion list."""
         self.refresh_custom(warn)
-        return [*unique_commands(), *self.custom.values()]
+        return [*unique_commands(), *dict.fromkeys(self.custom.values())]
 
     def refresh_custom(self, warn: bool = True) -> None:
         """The command files as they are now: one added, changed or removed while the REPL runs
@@ -63,14 +63,20 @@ class CommandHost:
         from agent.provider import command_files
 
         found: dict[str, Command] = {}
-        for source in command_files.load(self.state.workspace):
+        sources = command_files.load(self.state.workspace)
+        short = {source.name: leaf for leaf, source in command_files.short_names(sources).items()
+                 if leaf not in COMMANDS}
+        for source in sources:
             if source.name in COMMANDS:
                 if warn and source.path not in self._shadowed:
                     self._shadowed.add(source.path)
                     self.say(t("custom_command_shadowed", self.lang, name=source.name, path=source.path), "warn")
                 continue
             run = functools.partial(_run_file, source=source)
-            found[source.name] = FileCommand(source.name, (), run, takes_args=True, source=source)
+            aliases = (short[source.name],) if source.name in short else ()
+            found[source.name] = FileCommand(source.name, aliases, run, takes_args=True, source=source)
+            for alias in aliases:
+                found[alias] = found[source.name]
         self.custom = found
 
     def is_command(self, name: str) -> bool:

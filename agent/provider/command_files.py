@@ -1,7 +1,8 @@
 """Custom slash commands' files, Claude Code's format: a Markdown file per command in the project's
 `.coding-agent/commands/` or `.claude/commands/`, or the user's `~/.coding-agent/commands/` or
 `~/.claude/commands/` (the first folder that has a name wins). The file's path is the command:
-`review.md` is /review, `frontend/component.md` is /frontend:component. Front matter may give
+`review.md` is /review, `frontend/component.md` is /frontend:component (and /component, Claude Code's
+name for it, unless another command has that name). Front matter may give
 `description`, `argument-hint`, `allowed-tools` (rules granted for that command's turn) and `model`;
 the body is the prompt, with `$ARGUMENTS`, `$1`, `$2`, ... and `` !`command` `` (a command whose
 output goes in its place: agent.turn.custom_commands runs it).
@@ -114,8 +115,20 @@ def load(workspace: Path) -> list[CommandFile]:
     return list(found.values())
 
 
+def short_names(commands: list[CommandFile]) -> dict[str, CommandFile]:
+    """Claude Code's name of a namespaced command (`frontend/component.md` is its `/component`), where
+    no other command has it: the folder-qualified name is ours and always works."""
+    flat = {c.name for c in commands if ":" not in c.name}
+    leaves: dict[str, list[CommandFile]] = {}
+    for command in commands:
+        if ":" in command.name:
+            leaves.setdefault(command.name.rsplit(":", 1)[1], []).append(command)
+    return {leaf: found[0] for leaf, found in leaves.items() if len(found) == 1 and leaf not in flat}
+
+
 def find(workspace: Path, name: str) -> CommandFile | None:
-    return next((c for c in load(workspace) if c.name == name), None)
+    commands = load(workspace)
+    return next((c for c in commands if c.name == name), None) or short_names(commands).get(name)
 
 
 def project_grants(workspace: Path) -> dict[str, dict[str, list[str]]]:
