@@ -18,7 +18,7 @@ from ui.render import Renderer, error_line
 # text does (a refused write, a stale read).
 FAILURES = {"Refused", "ToolError", "PathError"}
 FAILURE_RETURNS = {("agent/tools/write_guard.py", "refusal"), ("agent/state/file_state.py", "check_fresh")}
-VALUE = "<value>"  # what an f-string's value is in a sample
+VALUE = " <value>"  # what an f-string's value is in a sample (with a space: edit_file's hint starts with one)
 
 
 def _sample(node: ast.expr) -> str | None:
@@ -73,6 +73,10 @@ def test_a_line_keeps_its_values_and_the_longest_wording_wins():
     assert match_error("no such file: a b.txt; use write_file to create it") == ("te_no_such_file_edit",
                                                                                   {"path": "a b.txt"})
     assert match_error("no such file: notes.txt") == ("te_no_such_file", {"path": "notes.txt"})
+    copy = " Copy the text exactly as read_file shows"
+    assert match_error("old_string was not found in a.b.txt." + copy)[1] == {"path": "a.b.txt", "hint": ""}
+    hint = " The closest line is 3: 'x = 1.5'."
+    assert match_error(f"old_string was not found in notes.txt.{hint}{copy}")[1] == {"path": "notes.txt", "hint": hint}
     assert error_line("Error: src/x.py is outside the workspace /ws", "zh") == "错误：src/x.py 在工作区 /ws 之外"
     assert error_line("Error: something new", "zh") == "错误：something new"  # the detail as the tool said it
     assert error_line("Error: the user declined to run this command", "en") == \

@@ -35,7 +35,7 @@ class AgentCompleter(Completer):
     def get_completions(self, document, complete_event):
         text = document.text_before_cursor
         if text.startswith("/") and " " not in text:
-            for cmd in self.app.commands():
+            for cmd in self.app.commands(warn=False):  # a warning would be drawn over the line being typed
                 for name in (cmd.name, *cmd.aliases):
                     if name.startswith(text[1:]):
                         yield Completion("/" + name, -len(text), display_meta=cmd.describe(self.app.lang))

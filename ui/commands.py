@@ -34,7 +34,7 @@ def slash_command(text: str, known: Callable[[str], bool]) -> tuple[str, str] | 
     if not text.startswith("/"):
         return None
     name, _, args = text[1:].partition(" ")
-    if not known(name) and _names_a_path(text):
+    if name and not known(name) and _names_a_path(text):
         return None
     return name, args.strip()
 

@@ -83,6 +83,10 @@ TOOL_TEXTS: dict[str, tuple[str, str]] = {
 }
 
 
+# A field whose text has a shape of its own: edit_file's hint is empty or a sentence after a space.
+FIELD_PATTERNS = {"hint": r"(?: .*?)?"}
+
+
 @cache
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
     """Each failure's English wording as a pattern, its fields as groups; the longest wording first,
@@ -92,7 +96,8 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
         if not key.startswith("te_"):
             continue
         pieces = re.split(r"\{(\w+)\}", en)
-        pattern = "".join(re.escape(piece) if n % 2 == 0 else f"(?P<{piece}>.*?)" for n, piece in enumerate(pieces))
+        pattern = "".join(re.escape(piece) if n % 2 == 0 else f"(?P<{piece}>{FIELD_PATTERNS.get(piece, '.*?')})"
+                          for n, piece in enumerate(pieces))
         found.append((len("".join(pieces[::2])), re.compile(pattern, re.S), key))
     return [(pattern, key) for _size, pattern, key in sorted(found, key=lambda f: -f[0])]
 
