@@ -312,9 +312,15 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         await permissions.command(deps, command)
     except permissions.Refused as exc:
         return f"Error: {exc}"
-    deps.emit(CommandRunning(command))
+    return await run_allowed(deps, command, min(max(timeout, 1), MAX_TIMEOUT))
+
+
+async def run_allowed(state: AppState, command: str, timeout: float) -> str:
+    """A command that may run (agent.tools.permissions said so), run as every such command is: the
+    model's, and a custom command's `!` lines (agent.turn.custom_commands)."""
+    state.emit(CommandRunning(command))
     try:
-        return await execute(command, deps.workspace, min(max(timeout, 1), MAX_TIMEOUT))
+        return await execute(command, state.workspace, timeout)
     except OSError as exc:
         return f"Error: cannot run the command: {exc.strerror or exc}"
 

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from agent.events import CommandRunning, Notice
+from agent.events import Notice
 from agent.provider.command_files import INLINE, CommandFile
 from agent.state.app import AppState
 from agent.text.i18n import t
@@ -55,18 +55,14 @@ def turn_rules(state: AppState, command: CommandFile) -> list[Rule]:
 
 async def _inline(state: AppState, command: CommandFile, line: str) -> str | None:
     """One `!` command's output, or None when it may not run (declined, refused by a rule)."""
-    from agent.tools.shell import execute
+    from agent.tools.builtin import run_allowed
 
     try:
         await permissions.command(state, line)
     except permissions.Refused:
         state.emit(Notice(t("command_inline_declined", state.lang, name=command.name, command=line), "warn"))
         return None
-    state.emit(CommandRunning(line))
-    try:
-        output = await execute(line, state.workspace, INLINE_TIMEOUT)
-    except OSError as exc:
-        output = f"cannot run the command: {exc.strerror or exc}"
+    output = await run_allowed(state, line, INLINE_TIMEOUT)
     state.emit(Notice(t("command_inline_ran", state.lang, command=line, n=output.count("\n") + 1), "dim"))
     text = output.rstrip("\n")
     return text[: -len(OK_ENDING)].rstrip("\n") if text.endswith(OK_ENDING) else text
