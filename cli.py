@@ -22,9 +22,8 @@ def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(env_name(name), default)
 
 
-def _env_list(name: str) -> list[str] | None:
+def _one_item(value: str | None) -> list[str] | None:
     """A flag that may be given several times (action="extend") starts from its variable as one item."""
-    value = _env(name)
     return [value] if value else None
 
 
@@ -94,11 +93,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="-p's input: the prompt, or (with --output-format stream-json) one JSON user message "
                    "per line of stdin, a turn each, until stdin ends")
     p.add_argument("--allowed-tools", "--allowedTools", dest="allowed_tools", nargs="+", action="extend",
-                   default=_env_list("allowed_tools"), metavar="TOOL|RULE",
+                   default=_one_item(_env("allowed_tools")), metavar="TOOL|RULE",
                    help="tools that run without asking (run_command, Bash, mcp__server__tool) or allow rules "
                    "(\"Bash(git diff:*)\"), separated by commas or spaces")
     p.add_argument("--disallowed-tools", "--disallowedTools", dest="disallowed_tools", nargs="+", action="extend",
-                   default=_env_list("disallowed_tools"), metavar="TOOL|RULE",
+                   default=_one_item(_env("disallowed_tools")), metavar="TOOL|RULE",
                    help="tools the model is not given (write_file, Bash) or deny rules (\"Bash(git push:*)\", "
                    "mcp__server)")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),

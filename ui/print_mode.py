@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -84,10 +85,20 @@ def user_text(line: str) -> str:
     raise ValueError('expected {"type": "user", "message": {"role": "user", "content": text or text blocks}}')
 
 
+def _read_lines(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
+    """stdin's lines into `queue`, then None; in a daemon thread, which a blocked read never keeps
+    alive once the turns are over (Ctrl-C, an error)."""
+    for line in sys.stdin:
+        loop.call_soon_threadsafe(queue.put_nowait, line)
+    loop.call_soon_threadsafe(queue.put_nowait, None)
+
+
 async def _stream_input(state: AppState, view: PrintRenderer, on_submit: OnSubmit) -> int:
     """A turn per user message until stdin ends; each turn ends with its result line."""
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    threading.Thread(target=_read_lines, args=(asyncio.get_running_loop(), queue), daemon=True).start()
     number = 0
-    while line := await asyncio.to_thread(sys.stdin.readline):
+    while (line := await queue.get()) is not None:
         number += 1
         if not line.strip():
             continue
