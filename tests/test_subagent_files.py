@@ -54,6 +54,7 @@ async def test_a_defined_sub_agent_runs_with_its_prompt_tools_and_model(make_sta
     # task's description names the project's sub-agents, so that the model knows to use them.
     [task_tool] = [tool["function"] for tool in parent[0]["tools"] if tool["function"]["name"] == "task"]
     assert "- reviewer: Reviews code for bugs. Use after every change." in task_tool["description"]
+    assert "subagent_type" in task_tool["parameters"]["properties"]
     [report] = tool_results(parent[-1])
     assert report.startswith("Done: read_file returned") and "not available to a sub-agent here: WebSearch" in report
 
@@ -65,6 +66,14 @@ async def test_an_unknown_sub_agent_is_told_with_the_defined_ones(make_state, se
     await main.on_submit(state, "go")
     assert tool_results(server.requests[-1]["body"]) == [
         "Error: no sub-agent is named 'nobody'; the defined ones: helper"]
+
+
+async def test_without_definitions_the_task_tool_is_as_it_was(make_state, server, workspace):
+    state = make_state()
+    await main.on_submit(state, "hello")
+    [task_tool] = [t["function"] for t in server.requests[-1]["body"]["tools"] if t["function"]["name"] == "task"]
+    assert "subagent_type" not in task_tool["parameters"]["properties"] and "Sub-agents defined" not in \
+        task_tool["description"]
     assert not any(is_child(r["body"]) for r in server.requests)
 
 

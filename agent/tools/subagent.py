@@ -16,6 +16,7 @@ concurrently).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from datetime import datetime
 from pathlib import Path
@@ -192,7 +193,7 @@ async def task(ctx: RunContext[AppState], description: str, prompt: str, tools: 
         prompt: The whole job, self-contained.
         tools: Its tools (default read_file, list_files, grep; also write_file, edit_file, run_command, fetch_url).
         token_budget: Tokens for all its requests (default 300000).
-        subagent_type: The name of a sub-agent defined for this project (its own instructions and tools).
+        subagent_type: A sub-agent defined for this project, by name (its own instructions and tools).
     """
     deps = ctx.deps
     if not prompt.strip():
@@ -216,12 +217,32 @@ async def task(ctx: RunContext[AppState], description: str, prompt: str, tools: 
     return "\n".join([report, *(f"[{note}]" for note in notes if note)])
 
 
+AGENT_TYPE = "subagent_type"
+
+
+@functools.cache
+def _agent_type_schema() -> dict[str, Any]:
+    return Tool(task, takes_ctx=True).function_schema.json_schema["properties"][AGENT_TYPE]
+
+
+def task_tool() -> Tool[AppState]:
+    """The task tool as the agent is built with it: `subagent_type` is offered only while sub-agents
+    are defined (list_defined), so without them its definition, and its tokens in every request, are
+    what they were."""
+    tool = Tool(task, takes_ctx=True, prepare=list_defined)
+    tool.function_schema.json_schema["properties"].pop(AGENT_TYPE, None)
+    return tool
+
+
 async def list_defined(ctx: RunContext[AppState], tool_def: ToolDefinition) -> ToolDefinition:
-    """The task tool's description names the project's sub-agents (none defined: it is left as it is,
-    byte for byte, and the request prefix with it)."""
+    """With the project's sub-agents defined: the task tool's `subagent_type`, and its description
+    naming them (none defined: the definition is left as it is, byte for byte, and the prefix with it)."""
     defined = agent_files.load(ctx.deps.workspace)
     if not defined:
         return tool_def
     lines = [f"- {a.name}: {' '.join(a.description.split())[:300]}" for a in defined]
     text = "\n\nSub-agents defined for this project (pass the name as subagent_type):\n" + "\n".join(lines)
-    return dataclasses.replace(tool_def, description=(tool_def.description or "") + text)
+    schema = dict(tool_def.parameters_json_schema)
+    schema["properties"] = {**schema["properties"], AGENT_TYPE: _agent_type_schema()}
+    return dataclasses.replace(tool_def, description=(tool_def.description or "") + text,
+                               parameters_json_schema=schema)

@@ -21,12 +21,12 @@ def all_tools() -> list[Tool[AppState]]:
 
     from agent.tools.builtin import TOOLS
     from agent.tools.fetch_url import fetch_url
-    from agent.tools.subagent import list_defined, task
+    from agent.tools.subagent import task_tool
     from agent.tools.todo import todo
 
     # `task` is not sequential: several sub-agents asked for at once run at the same time.
     return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True),
-            Tool(task, takes_ctx=True, prepare=list_defined)]
+            task_tool()]
 
 
 def tool_names() -> list[str]:
