@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="default (ask before edits and commands), acceptEdits (the default: edits in the "
                    "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
+    p.add_argument("--demo", action="store_true", default=_env_flag("demo"),
+                   help="try it without a key, against the built-in emulator (a source checkout's), which it "
+                   "starts and stops")
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {VERSION}")
     return p

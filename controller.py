@@ -134,7 +134,7 @@ def start_warm_up(state: AppState) -> None:
 
 def undo_turn(state: AppState) -> Checkpoint | None:
     """/undo: the last turn's files come back (file_history), and history and session file end before it."""
-    checkpoint = state.file_history.undo()
+    checkpoint = state.file_history.undo(state.workspace.resolve(), state.lang)
     if checkpoint is None:
         return None
     from agent.compaction.background import cancel_background  # not at start-up: main imports this module

@@ -34,12 +34,17 @@ from controller import start_state
 if TYPE_CHECKING:
     from agent.turn.loop import TurnOutcome
 
+# The agent's own source folder: a session started there is about the agent, rarely what a newcomer meant.
+CHECKOUT = Path(__file__).resolve().parent
+
 
 
 def api_key(args: argparse.Namespace) -> str | None:
     """API_KEY goes anywhere; DEEPSEEK_API_KEY only to DeepSeek; OPENAI_API_KEY only with --base-url.
 
     A DeepSeek key sent to a local or third-party server would hand it to whoever runs that server."""
+    if args.demo:
+        return None  # the emulator needs no key, and gets none of the user's
     names = ["API_KEY"]
     if is_deepseek_url(args.base_url):
         names.append("DEEPSEEK_API_KEY")
@@ -89,14 +94,17 @@ def replay_early(state: AppState, early: object) -> None:
 # --- a turn --------------------------------------------------------------------------------
 
 
-async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
-    """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop."""
+async def on_submit(state: AppState, user_input: str, typed: str | None = None) -> TurnOutcome | None:
+    """Commands first; then the watermark check; then the checkpoint, the @-mentions and the loop.
+    `typed`: the input is a project file's text (a command's body) and this is what the user typed
+    into it; the image paths the file's text names (not those the user typed) are confined to the
+    workspace like the model's reads."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
     import midturn
     from agent.tools import hooks
-    from agent.tools.images import pasted_paths
+    from agent.tools.images import image_paths, pasted_paths
     from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
     from agent.turn.loop import run_turn
 
@@ -108,8 +116,10 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     # The mentioned files count in the watermark, but their reads join the ReadFileState only
     # after a compaction, which would otherwise forget them (or restore them twice).
     reads = ReadFileState()
+    pasted = pasted_paths(user_input if typed is None else typed)
+    named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
-                                              pasted=pasted_paths(user_input))
+                                              pasted=pasted, named=named)
     from agent.compaction.oversize import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
@@ -139,20 +149,21 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     return await project_setup.stop_hooks(state, outcome)
 
 
-async def submit(app, text: str, typed: bool = True) -> None:  # the REPL's callback
-    """A line the user typed (a slash command, or a message), or with `typed` False a command's prompt."""
+async def submit(app, text: str, typed: str | None = None, command_prompt: bool = False) -> None:
+    """The REPL's callback: a line the user typed (a slash command, or a message), or with
+    `command_prompt` a custom command's prompt, never a command itself (`typed`: on_submit's)."""
     if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
         await asyncio.shield(app.state.scratch.ready)
     try:
         from ui.commands import dispatch, slash_command
 
-        if typed:
+        if not command_prompt:
             app.refresh_custom(warn=False)
-        if typed and slash_command(text, app.is_command) is not None:
+        if not command_prompt and slash_command(text, app.is_command) is not None:
             await dispatch(app, text)
         elif (text := await _fit_or_attach(app, text)) is not None:
-            await on_submit(app.state, text)
+            await on_submit(app.state, text, typed)
     except session.SessionLocked as exc:  # /resume of a session another process has open
         app.say(exc.text(app.lang), "error")
     except Exception as exc:  # noqa: BLE001 - one failed input must not end the REPL and its session
@@ -267,6 +278,24 @@ def check_config(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.settings = apply_settings(args, argv)
+    if not args.demo:
+        return run(args)
+    from agent.provider.demo_server import DEMO_WINDOW, DemoServer, DemoUnavailable
+
+    demo = DemoServer()
+    try:
+        args.base_url = demo.start()
+    except DemoUnavailable as exc:
+        print(f"{PROG}: {t('demo_unavailable', args.lang, path=str(exc))}", file=sys.stderr)
+        return 2
+    args.context_window = args.context_window or DEMO_WINDOW
+    try:
+        return run(args)
+    finally:
+        demo.stop()
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except BadPrices as exc:
@@ -306,6 +335,10 @@ def main(argv: list[str] | None = None) -> int:
             debuglog.forget_secret(config.api_key)
             debuglog.enable()
         state = start_state(args, config)
+        if args.demo:
+            state.emit(Notice(t("demo_started", config.lang, url=config.base_url)))
+        if config.workspace == CHECKOUT and args.prompt is None:
+            state.emit(Notice(t("own_checkout", config.lang), "warn"))
     except session.SessionLocked as exc:
         print(exc.text(config.lang), file=sys.stderr)
         return 2
@@ -340,7 +373,7 @@ async def repl(state: AppState) -> int:
     app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",
             "dim")
     if state.history:
-        app.say(t("resumed", state.lang, n=len(state.history)), "dim")
+        app.report("resumed")
     replay_early(state, early)
     await project_setup.start_project(state)
     try:

@@ -50,5 +50,7 @@ async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
         if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
             return outcome
         state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
-        outcome = await run_turn(state, said.blocked, before_request=midturn.before_request)
+        # The hook's reason goes as its own framed message, never as the user's words (agent.tools.hooks).
+        feedback = hooks.hook_message("hook_stop", said.blocked, "Stop", state.lang)
+        outcome = await run_turn(state, None, [feedback], before_request=midturn.before_request)
     return outcome

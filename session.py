@@ -24,7 +24,7 @@ from agent.store.faults import fault
 
 # Re-exported: callers know the folders as session.project_dir and session.archive_dir.
 from agent.store.project_dirs import ARCHIVE_DIR_NAME, archive_dir, folder_name, private_dir, project_dir  # noqa: F401
-from agent.store.regular_file import open_regular
+from agent.store.regular_file import open_regular, read_regular
 from agent.store.session_lock import SessionLock, SessionLocked  # noqa: F401 - session.SessionLock is the API
 from agent.text.clean_text import clean_messages
 
@@ -191,7 +191,7 @@ def _reason(exc: ValueError) -> str:
 def load(session_id: str, workspace: Path | None = None) -> Loaded:
     path = session_file(session_id, workspace)
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except FileNotFoundError:
         return Loaded([], [])
     except OSError as exc:  # a folder in its place, no permission, an I/O error: say so, start empty
@@ -342,7 +342,7 @@ def archive_session(session_id: str, workspace: Path | None = None) -> Path:
 
     def copy(out: BinaryIO) -> None:
         if src.exists():
-            with src.open("rb") as inp:
+            with open_regular(src) as inp:
                 while chunk := inp.read(COPY_CHUNK):
                     out.write(chunk)
                     fault("archive_mid_copy")
@@ -357,4 +357,6 @@ def list_archives(session_id: str, workspace: Path | None = None) -> list[Path]:
     folder = archive_dir(workspace)
     if not folder.is_dir():
         return []
-    return sorted(folder.glob(f"{session_id}-*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name))
+    # Only regular files: another process may have put a FIFO, a device or a dangling link there.
+    found = [p for p in folder.glob(f"{session_id}-*.jsonl") if p.is_file()]
+    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))

@@ -116,7 +116,8 @@ class Listing:
 
 @dataclass(frozen=True)
 class ReportRequested:
-    """A slash command wants a view of the session drawn: "status" (/status) or "context" (/context).
+    """A view of the session to draw: "status" (/status), "context" (/context) or "resumed" (a resumed
+    session's last turns).
     The UI builds it from the state it shows, so no rich object crosses the channel."""
 
     view: str
@@ -157,6 +158,8 @@ class ApprovalRequest:
     detail: str = ""
     # Who asks, when not the agent itself: a sub-agent's label (agent.tools.subagent).
     origin: str = ""
+    # False: `detail` is cut (its start and end shown): the question must not call it whole.
+    whole: bool = True
 
 
 @dataclass(frozen=True)

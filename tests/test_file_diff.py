@@ -4,6 +4,7 @@ file shaped to make difflib quadratic (old lines 0..n, new ones interleaved) can
 from __future__ import annotations
 
 import difflib
+import os
 import subprocess
 
 from hypothesis import given, settings
@@ -26,7 +27,10 @@ async def test_a_pathological_write_is_summarised(ctx, workspace):
         result = await write_file(ctx, f"f{n}.txt", new)
         assert isinstance(result, ToolReturn), result
         assert (workspace / f"f{n}.txt").read_text() == new
-        assert f"diff not computed: {n} old and {2 * n} new lines" in result.metadata["diff"]
+        diff = result.metadata["diff"]
+        assert f"no line-by-line diff: {n} old and {2 * n} new lines" in diff
+        # What the new file adds is listed all the same, each line after its number.
+        assert "\n+2: x0\n" in diff and f"\n+{2 * n}: x{n - 1}\n" in diff
 
 
 async def test_an_edit_in_a_long_file_keeps_its_line_numbers(ctx, workspace):
@@ -44,16 +48,69 @@ async def test_an_edit_in_a_long_file_keeps_its_line_numbers(ctx, workspace):
 @given(st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d", ""]), max_size=40),
        st.lists(st.sampled_from(["a\n", "b\n", "x\n", "y\n"]), max_size=10), st.integers(0, 40),
        st.integers(0, 5))
-def test_the_diff_applies_with_patch(tmp_path_factory, lines, inserted, at, dropped):
+def test_the_diff_applies_with_git_apply(tmp_path_factory, lines, inserted, at, dropped):
+    # git's own applier (no fuzz, checks "\ No newline at end of file") rather than GNU patch: git is one of
+    # the three things the README asks for, patch is not on a minimal system, and the Python appliers
+    # (whatthepatch, patch-ng) ignore the missing final newline this test is here to check.
     old = "".join(lines)
     new = "".join(lines[:at] + inserted + lines[at + dropped:])
     diff = _diff(old.encode(), new.encode(), "f", "en")
     if old == new:
         assert diff == ""
         return
-    folder = tmp_path_factory.mktemp("patch")
+    folder = tmp_path_factory.mktemp("apply")
     (folder / "f").write_text(old)
-    done = subprocess.run(["patch", "-s", "-p1", "--no-backup-if-mismatch"], input=diff, text=True, cwd=folder,
-                          capture_output=True)
+    # Outside any repository git apply works as patch does; the ceiling keeps it from finding one above.
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(folder.parent)}
+    done = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], input=diff, text=True, cwd=folder,
+                          capture_output=True, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (folder / "f").read_text() == new
+
+
+async def test_a_risky_write_whose_change_is_too_long_to_show_is_not_asked_about(ctx, workspace):
+    """An instructions file is never written on an approval the user could not read: a change longer
+    than the question shows whole is refused before anyone is asked."""
+    from agent.events import ApprovalRequest
+    from tests.fake_ui import FakeUI
+    from tests.robustness.attack_kit import Approver
+
+    old = "".join(f"rule {i}\n" for i in range(3_000))
+    (workspace / "AGENTS.md").write_text(old)
+    ctx.deps.emit = FakeUI(approve=Approver("y"))
+    read_file(ctx, "AGENTS.md")
+    new = "".join(f"rule {i} (stricter, and a long reason that makes the listing long)\n" for i in range(3_000))
+    answer = await write_file(ctx, "AGENTS.md", new)
+    assert "too long to show the user whole" in str(answer) and "nothing was written" in str(answer)
+    assert ctx.deps.emit.of(ApprovalRequest) == []
+    assert (workspace / "AGENTS.md").read_text() == old
+
+
+async def test_an_ordinary_write_cut_for_the_question_is_not_called_whole(ctx, workspace):
+    import io
+
+    from rich.console import Console
+
+    from agent.events import ApprovalRequest
+    from ui.render import Renderer
+
+    seen: list[ApprovalRequest] = []
+    out = io.StringIO()
+
+    async def no(question: str, fresh: bool) -> str:
+        return "n"
+
+    renderer = Renderer(Console(file=out, width=200), "en", read_answer=no)
+
+    def emit(event):
+        if isinstance(event, ApprovalRequest):
+            seen.append(event)
+        return renderer(event)
+
+    ctx.deps.emit = emit
+    ctx.deps.permissions.mode = "default"
+    answer = await write_file(ctx, "data.txt", "".join(f"row {i}\n" for i in range(20_000)))
+    assert "declined" in str(answer)
+    [asked] = seen
+    assert not asked.whole and "characters cut" in asked.detail
+    assert "NOT shown whole" in out.getvalue()

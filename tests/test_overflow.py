@@ -110,6 +110,6 @@ async def test_leaving_out_the_oldest_keeps_this_turns_attachment_shortened(make
     kept = state.history
     answer = kept[2].parts[0].content
     assert kept[3] == prompt and answer.startswith("     1\tline 0 of")
-    assert "to fit the window; continue with offset=" in answer
+    assert "to fit the window; the file has 400 lines; continue with offset=" in answer
     assert any("attachments were cut further: @big.md (lines 1–" in n.text for n in state.emit.of(Notice))
     assert history_problems(kept) == []

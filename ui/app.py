@@ -21,8 +21,9 @@ from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import keys_not_echoed
 
-# (app, text, typed): a typed line may be a slash command; a command's prompt (typed=False) is not.
-OnSubmit = Callable[["App", str, bool], Awaitable[None]]
+# (app, text, typed=None, command_prompt=False): main.submit; a typed line may be a slash command, a
+# command's prompt is not.
+OnSubmit = Callable[..., Awaitable[None]]
 MAX_PATH_COMPLETIONS = 50
 
 
@@ -76,8 +77,8 @@ class App(CommandHost):
         state.emit = self.renderer
         self.session: PromptSession | None = None
 
-    async def prompt(self, text: str) -> None:
-        await self.on_submit(self, text, False)
+    async def prompt(self, text: str, typed: str | None = None) -> None:
+        await self.on_submit(self, text, typed, True)
 
     # --- questions asked while a turn runs -------------------------------------------------
 
@@ -178,7 +179,7 @@ class App(CommandHost):
         loop = asyncio.get_running_loop()
         if slash_command(text, self.is_command) is None:
             self.renderer.wait()  # from Enter on: the warm-up, a compaction check, the request
-        task = loop.create_task(self.on_submit(self, text, True))
+        task = loop.create_task(self.on_submit(self, text))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         ticker = loop.create_task(self._tick())
         try:

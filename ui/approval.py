@@ -38,11 +38,13 @@ def _append_line(out: Text, line: str, lang: str) -> None:
         out.append(piece[pos:])
 
 
-def command_view(command: str, lang: str, header: str) -> tuple[Text, int]:
-    """The whole command as a rich Text under `header`, and its number of lines."""
+def command_view(command: str, lang: str, header: str, whole: bool = True) -> tuple[Text, int]:
+    """The whole command as a rich Text under `header`, and its number of lines. `whole` False: the
+    text is a cut of something longer, and the header says so instead of "shown whole"."""
     lines = command.split("\n")
     count = len(lines)
-    out = Text(f"{header} ({t('approve_lines', lang, n=count)}):\n", style="bold yellow")
+    out = Text(f"{header} ({t('approve_lines' if whole else 'approve_lines_cut', lang, n=count)}):\n",
+               style="bold yellow")
     pos = 0
     for m in _BLANKS.finditer(command):
         for line in command[pos : m.start()].split("\n"):

@@ -60,6 +60,8 @@ async def cmd_resume(app: App) -> None:
     messages = load_session(app.state, chosen)
     switch_session(app.state, chosen, messages)
     app.say(t("resumed_session", app.lang, id=chosen))
+    if messages:
+        app.report("resumed")
     hooks.session_start(app.state, "resume")
     # As at start-up: a session near the threshold gets its request built while the user types.
     start_warm_up(app.state)
@@ -71,7 +73,9 @@ async def cmd_undo(app: App) -> None:
     if checkpoint is None:
         app.say(t("nothing_to_undo", app.lang), "warn")
         return
-    app.say(t("undone", app.lang, words=checkpoint.user_input[:60], n=len(checkpoint.files)))
+    app.say(t("undone", app.lang, words=checkpoint.user_input[:60], n=len(checkpoint.files) - len(checkpoint.failed)))
+    for line in checkpoint.failed:
+        app.say(t("undo_file_failed", app.lang, line=line), "error")
 
 
 @command("compact", takes_args=True)

@@ -17,7 +17,7 @@ from agent.text.i18n import t
 from ui.print_json import JsonRenderer, StreamJsonRenderer
 from ui.print_view import PrintRenderer, exit_code
 
-OnSubmit = Callable[[AppState, str], Awaitable[Any]]
+OnSubmit = Callable[..., Awaitable[Any]]  # main.on_submit(state, text, typed=None)
 
 
 async def run(state: AppState, view: PrintRenderer, prompt: str | None, input_format: str,
@@ -66,7 +66,7 @@ async def run_prompt(state: AppState, prompt: str, on_submit: OnSubmit) -> str |
     command = command_files.find(state.workspace, name)
     if command is None:
         return t("print_unknown_command", state.lang, name=name)
-    await custom_commands.run(state, command, arguments, lambda text: on_submit(state, text))
+    await custom_commands.run(state, command, arguments, lambda text, typed: on_submit(state, text, typed))
     return None
 
 

@@ -17,7 +17,8 @@ from agent.events import (
 from agent.text.i18n import t
 from ui.approval import plain
 from ui.dispatch import Dispatcher, Reply
-from ui.render import MAIN_ARG, compaction_done, retry_text
+from ui.render import compaction_done, retry_text
+from ui.tool_line import MAIN_ARG
 
 
 class PrintRenderer(Dispatcher):

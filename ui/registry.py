@@ -47,9 +47,10 @@ class CommandHost:
     async def confirm(self, question: str) -> bool:
         return await ask(self.state.emit, Question(question, yes_no=True)) == "y"
 
-    async def prompt(self, text: str) -> None:
-        """Send `text` to the model as if the user had typed it (custom commands, /init); a host
-        without a model (a test's) only says it."""
+    async def prompt(self, text: str, typed: str | None = None) -> None:
+        """Send `text` to the model (custom commands, /init); a host without a model (a test's) only
+        says it. `typed`: `text` is a project file's and this is what the user typed into it
+        (main.on_submit confines the paths only the file names)."""
         self.say(text, "dim")
 
     def commands(self, warn: bool = True) -> list[Command]:

@@ -30,8 +30,10 @@ from agent.events import (
 )
 from agent.text.i18n import t
 from agent.tools.answers import ERROR_PREFIX
+from agent.tools.reading import read_span
 from ui.approval import command_view, plain
 from ui.dispatch import Dispatcher
+from ui.tool_line import tool_line
 
 if TYPE_CHECKING:
     from rich.status import Status
@@ -39,9 +41,6 @@ if TYPE_CHECKING:
     from agent.state.app import AppState
     from ui.stream import MarkdownStream
 
-# The argument that best names what a tool call does, shown on its one line.
-MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "list_files": "pattern",
-            "grep": "pattern", "run_command": "command"}
 DIFF_MAX_LINES = 60
 COMMAND_TAIL_LINES = 5  # a command's last lines shown; the model gets the whole output
 COMMAND_LINE_MAX = 200
@@ -194,9 +193,11 @@ class Renderer(Dispatcher):
             return
         self.end_answer()
         from ui.context_view import render
+        from ui.resumed_view import resumed_lines
         from ui.status import status_lines
 
-        for line in status_lines(self.state) if event.view == "status" else render(self.state):
+        view = {"status": status_lines, "context": render, "resumed": resumed_lines}[event.view]
+        for line in view(self.state):
             self.console.print(line)
 
     def on_todos(self, event: TodosChanged) -> None:
@@ -226,7 +227,8 @@ class Renderer(Dispatcher):
         view, lines = command_view(event.subject, self.lang, header)
         self.console.print(view)
         if event.detail:  # what a write would change, escaped like a command
-            change, more = command_view(event.detail.rstrip("\n"), self.lang, t("approve_change", self.lang))
+            change, more = command_view(event.detail.rstrip("\n"), self.lang, t("approve_change", self.lang),
+                                        event.whole)
             self.console.print(change)
             lines += more
         answer = await read_answer(t("approve_question", self.lang, n=lines), True)
@@ -269,16 +271,7 @@ class Renderer(Dispatcher):
 
     def on_tool_call(self, event: ToolCallStarted) -> None:
         self.end_answer()
-        key = MAIN_ARG.get(event.tool_name)
-        # One line: the approval question shows a command whole, this line only names it.
-        arg = plain(str(event.args.get(key, ""))).replace("\n", "↵") if key else ""
-        if len(arg) > 100:
-            arg = arg[:97] + "..."
-        line = Text("⏺ ", style="cyan")
-        line.append(plain(event.tool_name), style="bold")
-        if arg:
-            line.append(f" {arg}")
-        self.console.print(line)
+        self.console.print(tool_line(event.tool_name, event.args))
         self.wait(event.tool_name)
 
     def on_tool_result(self, event: ToolResult) -> None:
@@ -289,9 +282,7 @@ class Renderer(Dispatcher):
         elif event.tool_name == "run_command":
             self._command_output(event.content)
         else:
-            lines = event.content.count("\n") + 1 if event.content else 0
-            self.console.print(Text(f"  ⎿ {t('tool_size', self.lang, lines=lines, chars=len(event.content))}",
-                                    style="dim"))
+            self.console.print(Text(f"  ⎿ {self._size(event)}", style="dim"))
         if event.diff:
             from rich.syntax import Syntax
 
@@ -301,6 +292,15 @@ class Renderer(Dispatcher):
                 shown += "\n" + t("diff_more_lines", self.lang, n=len(diff_lines) - DIFF_MAX_LINES)
             self.console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
         self.wait()
+
+    def _size(self, event: ToolResult) -> str:
+        """How much the tool answered; for a read that is a part of its file, which part (the model is told
+        where to go on, the user sees that it did not get the whole file)."""
+        if event.tool_name == "read_file" and (span := read_span(event.content)) is not None:
+            first, last, total = span
+            return t("tool_read_part", self.lang, first=first, last=last, total=total)
+        lines = event.content.count("\n") + 1 if event.content else 0
+        return t("tool_size", self.lang, lines=lines, chars=len(event.content))
 
     def _ending(self, line: str) -> str:
         """agent.tools.shell's last line ("[exit code: 1]", "[killed: timed out after 5 seconds]") for the user."""

@@ -73,11 +73,12 @@ def user_messages(messages: Sequence[ModelMessage]) -> list[str]:
     notes; a note where messages were left out gives back the user's words it carries)."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
+    from agent.tools.hooks import is_hook_message
     from session import is_agent_note
 
     found = []
     for message in messages:
-        if not isinstance(message, ModelRequest) or is_summary(message):
+        if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message):
             continue
         if is_agent_note(message.metadata):
             found += [m for m in (message.metadata or {}).get("user_messages") or [] if isinstance(m, str)]

@@ -17,6 +17,7 @@ from agent import debuglog
 from agent.compaction.summary import is_summary
 from agent.errors import NothingToCompact
 from agent.state.transcript import read_note, read_undo_note, undo_note, write_undo_note  # noqa: F401 - re-exported  # noqa: F401 - re-exported
+from agent.store.regular_file import read_regular
 from agent.text.i18n import t
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def plan_undo(transcript: Transcript, lang: str) -> UndoPlan:
     if not archives:
         raise NothingToCompact(t("undo_nothing", lang))
     newest = archives[-1]
-    restored = session.parse_lines(newest.read_bytes()).messages
+    restored = session.parse_lines(read_regular(newest)).messages
     return UndoPlan(newest, restored, later_messages(transcript.messages, read_undo_note(newest)))
 
 

@@ -1,7 +1,10 @@
 """Checkpoints of the files the agent changed, one per user turn, for /undo.
 
 Only changes made through write_file / edit_file are recorded; what a shell command does to
-the disk is not (it cannot be known cheaply).
+the disk is not (it cannot be known cheaply). A command may still have changed the tree since: a
+folder replaced by a symlink, a file by a FIFO. Putting files back is confined again at that moment,
+folder by folder from the workspace down (agent.store.confined); what cannot be reached that way is
+skipped and named, never written through the symlink.
 """
 
 from __future__ import annotations
@@ -9,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.store.atomic import replace_file
+from agent.store.confined import Refused, read_under, restore_under
+from agent.text.i18n import t
 
 
 @dataclass
@@ -32,28 +36,28 @@ class FileHistory:
         self.checkpoints.append(checkpoint)
         return checkpoint
 
-    def record_before_write(self, path: Path) -> None:
-        """Keep `path`'s content as it was before this turn; only the first write of a turn counts."""
+    def record_before_write(self, path: Path, root: Path) -> None:
+        """Keep `path`'s content as it was before this turn; only the first write of a turn counts.
+        A path that cannot be read within `root` now is not recorded (nor ever written back)."""
         if not self.checkpoints:
             return
         files = self.checkpoints[-1].files
         if path in files:
             return
         try:
-            files[path] = path.read_bytes()
-        except FileNotFoundError:
-            files[path] = None
+            files[path] = read_under(root, path)
+        except OSError:
+            pass
 
-    def undo(self) -> Checkpoint | None:
-        """Put the newest checkpoint's files back as they were; the caller truncates the history."""
+    def undo(self, root: Path, lang: str) -> Checkpoint | None:
+        """Put the newest checkpoint's files back as they were, within `root`; the caller truncates
+        the history. What could not be put back is in the checkpoint's `failed`."""
         if not self.checkpoints:
             return None
         checkpoint = self.checkpoints.pop()
         for path, content in checkpoint.files.items():
-            try:
-                restore_file(path, content)
-            except OSError as exc:
-                checkpoint.failed.append(f"{path}: {exc.strerror or exc}")
+            if why := restore_file(path, content, root, lang):
+                checkpoint.failed.append(why)
         return checkpoint
 
     def drop_from(self, checkpoint: Checkpoint) -> list[Checkpoint]:
@@ -72,9 +76,21 @@ class FileHistory:
         self.checkpoints.sort(key=lambda cp: cp.history_index)
 
 
-def restore_file(path: Path, content: bytes | None) -> None:
-    if content is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, content)
+def restore_file(path: Path, content: bytes | None, root: Path, lang: str) -> str | None:
+    """Put `path` back to `content` (None: remove it) within `root`; None when done, else the line
+    saying what was skipped and why."""
+    try:
+        restore_under(root, path, content)
+    except Refused as exc:
+        return t("restore_skipped", lang, path=_shown(path, root), part=exc.part,
+                 why=t(f"confined_{exc.why}", lang))
+    except OSError as exc:
+        return f"{_shown(path, root)}: {exc.strerror or exc}"
+    return None
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

@@ -5,6 +5,7 @@ over the original, which keeps its mode and (where the OS lets us) its owner."""
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 import tempfile
 from collections.abc import Callable
@@ -41,6 +42,20 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def _give_mode(fd: int, old: os.stat_result | None, mode: int | None) -> None:
+    """The temp file's mode: `mode`, else the old file's mode and owner, else what open() would make."""
+    if mode is not None:
+        os.fchmod(fd, mode)
+    elif old is None:
+        os.fchmod(fd, 0o666 & ~_umask())
+    else:
+        try:  # owner first: chown clears set-id bits, chmod puts them back
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except OSError:
+            pass  # only root may give a file away; it stays ours
+        os.fchmod(fd, stat.S_IMODE(old.st_mode))
+
+
 def write_via_temp(
     path: Path, write: Callable[[BinaryIO], None], *, mode: int | None = None, suffix: str = TEMP_SUFFIX
 ) -> None:
@@ -57,16 +72,7 @@ def write_via_temp(
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        elif old is None:
-            os.chmod(tmp, 0o666 & ~_umask())  # what open() would have made
-        else:
-            try:  # owner first: chown clears set-id bits, chmod puts them back
-                os.chown(tmp, old.st_uid, old.st_gid)
-            except OSError:
-                pass  # only root may give a file away; it stays ours
-            os.chmod(tmp, stat.S_IMODE(old.st_mode))
+            _give_mode(f.fileno(), old, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -75,6 +81,34 @@ def write_via_temp(
             pass
         raise
     _fsync_dir(path.parent)
+
+
+def replace_at(dir_fd: int, name: str, data: bytes) -> None:
+    """replace_file for the file `name` in the open folder `dir_fd` (agent.store.confined): the same
+    temp file, mode and rename, with no path looked up again on the way."""
+    try:
+        old: os.stat_result | None = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        old = None
+    tmp = f".{name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+            _give_mode(f.fileno(), old, None)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
 
 
 def replace_file(

@@ -42,3 +42,10 @@ def read_confined(path: Path, root: Path, limit: int) -> str | None:
     except (OSError, RuntimeError):
         return None
     return data.decode("utf-8", errors="replace")[:limit]
+
+
+def read_regular(path: Path) -> bytes:
+    """The whole of `path` if it is a regular file; NotRegularFile if not (a session or archive file
+    another process replaced by a FIFO, or a link to /dev/zero, would block or never end)."""
+    with open_regular(path) as f:
+        return f.read()

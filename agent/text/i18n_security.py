@@ -5,10 +5,6 @@ from __future__ import annotations
 
 SECURITY_TEXTS: dict[str, tuple[str, str]] = {
     # key: (en, zh)
-    "diff_too_large": (
-        "[diff not computed: {old} old and {new} new lines differ in too many places to compare quickly]",
-        "[未计算差异：旧的 {old} 行与新的 {new} 行差别太多，无法快速比较]",
-    ),
     "approve_change": ("The change", "改动"),
     "write_reason_git_shape": (
         "a file that makes a git repository here, or points git at one (git runs the programs its config "

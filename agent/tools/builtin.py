@@ -92,9 +92,15 @@ async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new
     risk = write_guard.approval_reason(path, target, ctx.deps.workspace, new)
     shown = _display(target, ctx.deps.workspace)
 
-    async def change() -> str:
+    async def change() -> tuple[str, bool]:
         old = target.read_bytes() if target.exists() else b""  # a regular file: write_guard.refusal saw to it
-        return cap_text(await file_diff(old, new, shown, ctx.deps.lang), DIFF_CAP)
+        diff = await file_diff(old, new, shown, ctx.deps.lang)
+        if len(diff) <= DIFF_CAP:
+            return diff, True
+        if risk is not None:  # never written on an approval the user could not read
+            raise ToolError(f"the change to {shown} is {len(diff):,} characters, too long to show the user whole "
+                            f"(at most {DIFF_CAP:,}); nothing was written. Make it in smaller edits (edit_file)")
+        return cap_text(diff, DIFF_CAP), False
 
     try:
         await permissions.write(ctx.deps, shown, target, risk, change, tool)
@@ -103,7 +109,7 @@ async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new
 
 
 async def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
-    ctx.deps.file_history.record_before_write(target)
+    ctx.deps.file_history.record_before_write(target, ctx.deps.workspace.resolve())
     existed = target.exists()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -14,15 +14,22 @@ domain for the session. `domain_approved` is the one check, for settings rules t
 HTML becomes Markdown with markdownify (MIT, pinned in pyproject.toml): small (BeautifulSoup and
 six), maintained, it keeps links, headings, code blocks and tables, and drops scripts and styles.
 html2text is GPL-3.0, which this project's users could not ship alongside; trafilatura extracts
-the main text better but brings lxml and a dozen packages, too much for one tool.
+the main text better but brings lxml and a dozen packages, too much for one tool. The conversion runs
+in a worker process (agent.tools.html_worker) on at most MAX_HTML characters.
+
+Time: the whole fetch (every hop's name lookup, connection and body, and the conversion) has one
+deadline, so a server that trickles a byte at a time cannot hold a `-p` run for ever; the time the
+user takes to answer the domain question does not count. Ctrl-C cancels the reads and kills the worker.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
-import re
+import os
 import socket
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -38,8 +45,10 @@ WINDOW_SHARE = 0.05
 CHARS_PER_TOKEN = 3.5
 MIN_CAP, MAX_CAP = 2_000, 100_000  # characters; MAX_CAP is read_file's own cap
 MAX_BYTES = 5_000_000  # read of a body at most: a page is not a download
+MAX_HTML = 500_000  # characters of HTML converted at most: markdownify's time grows with each one
 MAX_REDIRECTS = 5
-TIMEOUT = 30.0
+TIMEOUT = 30.0  # seconds one read may wait
+DEADLINE = 60.0  # seconds the whole fetch may take (CODING_AGENT_FETCH_TIMEOUT)
 USER_AGENT = "coding-agent-compact (fetch_url)"
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/javascript")
 
@@ -54,6 +63,38 @@ class Page:
     status: int
     content_type: str
     text: str
+    html: bool = False  # `text` is HTML still to be converted
+
+
+class Budget:
+    """The time left of the fetch's one deadline, spent only inside `spend()` (not while the user
+    answers the domain question)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.total = self.left = seconds
+
+    @contextlib.asynccontextmanager
+    async def spend(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        try:
+            async with asyncio.timeout(max(self.left, 0.0)):
+                yield
+        except TimeoutError:
+            raise self.over() from None
+        finally:
+            self.left -= loop.time() - start
+
+    def over(self) -> FetchError:
+        return FetchError(f"the fetch took longer than {self.total:g} s (lookups, connections, the page and its "
+                          "conversion together): stopped")
+
+
+def deadline() -> float:
+    try:
+        return float(os.environ.get("CODING_AGENT_FETCH_TIMEOUT", DEADLINE))
+    except ValueError:
+        return DEADLINE
 
 
 def text_cap(window: int) -> int:
@@ -72,14 +113,24 @@ def parse_networks(text: str | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def address_refused(address: str, allowed: tuple[str, ...] = ()) -> str | None:
-    """Why `address` may not be fetched from, or None. IPv4 inside IPv6 (::ffff:127.0.0.1) counts
-    as the IPv4 address it is; a network the user allowed is allowed whatever it is."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if any(ip in ipaddress.ip_network(network) for network in allowed):
-        return None
+# IPv6 forms that carry an IPv4 address, which a NAT64 gateway, a 6to4 relay or the host itself may
+# deliver to: NAT64's well-known prefix (RFC 6052) and the deprecated IPv4-compatible form (::a.b.c.d);
+# ::ffff:a.b.c.d, 6to4 (2002::/16) and Teredo (2001::/32) ipaddress knows itself. NAT64's local-use
+# prefix (RFC 8215) places the IPv4 address as each network chooses: it is refused whole.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses `ip` carries, by every form that carries one."""
+    found = [a for a in (ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())) if a is not None]
+    if ip in _NAT64 or (ip in _V4_COMPATIBLE and int(ip) > 1):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF))
+    return found
+
+
+def _refused(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     if ip.is_loopback:
         return "a loopback address"
     if ip.is_link_local:
@@ -87,6 +138,27 @@ def address_refused(address: str, allowed: tuple[str, ...] = ()) -> str | None:
     if ip.is_private:
         return "a private network address"
     return None if ip.is_global else "not a public address"
+
+
+def address_refused(address: str, allowed: tuple[str, ...] = ()) -> str | None:
+    """Why `address` may not be fetched from, or None. An IPv6 address that carries an IPv4 one
+    (::ffff:127.0.0.1, ::127.0.0.1, NAT64, 6to4, Teredo) is refused for the IPv4 address too; a
+    network the user allowed is allowed whatever it is."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if any(ip in ipaddress.ip_network(network) for network in allowed):
+        return None
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return _refused(ip)
+    if ip.ipv4_mapped is not None:  # the IPv4 address it is, whatever the rest says
+        return address_refused(str(ip.ipv4_mapped), allowed)
+    if ip in _NAT64_LOCAL:
+        return "a local-use NAT64 address (the IPv4 address it reaches cannot be told)"
+    for carried in embedded_ipv4(ip):
+        if any(carried in ipaddress.ip_network(network) for network in allowed):
+            continue
+        if why := _refused(carried):
+            return f"{why} ({carried}, carried in {ip})"
+    return _refused(ip)
 
 
 async def resolve(host: str, port: int) -> list[str]:
@@ -134,7 +206,7 @@ def _hop(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname.lower(), port
 
 
-async def get(state: AppState, url: str) -> Page:
+async def get(state: AppState, url: str, budget: Budget) -> Page:
     """GET `url`, every hop's domain approved and its address checked; redirects followed by hand."""
     import httpx2
 
@@ -144,17 +216,17 @@ async def get(state: AppState, url: str) -> Page:
             scheme, host, port = _hop(url)
             if not await domain_approved(state, host, url):
                 raise FetchError(f"the user declined fetching from {host}")
-            address = await checked_address(host, port, allowed)
-            target = httpx2.URL(url).copy_with(host=address)
-            headers = {"Host": urlsplit(url).netloc.rsplit("@", 1)[-1], "User-Agent": USER_AGENT,
-                       "Accept": "text/html, text/markdown, text/*;q=0.9, */*;q=0.5"}
-            async with client.stream("GET", target, headers=headers,
-                                     extensions={"sni_hostname": host} if scheme == "https" else {}) as response:
-                location = response.headers.get("location")
-                if response.status_code in (301, 302, 303, 307, 308) and location:
-                    url = urljoin(url, location)
-                    continue
-                return await _page(url, response)
+            async with budget.spend():
+                address = await checked_address(host, port, allowed)
+                target = httpx2.URL(url).copy_with(host=address)
+                headers = {"Host": urlsplit(url).netloc.rsplit("@", 1)[-1], "User-Agent": USER_AGENT,
+                           "Accept": "text/html, text/markdown, text/*;q=0.9, */*;q=0.5"}
+                async with client.stream("GET", target, headers=headers,
+                                         extensions={"sni_hostname": host} if scheme == "https" else {}) as response:
+                    location = response.headers.get("location")
+                    if not (response.status_code in (301, 302, 303, 307, 308) and location):
+                        return await _page(url, response)
+            url = urljoin(url, location)
     raise FetchError(f"more than {MAX_REDIRECTS} redirects")
 
 
@@ -168,16 +240,29 @@ async def _page(url: str, response) -> Page:
         if len(body) > MAX_BYTES:
             break
     text = bytes(body[:MAX_BYTES]).decode(response.encoding or "utf-8", errors="replace")
-    if content_type in ("text/html", "application/xhtml+xml") or (not content_type and "<html" in text[:1000].lower()):
-        text = to_markdown(text)
-    return Page(url, response.status_code, content_type or "unknown", text)
+    html = content_type in ("text/html", "application/xhtml+xml") or \
+        (not content_type and "<html" in text[:1000].lower())
+    return Page(url, response.status_code, content_type or "unknown", text, html)
 
 
-def to_markdown(html: str) -> str:
-    from markdownify import markdownify
+async def as_markdown(page: Page, budget: Budget) -> str:
+    """The page's text, HTML converted to Markdown off the event loop within the time left."""
+    from agent.tools.html_worker import ConversionFailed, convert
 
-    text = markdownify(html, heading_style="ATX", bullets="-")
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    if not page.html:
+        return page.text
+    html, note = page.text, ""
+    if len(html) > MAX_HTML:
+        html, note = html[:MAX_HTML], f"[the page's HTML is {len(page.text):,} characters: its first {MAX_HTML:,} " \
+                                      "were converted]\n\n"
+    async with budget.spend():
+        try:
+            text = await convert(html, max(budget.left, 0.0))
+        except ConversionFailed as exc:
+            raise FetchError(str(exc)) from exc
+    if text is None:
+        raise budget.over()
+    return note + text
 
 
 def window_of(page_text: str, offset: int, length: int) -> tuple[str, str]:
@@ -206,8 +291,9 @@ async def fetch_url(ctx: RunContext[AppState], url: str, offset: int = 0, length
     try:
         if offset < 0 or (length is not None and length < 1):
             raise FetchError("offset must be 0 or more and length 1 or more")
-        page = await get(ctx.deps, url)
-        part, where = window_of(page.text, offset, min(length or cap, cap))
+        budget = Budget(deadline())
+        page = await get(ctx.deps, url, budget)
+        part, where = window_of(await as_markdown(page, budget), offset, min(length or cap, cap))
     except FetchError as exc:
         return f"Error: {exc}"
     except Exception as exc:  # noqa: BLE001 - a network failure of any kind is the model's to hear about

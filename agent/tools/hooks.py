@@ -240,15 +240,28 @@ def with_notes(result: Any, notes: list[str], event: str) -> Any:
     return f"{result}{added}"
 
 
-def context_messages(texts: list[str], lang: str) -> list[Any]:
-    """What the hooks added, as a message placed before the user's text."""
+# In the metadata of a message that carries a hook's text to the model: framed as the hook's, never
+# listed or carried as the user's words (/rewind, a compaction's user messages).
+HOOK_KEY = "hook"
+
+
+def is_hook_message(message: Any) -> bool:
+    return bool((getattr(message, "metadata", None) or {}).get(HOOK_KEY))
+
+
+def hook_message(prompt: str, text: str, event: str, lang: str) -> Any:
+    """A request carrying a hook's text, framed by the prompt `prompt` as the hook's own."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     from agent.text.prompts import load_prompt
 
-    if not texts:
-        return []
-    return [ModelRequest(parts=[UserPromptPart(load_prompt("hook_context", lang).format(text="\n\n".join(texts)))])]
+    return ModelRequest(parts=[UserPromptPart(load_prompt(prompt, lang).format(text=text))],
+                        metadata={HOOK_KEY: event})
+
+
+def context_messages(texts: list[str], lang: str) -> list[Any]:
+    """What the hooks added, as a message placed before the user's text."""
+    return [hook_message("hook_context", "\n\n".join(texts), "context", lang)] if texts else []
 
 
 def session_start(state: Any, source: str) -> None:

@@ -14,6 +14,7 @@ An image is never restored as text after a compaction: the summary names it and 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,8 +57,12 @@ def takes_images(config: Config) -> bool:
 
 
 def is_image_file(path: Path) -> bool:
+    """Whether `path` is a regular file that starts as an image does. Only a regular file is opened:
+    a pasted or command-named `shot.png` may be a FIFO or /dev/stdin, which would block the REPL."""
+    from agent.store.regular_file import open_regular
+
     try:
-        with path.open("rb") as f:
+        with open_regular(path) as f:
             return media_type(f.read(16)) is not None
     except OSError:
         return False
@@ -85,10 +90,13 @@ def load(path: Path, shown: str, config: Config) -> list[str | BinaryContent]:
 
     if not takes_images(config):
         raise ImageError(t("image_unsupported", config.lang, path=shown, model=config.model))
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise ImageError(t("image_too_large", config.lang, path=shown, size=size, limit=MAX_BYTES))
-    data = path.read_bytes()
+    from agent.store.regular_file import open_regular
+
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_BYTES:
+            raise ImageError(t("image_too_large", config.lang, path=shown, size=size, limit=MAX_BYTES))
+        data = f.read(MAX_BYTES + 1)
     kind = media_type(data[:16])
     if kind is None:
         raise ImageError(t("image_unreadable", config.lang, path=shown))
@@ -101,16 +109,22 @@ def load(path: Path, shown: str, config: Config) -> list[str | BinaryContent]:
 _PASTED = re.compile(r"""'((?:/|~/)[^']+)'|"((?:/|~/)[^"]+)"|(?:^|(?<=\s))((?:/|~/)(?:[^\s\\]|\\.)+)""")
 
 
-def pasted_paths(text: str) -> list[str]:
-    """Absolute (or ~) paths of existing image files in the user's text, as pasted or dropped into the
-    terminal; @mentions are not among them (agent.tools.mentions reads those)."""
+def image_paths(text: str) -> list[str]:
+    """Absolute (or ~) paths with an image's extension in `text`, as pasted or dropped into the
+    terminal, without duplicates; nothing is opened to find them."""
     found = []
     for match in _PASTED.finditer(text):
         raw = next(group for group in match.groups() if group)
         path = re.sub(r"\\(.)", r"\1", raw) if match.group(3) else raw
-        if path.lower().endswith(EXTENSIONS) and is_image_file(Path(path).expanduser()) and path not in found:
+        if path.lower().endswith(EXTENSIONS) and path not in found:
             found.append(path)
     return found
+
+
+def pasted_paths(text: str) -> list[str]:
+    """The image_paths of the user's text that are image files; @mentions are not among them
+    (agent.tools.mentions reads those)."""
+    return [path for path in image_paths(text) if is_image_file(Path(path).expanduser())]
 
 
 def images_in(messages: Sequence[ModelMessage]) -> list[str]:

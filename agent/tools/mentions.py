@@ -22,6 +22,7 @@ from agent.tools import images
 from agent.tools.answers import ToolError
 from agent.tools.read_cap import read_token_cap
 from agent.tools.reading import continues_at, read_for_model, readable_roots
+from agent.tools.workspace import PathError, resolve_path
 
 # Marks the read of an @-mention in the messages' metadata: it belongs with the user's message after
 # it, and is kept with it wherever that message is kept (agent.compaction.rebuild.with_attachments).
@@ -48,9 +49,11 @@ def build_mention_messages(
     state: AppState,
     read_file_state: ReadFileState | None = None,
     pasted: Sequence[str] = (),
+    named: Sequence[str] = (),
 ) -> tuple[list[ModelMessage], list[str]]:
     """A read_file call and its answer for every readable file (an image as an image), and a notice
-    for each one skipped; then the images whose paths were pasted (agent.tools.images.pasted_paths).
+    for each one skipped; then the images whose paths were pasted (agent.tools.images.pasted_paths),
+    and those a project file named (a command's body: confined to the workspace like the model's reads).
 
     The files are recorded in `read_file_state` (default: the session's).
     """
@@ -77,6 +80,14 @@ def build_mention_messages(
         try:
             reads.append((path, images.load(Path(path).expanduser(), path, state.config)))
         except (images.ImageError, OSError) as exc:
+            notices.append(t("image_not_attached", state.lang, why=exc))
+    for path in named:
+        try:
+            target = resolve_path(str(Path(path).expanduser()), state.workspace,
+                                  readable_roots=readable_roots(state.workspace))
+            if images.is_image_file(target):
+                reads.append((path, images.load(target, path, state.config)))
+        except (PathError, images.ImageError, OSError) as exc:
             notices.append(t("image_not_attached", state.lang, why=exc))
     return [dataclasses.replace(m, metadata={**(m.metadata or {}), MENTION_KEY: True}) for m in read_messages(reads)], \
         notices

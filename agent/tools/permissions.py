@@ -197,10 +197,10 @@ def _edits_preapproved(state: AppState) -> bool:
 
 
 async def write(state: AppState, display: str, target: Path, risk: Risk | None,
-                change: Callable[[], Awaitable[str]] | None = None, tool: str = EDIT_TOOLS[0]) -> None:
+                change: Callable[[], Awaitable[tuple[str, bool]]] | None = None, tool: str = EDIT_TOOLS[0]) -> None:
     """`tool` (write_file, edit_file) writing `target` (resolved, in the workspace): raises Refused
-    unless allowed. `change` makes the diff the user is shown, only when they are asked (it is
-    bounded, not free)."""
+    unless allowed. `change` makes the diff the user is shown and says whether it is shown whole,
+    only when they are asked (it is bounded, not free)."""
     kind, rule = decide(state.permissions, tool, state.workspace, path=target)
     kind, hook = _with_hook(kind), _hook_word()
     _refuse_by(kind, rule, hook)
@@ -220,8 +220,8 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None,
         if _edits_preapproved(state) or display in state.always_allowed_writes:
             return
         why = t("write_reason_mode", state.lang)
-    detail = await change() if change is not None else ""
-    answer = await ask(state.emit, ApprovalRequest("write", display, why=why, detail=detail))
+    detail, whole = await change() if change is not None else ("", True)
+    answer = await ask(state.emit, ApprovalRequest("write", display, why=why, detail=detail, whole=whole))
     if answer == "always":
         state.always_allowed_writes.add(display)
     elif answer == "project":

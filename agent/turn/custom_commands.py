@@ -130,12 +130,14 @@ async def _granted(state: AppState, rules: list[Rule]) -> AsyncIterator[None]:
 
 
 async def run(state: AppState, command: CommandFile, arguments: str,
-              submit: Callable[[str], Awaitable[Any]]) -> Any:
-    """Expand `command` and hand its prompt to `submit` (a turn); None when it was not sent."""
+              submit: Callable[[str, str | None], Awaitable[Any]]) -> Any:
+    """Expand `command` and hand its prompt to `submit(prompt, typed)` (a turn); None when it was not
+    sent. `typed` is what the user typed into a project's command (main.on_submit confines the image
+    paths only the file names), None for the user's own."""
     async with _granted(state, turn_rules(state, command)):
         text = await expand(state, command, arguments)
         if text is None:
             state.emit(Notice(t("command_not_sent", state.lang, name=command.name), "warn"))
             return None
         async with _model_for_turn(state, command):
-            return await submit(text)
+            return await submit(text, arguments if command.scope == "project" else None)

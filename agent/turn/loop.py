@@ -109,10 +109,11 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
 
 
 async def run_turn(
-    state: AppState, user_input: str, prelude: list[ModelMessage] | None = None, *,
+    state: AppState, user_input: str | None, prelude: list[ModelMessage] | None = None, *,
     before_request: BeforeRequest | None = None,
 ) -> TurnOutcome:
     """Run one turn. `prelude` are messages placed before the user's text (@-mention reads);
+    `user_input` None: the last of them is the request (a Stop hook's framed message);
     `before_request` is called before each of its model requests (compaction mid-turn, agent.turn.guard)."""
     from pydantic_ai.usage import UsageLimits
 
@@ -150,7 +151,9 @@ async def run_turn(
                               # The turn's guard, and the gate every tool call of a turn passes
                               # (hooks, permission rules): a compaction's run has neither.
                               capabilities=[TurnGuard(before_request, context), ToolGate()]) as run:
-            state.scratch.turn_base, state.scratch.turn_offset = base, -1
+            # Without a prompt pydantic-ai takes the last request out of the history and sends it as
+            # the run's own: it comes back among the run's messages, so the base ends before it.
+            state.scratch.turn_base, state.scratch.turn_offset = base if user_input is not None else base[:-1], -1
             async for node in run:
                 if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):
                     # The run's own messages start after its cleaned copy of the history we passed.
@@ -182,7 +185,8 @@ async def run_turn(
         if in_flight:
             # The server got it and worked on it (it may have billed it): the totals say so.
             state.stats.requests += 1
-        asked = start + (prelude or []) + [ModelRequest(parts=[UserPromptPart(user_input)])]
+        prompt = [] if user_input is None else [ModelRequest(parts=[UserPromptPart(user_input)])]
+        asked = start + (prelude or []) + prompt
         _interrupted(state, run, asked, tool_results, "".join(partial), got_response, save)
         raise
     except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place

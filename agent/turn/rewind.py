@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import session
 from agent.compaction.summary import files_touched, is_summary
+from agent.store.regular_file import read_regular
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -43,7 +44,9 @@ class Turn:
 def _prompt_text(message: ModelMessage) -> str | None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    if not isinstance(message, ModelRequest) or is_summary(message):
+    from agent.tools.hooks import is_hook_message
+
+    if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message):
         return None
     texts = [p.content for p in message.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
     return texts[0] if texts else None
@@ -65,7 +68,11 @@ def list_turns(state: AppState) -> list[Turn]:
     oldest archive that holds it (before any summary replaced it)."""
     found: dict[tuple[str, str], Turn] = {}
     for archive in session.list_archives(state.session_id, state.workspace):
-        for turn in turns_of(session.parse_lines(archive.read_bytes()).messages, archive):
+        try:
+            messages = session.parse_lines(read_regular(archive)).messages
+        except OSError:
+            continue  # gone, or swapped for something else since it was listed
+        for turn in turns_of(messages, archive):
             found.setdefault((turn.stamp, turn.text), turn)
     for turn in turns_of(state.history, None):
         found[(turn.stamp, turn.text)] = turn
@@ -105,21 +112,20 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
     Returns the paths put back and the "path: reason" of those that could not be."""
     from agent.state.file_history import restore_file
 
-    history = state.file_history
+    history, root = state.file_history, state.workspace.resolve()
     later = history.checkpoints[history.checkpoints.index(checkpoint):]
     history.make_checkpoint(len(state.history), "/rewind")  # the files as they are now, for /undo
     for cp in later:
         for path in cp.files:
-            history.record_before_write(path)
+            history.record_before_write(path, root)
     restored, failed = [], []
     for cp in reversed(later):
         for path, content in cp.files.items():
-            try:
-                restore_file(path, content)
+            if why := restore_file(path, content, root, state.lang):
+                failed.append(why)
+            else:
                 restored.append(str(path))
-            except OSError as exc:
-                failed.append(f"{path}: {exc.strerror or exc}")
-    return sorted(set(restored)), failed
+    return sorted(set(restored)), list(dict.fromkeys(failed))
 
 
 def rewind_conversation(state: AppState, turn: Turn) -> Path:
@@ -127,7 +133,7 @@ def rewind_conversation(state: AppState, turn: Turn) -> Path:
     from agent.compaction.background import cancel_background
 
     cancel_background(state)
-    messages = state.history if turn.source is None else session.parse_lines(turn.source.read_bytes()).messages
+    messages = state.history if turn.source is None else session.parse_lines(read_regular(turn.source)).messages
     checkpoint = checkpoint_of(state, turn)
     cut = checkpoint.history_index if checkpoint is not None else turn.index
     archive = state.transcript.replace(lambda _archive: list(messages[:cut]))
@@ -143,7 +149,7 @@ def back(state: AppState, archive: Path) -> Path:
     from agent.compaction.background import cancel_background
 
     cancel_background(state)
-    messages = session.parse_lines(archive.read_bytes()).messages
+    messages = session.parse_lines(read_regular(archive)).messages
     saved = state.transcript.replace(lambda _archive: messages)
     archive.with_suffix(MARK).unlink(missing_ok=True)
     state.scratch.recorder.forget()

@@ -54,6 +54,13 @@ def _compactions(server: FakeOpenAI) -> int:
     return sum(1 for r in server.requests if is_compaction(r["body"]))
 
 
+async def _suspended_in(task: asyncio.Task, function: str) -> None:
+    """Until `task` waits in `function` itself (its innermost frame), not in anything it called."""
+    while not (stack := task.get_stack()) or stack[-1].f_code.co_name != function:
+        assert not task.done(), task
+        await asyncio.sleep(0)
+
+
 async def _cancel(task: asyncio.Task) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -196,7 +203,7 @@ async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, ser
     swap = take_background(state)
     assert swap is not None
     task = asyncio.create_task(swap)
-    await asyncio.sleep(0)  # one turn of the loop: the swap is waiting on the summary
+    await asyncio.wait_for(_suspended_in(task, "_swap"), 30)  # the swap waits on the summary, not on a hook
     await _cancel(task)
     assert session.list_archives(state.session_id, workspace) == []
     assert session.session_file(state.session_id, workspace).read_bytes().startswith(before)
