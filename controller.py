@@ -83,6 +83,12 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
                                                         config.lang)
+    if config.allowed_tools or config.disallowed_tools:  # the tool set imports pydantic-ai: only when needed
+        from agent.tools.preapproval import add_flag_rules
+        from agent.tools.toolset import tool_names
+
+        # --allowed-tools "Bash(git diff:*)", --disallowed-tools mcp__github: rules of the session.
+        add_flag_rules(state.permissions, config, tool_names())
     from agent.tools import mcp_servers
 
     state.hooks, hook_warnings = hooks.load(config.settings, config.lang)

@@ -172,14 +172,18 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     return await project_setup.stop_hooks(state, outcome)
 
 
-async def submit(app, text: str, typed: str | None = None) -> None:  # the REPL's callback
+async def submit(app, text: str, typed: str | None = None, command_prompt: bool = False) -> None:
+    """The REPL's callback: a line the user typed (a slash command, or a message), or with
+    `command_prompt` a custom command's prompt, never a command itself (`typed`: on_submit's)."""
     if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
         await asyncio.shield(app.state.scratch.ready)
     try:
-        if text.startswith("/") and typed is None:  # a command file's body is a prompt, never a command
-            from ui.commands import dispatch
+        from ui.commands import dispatch, slash_command
 
+        if not command_prompt:
+            app.refresh_custom(warn=False)
+        if not command_prompt and slash_command(text, app.is_command) is not None:
             await dispatch(app, text)
         elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text, typed)
@@ -227,31 +231,18 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
-async def print_mode(state: AppState, prompt: str, output_format: str = "text") -> int:
+async def print_mode(state: AppState, prompt: str | None, output_format: str = "text",
+                     input_format: str = "text") -> int:
+    """-p: one turn (or, with stream-json input, one per line of stdin); the exit status (ui.print_mode)."""
+    from ui import print_mode as printing
     from ui.print_json import make_view
 
     early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
-    from agent.compaction.oversize import check_message, warning
-
-    if (found := check_message(state, prompt)) is not None:
-        print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
-        return 2
-    await project_setup.start_project(state)
-    if not state.config.api_key and not state.config.base_url:  # the project's baseUrl was not approved
-        print(t("no_api_key", state.lang), file=sys.stderr)
-        return 2
-    from agent.tools import mcp_servers
-
-    mcp_servers.start(state, state.project.trusted)
     try:
-        await on_submit(state, prompt)
+        return await printing.run(state, view, prompt, input_format, on_submit)
     finally:
         save_stats(state)
-        from agent.tools import mcp_servers
-
-        await mcp_servers.stop_all(state)
-    return view.finish()
 
 
 def read_prompt(prompt: str, stdin, lang: str) -> str:
@@ -267,12 +258,24 @@ def read_prompt(prompt: str, stdin, lang: str) -> str:
     return f"{prompt}\n\n<stdin>\n{data.rstrip()}\n</stdin>" if data.strip() else prompt
 
 
-def check_tools(config: Config) -> None:
-    from agent.tools.toolset import tool_names, unknown_tools
+def check_stream_input(args: argparse.Namespace, lang: str) -> None:
+    """--input-format stream-json: user messages on stdin, answered as stream-json, with no prompt of its own."""
+    from cli import PRINT_WITHOUT_TEXT
 
-    for flag, names in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
-        if unknown := unknown_tools(sorted(names)):
-            raise ValueError(t("unknown_tools", config.lang, names=", ".join(unknown), flag=flag,
+    if args.prompt != PRINT_WITHOUT_TEXT or args.output_format != "stream-json":
+        raise ValueError(t("print_input_needs_stream", lang))
+
+
+def check_tools(config: Config) -> None:
+    from agent.tools.preapproval import resolve
+
+    for flag, items in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
+        if not items:
+            continue  # the tool set imports pydantic-ai, the slowest import: a start without the flags must not wait
+        from agent.tools.toolset import tool_names
+
+        if bad := resolve(items, tool_names()).bad:
+            raise ValueError(t("unknown_tools", config.lang, names=", ".join(bad), flag=flag,
                                known=", ".join(tool_names())))
 
 
@@ -331,12 +334,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_config(config)
         check_tools(config)
-        if args.prompt is not None:
+        if args.input_format == "stream-json":
+            check_stream_input(args, config.lang)
+        elif args.prompt is not None:
             args.prompt = read_prompt(args.prompt, sys.stdin, config.lang)
     except ValueError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    if args.prompt is not None and not args.prompt.strip():
+    if args.prompt is not None and args.input_format == "text" and not args.prompt.strip():
         print(f"{PROG}: {t('empty_prompt', config.lang)}", file=sys.stderr)
         return 2
     if not config.api_key and not config.base_url and config.project_endpoint is None:
@@ -370,7 +375,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.prompt is not None:
-            return asyncio.run(print_mode(state, args.prompt, args.output_format))
+            streamed = args.input_format == "stream-json"  # the turns come from stdin (ui.print_mode)
+            return asyncio.run(print_mode(state, None if streamed else args.prompt, args.output_format,
+                                          args.input_format))
         return asyncio.run(repl(state))
     except KeyboardInterrupt:  # Ctrl-C in -p mode: the turn was settled as it was cancelled
         print("\n" + t("interrupted", config.lang), file=sys.stderr)
@@ -385,9 +392,7 @@ async def repl(state: AppState) -> int:
 
     early = state.emit
     app = App(state, submit)
-    from ui.setup_commands import add_custom_commands
-
-    add_custom_commands(app)
+    app.refresh_custom()  # a command file a built-in name hides is said at start
     window = t("window_known" if state.config.window_known else "window_assumed", state.lang,
                n=state.config.context_window)
     app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",

@@ -82,7 +82,7 @@ class Run:
         from agent.turn import guard
         from ui.app import App
 
-        async def _submit(app: Any, text: str) -> None:
+        async def _submit(app: Any, text: str, typed: bool = True) -> None:
             pass
 
         self.n = n

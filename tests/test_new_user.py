@@ -146,7 +146,8 @@ async def test_resume_previews_a_compacted_session_by_the_users_words(make_state
 
 
 # Words that stay as they are in the Chinese UI: names of things, not English sentences.
-KEPT_WORDS = {"API", "DeepSeek", "MB", "Ollama", "vLLM", "MCP", "Shift", "Tab", "git",
+KEPT_WORDS = {"API", "DeepSeek", "MB", "Ollama", "vLLM", "MCP", "Shift", "Tab", "git", "Claude", "Code", "Markdown",
+              "NUL", "FIFO",
               "DEEPSEEK", "HTTP", "JSON", "KEY", "Key", "Nk", "OPENAI", "coding", "main", "pid", "py",
               "shell", "token", "tokens"}
 

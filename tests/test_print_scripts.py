@@ -58,7 +58,10 @@ def test_json_is_one_object_with_what_a_script_needs(workspace, home, server):
     hit = sum(r["cache_hit_tokens"] for r in server.requests)
     prompt = sum(r["prompt_tokens"] for r in server.requests)
     completion = sum(r["completion_tokens"] for r in server.requests)
-    assert out["usage"] == {"input_tokens": prompt, "cache_hit_tokens": hit, "output_tokens": completion}
+    # Claude Code's meaning of input_tokens (not read from the cache), and ours beside it.
+    assert out["usage"] == {"input_tokens": prompt - hit, "cache_read_input_tokens": hit,
+                            "cache_creation_input_tokens": 0, "output_tokens": completion,
+                            "prompt_tokens": prompt, "cache_hit_tokens": hit}
     # DeepSeek's page's figures, off-peak or peak (whichever hour the test runs at).
     expected = [(hit * h + (prompt - hit) * m + completion * o) / 1e6 for h, m, o in PAGE["deepseek-flash"].values()]
     assert out["cost"]["currency"] == "USD" and min(abs(out["cost"]["amount"] - e) for e in expected) < 1e-6

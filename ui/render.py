@@ -30,6 +30,7 @@ from agent.events import (
     WaitingForModel,
 )
 from agent.text.i18n import t
+from agent.tools.answers import ERROR_PREFIX
 from agent.tools.reading import read_span
 from ui.approval import command_view, grants_view, plain
 from ui.dispatch import Dispatcher
@@ -57,6 +58,18 @@ _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
 def _printable(line: str) -> str:
     """What a terminal would leave of the line (after its last carriage return), without controls."""
     return _CONTROL.sub("", line.rsplit("\r", 1)[-1].replace("\t", "    "))
+
+
+def error_line(first: str, lang: str) -> str:
+    """A tool's failure as the user reads it: the model's English line (agent.tools.answers) in the
+    user's language where agent.text.i18n_tools has its wording, else "Error:" in it and the detail as is."""
+    from agent.text.i18n_tools import match_error
+
+    if not first.startswith(ERROR_PREFIX):
+        return first
+    detail = first[len(ERROR_PREFIX):]
+    found = match_error(detail)
+    return t("tool_error", lang, text=t(found[0], lang, **found[1]) if found else detail)
 
 
 def compaction_done(event: CompactionFinished, lang: str) -> str:
@@ -281,7 +294,7 @@ class Renderer(Dispatcher):
         self.stop_spinner()
         if event.is_error:
             first = event.content.strip().splitlines()[0] if event.content.strip() else t("tool_failed", self.lang)
-            self.console.print(Text(f"  ⎿ {plain(first[:200])}", style="red"))
+            self.console.print(Text(f"  ⎿ {plain(error_line(first, self.lang)[:200])}", style="red"))
         elif event.tool_name == "run_command":
             self._command_output(event.content)
         else:

@@ -3,12 +3,11 @@ permissions, MCP servers and memory files. Like every command they talk only thr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from agent.text.i18n import t
-from ui.registry import COMMANDS, Command, command
 from ui.registry import CommandHost as App
+from ui.registry import command
 
 
 def _shown(value: object, lang: str) -> str:
@@ -57,40 +56,6 @@ def _project_lines(app: App) -> list[str]:
     for layer, name in settings.refused_env if settings is not None else ():
         lines.append(t("config_env_refused", app.lang, name=name, layer=t(f"config_source_{layer}", app.lang)))
     return lines
-
-
-# --- custom commands -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CustomCommand(Command):
-    """A command from a Markdown file: its texts are the file's, the same in every language."""
-
-    source: Any = None  # agent.turn.custom_commands.CustomCommand
-
-    def describe(self, lang: str) -> str:
-        return self.source.description or t("custom_command", lang, path=self.source.path)
-
-    def hint(self, lang: str) -> str:
-        return self.source.argument_hint or t("custom_command_args", lang)
-
-
-def add_custom_commands(app: App) -> None:
-    """Register the workspace's and the user's command files; a built-in name wins, with a warning."""
-    from agent.turn import custom_commands
-
-    for found in custom_commands.load(app.state.workspace):
-        if found.name in COMMANDS:
-            app.say(t("custom_command_shadowed", app.lang, name=found.name, path=found.path), "warn")
-            continue
-
-        # A project's command is someone else's text: the paths its body names are confined.
-        project = found.path.is_relative_to(app.state.workspace)
-
-        async def run(host: App, args: str, found: Any = found, project: bool = project) -> None:
-            await host.prompt(found.prompt(args), args if project else None)
-
-        app.custom[found.name] = CustomCommand(found.name, (), run, takes_args=True, source=found)
 
 
 # --- memory files --------------------------------------------------------------------------
@@ -188,3 +153,34 @@ async def _retry(app: App, server: Any) -> None:
     await mcp_servers.restart(app.state, server)
     if server.state == "ready":
         app.say(t("mcp_retry_ready", app.lang, name=server.name, n=len(server.tools)))
+
+
+# --- sub-agents ----------------------------------------------------------------------------
+
+
+@command("agents")
+async def cmd_agents(app: App) -> None:
+    from agent.provider import agent_files
+
+    defined = agent_files.load(app.state.workspace)
+    if not defined:
+        app.say(t("agents_none", app.lang), "warn")
+        return
+    lines, strong = [t("agents_title", app.lang)], [""]
+    for agent in defined:
+        lines.append(t("agents_line", app.lang, name=agent.name, scope=t(f"memory_scope_{agent.scope}", app.lang),
+                       path=agent.path))
+        strong.append(f"  {agent.name}")
+        if agent.description:
+            lines.append(f"    {' '.join(agent.description.split())[:200]}")
+            strong.append("")
+        tools = ", ".join(agent.tools) if agent.tools is not None else t("agents_all_tools", app.lang)
+        if agent.model is None:
+            model = t("agents_inherit", app.lang)
+        elif agent_files.is_claude_model(agent.model):
+            model = t("agents_claude_model", app.lang, model=agent.model)
+        else:
+            model = agent.model
+        lines.append(t("agents_detail", app.lang, tools=tools, model=model))
+        strong.append("")
+    app.show(lines, strong)

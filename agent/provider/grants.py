@@ -82,6 +82,10 @@ def collect(settings: Any, workspace: Path, endpoint: Any = None, mode: str | No
         servers.setdefault(name, server)  # a settings file's server wins a shared name, as it runs
     if servers:
         found["mcp"] = expand(servers)
+    from agent.provider.command_files import project_grants
+
+    if commands := project_grants(workspace):  # the `allowed-tools` a command's turn would be given
+        found["commands"] = commands
     return found
 
 
@@ -136,6 +140,9 @@ def describe(found: dict[str, Any], lang: str) -> list[str]:
     lines += _hooks(found)
     for name, server in found.get("mcp", {}).items():
         lines += _server(name, server, lang)
+    for name, command in found.get("commands", {}).items():
+        runs = "".join(f"; runs !`{line}`" for line in command["runs"])
+        lines.append(f"command  /{name}: allowed-tools {', '.join(command['allowed-tools'])}{runs}")
     for key in HELD_SECTIONS:
         for layer, value in found.get(key, {}).items():
             lines.append(f"{key:<8} ({layer}) {json.dumps(value, ensure_ascii=False)}")
@@ -157,5 +164,7 @@ def summary(found: dict[str, Any], lang: str) -> str:
         parts.append(t("grant_hooks", lang, n=len(hooks)))
     if servers := found.get("mcp"):
         parts.append(t("grant_mcp", lang, names=", ".join(servers)))
+    if commands := found.get("commands"):
+        parts.append(t("grant_commands", lang, names=", ".join(f"/{name}" for name in commands)))
     parts += [key for key in HELD_SECTIONS if key in found]
     return t("list_separator", lang).join(parts)

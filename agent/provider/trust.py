@@ -1,7 +1,8 @@
 """A project's grants need the user's approval once: what its files say about where traffic goes or what
 code runs (agent.provider.grants) is shown whole in one question before the first prompt, and counts
 only after a yes. The yes is kept in the data folder, keyed by the folder and a hash of those grants:
-a changed grant is asked about again.
+a changed grant is asked about again. A project's custom commands' `allowed-tools` (`.claude/commands/`)
+are among them: a command's turn would be given them.
 
 Where no one can answer (`-p`) or the answer is no, none of it applies and one line says what was
 skipped. `--trust-project` (or `trustProject` in the user's own settings) applies it without asking,

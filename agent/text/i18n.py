@@ -6,6 +6,7 @@ import locale
 import os
 
 from agent.text.i18n_caps import CAPS_TEXTS
+from agent.text.i18n_commands import COMMAND_TEXTS
 from agent.text.i18n_files import FILES_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
@@ -15,6 +16,7 @@ from agent.text.i18n_security import SECURITY_TEXTS
 from agent.text.i18n_session import SESSION_TEXTS
 from agent.text.i18n_setup import SETUP_TEXTS
 from agent.text.i18n_start import START_TEXTS
+from agent.text.i18n_tools import TOOL_TEXTS
 from agent.text.i18n_trust import TRUST_TEXTS
 from agent.text.i18n_ui import UI_TEXTS
 
@@ -381,6 +383,7 @@ TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
 TEXTS.update(SANDBOX_TEXTS)
+TEXTS.update(COMMAND_TEXTS | TOOL_TEXTS)  # custom commands, sub-agents, -p's Claude flags; tools' failures
 TEXTS.update(START_TEXTS)
 TEXTS.update(FILES_TEXTS)
 TEXTS.update(TRUST_TEXTS)  # a project's grants and the one question about them

@@ -94,11 +94,7 @@ SETUP_TEXTS.update({
     "hook_stop_continues": ("A Stop hook asks the model to go on: {reason}", "`Stop` 钩子要求模型继续：{reason}"),
 })
 SETUP_TEXTS.update({
-    # --- custom commands, memory files ---
-    "custom_command": ("Your command ({path})", "自定义命令（{path}）"),
-    "custom_command_args": ("[arguments]", "[参数]"),
-    "custom_command_shadowed": ("The command file {path} is not used: /{name} is a built-in command",
-                                "命令文件 {path} 未使用：/{name} 是内置命令"),
+    # --- memory files (custom commands: agent.text.i18n_commands) ---
     "cmd_memory": ("List the memory files (AGENTS.md, CLAUDE.md) in the instructions, with their sizes",
                    "列出指令中包含的记忆文件（`AGENTS.md`、`CLAUDE.md`）及其大小"),
     "cmd_init": ("Ask the model to write a starter AGENTS.md for this repository",

@@ -321,15 +321,21 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         await permissions.command(deps, command, sandboxed=sandbox is not None)
     except permissions.Refused as exc:
         return f"Error: {exc}"
-    deps.emit(CommandRunning(command))
-    seconds = min(max(timeout, 1), MAX_TIMEOUT)
+    return await run_allowed(deps, command, min(max(timeout, 1), MAX_TIMEOUT), sandbox)
+
+
+async def run_allowed(state: AppState, command: str, timeout: float, sandbox: confine.Sandbox | None) -> str:
+    """A command that may run (agent.tools.permissions said so), run as every such command is: the
+    model's, and a custom command's `!` lines (agent.turn.custom_commands); in the OS sandbox if
+    given one (confine.for_command), with the approved project's env."""
+    state.emit(CommandRunning(command))
+    env = command_env(state.project.env)
     try:
-        env = command_env(deps.project.env)
-        output = await execute(command, deps.workspace, seconds, sandbox, env=env)
+        output = await execute(command, state.workspace, timeout, sandbox, env=env)
         if sandbox is None:
             return output
-        return await offer.rerun_outside(deps, command, output, sandbox,
-                                         lambda: execute(command, deps.workspace, seconds, env=env))
+        return await offer.rerun_outside(state, command, output, sandbox,
+                                         lambda: execute(command, state.workspace, timeout, env=env))
     except OSError as exc:
         return f"Error: cannot run the command: {exc.strerror or exc}"
 

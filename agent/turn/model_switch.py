@@ -81,3 +81,10 @@ def apply(state: AppState, **changes: object) -> object | None:
 
 def switch_model(state: AppState, switch: Switch) -> object | None:
     return apply(state, model=switch.model, context_window=switch.window, window_known=switch.window_known)
+
+
+async def close_agent(agent: object | None) -> None:
+    """An old agent's HTTP client, closed now rather than at garbage collection."""
+    client = getattr(getattr(agent, "model", None), "client", None)
+    if client is not None:
+        await client.close()
