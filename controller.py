@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import session
-from agent.compaction import billing
 from agent.config import Config
 from agent.events import Notice
+from agent.state import billing
 from agent.state.app import AppState, CompactionState, Stats
 from agent.state.file_history import Checkpoint, FileHistory
 from agent.state.file_state import ReadFileState

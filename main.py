@@ -14,7 +14,6 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 import project_setup
 import session
-from agent.compaction.prices import BadPrices, parse_overrides
 from agent.config import (
     DEFAULT_WINDOW,
     RETIRED_MODELS,
@@ -22,6 +21,7 @@ from agent.config import (
     is_deepseek_url,
 )
 from agent.events import Notice
+from agent.provider.prices import BadPrices, parse_overrides
 from agent.state.app import AppState, Stats
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
@@ -49,7 +49,7 @@ def api_key(args: argparse.Namespace) -> str | None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    from agent.compaction.prices import known_context_window
+    from agent.provider.prices import known_context_window
 
     known = known_context_window(args.model)
     window = int(args.context_window) if args.context_window else (known or DEFAULT_WINDOW)

@@ -9,7 +9,7 @@ cache in 64-token blocks and reports prompt_cache_hit_tokens:
   baseline  the design's separate summarizer, Agent(model) without tools or instructions, run over
             the same history with the same compaction prompt
 Both get the same scripted summary (~4k tokens). Cost at deepseek-flash's off-peak prices of the day
-the bench runs (agent.compaction.prices: genai-prices' data with our corrections).
+the bench runs (agent.provider.prices: genai-prices' data with our corrections).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Strategies:
   summary, no tools  the summary request sent without tool definitions (Codex-style); cheap tier off
   separate, 0% cache a separate summarizer with its own system prompt and no tools (the seed's
                      design), so nothing of it is cached; cheap tier off
-Money at deepseek-flash's off-peak prices of the day it runs (agent.compaction.prices; peak hours double every
+Money at deepseek-flash's off-peak prices of the day it runs (agent.provider.prices; peak hours double every
 price alike and change no choice), from the usage our own emulator reports: figures are measured on
 the emulator, not on DeepSeek.
 """

@@ -7,10 +7,12 @@ import dataclasses
 import pytest
 
 from agent.compaction import cost
+from agent.config import Prices
+from agent.provider.prices import format_money, money
 
 # deepseek-flash off-peak, DeepSeek's "Models & Pricing" page as read on 2026-12-01 (tests/test_prices.py
-# checks agent.compaction.prices against the same figures): cache hit, miss, output per 1M tokens.
-FLASH = cost.Prices(hit=0.003, miss=0.15, output=0.60)
+# checks agent.provider.prices against the same figures): cache hit, miss, output per 1M tokens.
+FLASH = Prices(hit=0.003, miss=0.15, output=0.60)
 
 
 def outlook(**changes: object) -> cost.Outlook:
@@ -22,10 +24,10 @@ def outlook(**changes: object) -> cost.Outlook:
 
 
 def test_money_uses_each_price():
-    assert cost.money(1_000_000, 0, 0, FLASH) == pytest.approx(0.003)
-    assert cost.money(0, 1_000_000, 0, FLASH) == pytest.approx(0.15)
-    assert cost.money(0, 0, 1_000_000, FLASH) == pytest.approx(0.60)
-    assert cost.money(2_000_000, 1_000_000, 1_000_000, FLASH) == pytest.approx(2 * 0.003 + 0.15 + 0.60)
+    assert money(1_000_000, 0, 0, FLASH) == pytest.approx(0.003)
+    assert money(0, 1_000_000, 0, FLASH) == pytest.approx(0.15)
+    assert money(0, 0, 1_000_000, FLASH) == pytest.approx(0.60)
+    assert money(2_000_000, 1_000_000, 1_000_000, FLASH) == pytest.approx(2 * 0.003 + 0.15 + 0.60)
 
 
 def test_with_a_prefix_cache_the_summary_wins_when_clearing_rewrites_much():
@@ -61,17 +63,17 @@ def test_modes_and_fallbacks():
     relative = cost.choose("auto", True, outlook(), None, caches=True)
     assert relative.reason == "cheaper" and relative.currency == ""
     # Priced at nothing (self-hosted, --prices at 0): as without prices.
-    free = cost.Prices(0, 0, 0)
+    free = Prices(0, 0, 0)
     assert cost.choose("auto", True, outlook(), free, caches=False).reason == "no_cache_no_prices"
 
 
 def test_peak_hours_change_no_choice():
-    peak = cost.Prices(hit=2 * FLASH.hit, miss=2 * FLASH.miss, output=2 * FLASH.output)
+    peak = Prices(hit=2 * FLASH.hit, miss=2 * FLASH.miss, output=2 * FLASH.output)
     for o in (outlook(), outlook(clear_after=12_000, clear_unchanged=11_000)):
         assert cost.choose("auto", True, o, peak, True).action == cost.choose("auto", True, o, FLASH, True).action
 
 
 def test_format_money():
-    assert cost.format_money(0.0123) == "$0.0123"
-    assert cost.format_money(0.0000694) == "$0.000069"
-    assert cost.format_money(12.5, "") == "12.5"
+    assert format_money(0.0123) == "$0.0123"
+    assert format_money(0.0000694) == "$0.000069"
+    assert format_money(12.5, "") == "12.5"

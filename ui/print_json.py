@@ -84,18 +84,19 @@ def final_answer(state: AppState) -> str:
 
 
 def result_record(view: JsonRenderer, code: int) -> dict[str, Any]:
-    from agent.compaction import cost, policy
+    from agent.provider import prices as price_table
 
     now, start = view.state.stats, view.start
     hit = now.cache_hit_tokens - start.cache_hit_tokens
     miss = max(0, now.input_tokens - start.input_tokens - hit)
     output = now.output_tokens - start.output_tokens
-    prices = policy.prices(view.state)
+    prices = price_table.now(view.state.config)
     sub = {name: getattr(now, f"subagent_{name}") - getattr(start, f"subagent_{name}")
            for name in ("runs", "requests", "input_tokens", "cache_hit_tokens", "output_tokens")}
     sub_miss = max(0, sub["input_tokens"] - sub["cache_hit_tokens"])
-    total = None if prices is None else (cost.money(hit, miss, output, prices)
-                                         + cost.money(sub["cache_hit_tokens"], sub_miss, sub["output_tokens"], prices))
+    total = None if prices is None else (
+        price_table.money(hit, miss, output, prices) + price_table.money(sub["cache_hit_tokens"], sub_miss,
+                                                                 sub["output_tokens"], prices))
     return {
         "type": "result",
         "result": final_answer(view.state),

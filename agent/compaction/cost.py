@@ -19,27 +19,14 @@ double every price alike, which changes no choice: only the ratios between the p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelResponse
+from agent.config import Prices
+from agent.provider.prices import MILLION, money
 
-from agent.config import Prices  # noqa: E402,F401 - the cost model's prices (config owns the type)
-
-MILLION = 1_000_000
-
-
-
-
-# Prices come from agent.compaction.prices (genai-prices, corrected, or the user's own).
+# Prices come from agent.provider.prices (genai-prices, corrected, or the user's own).
 # For a model whose prices we do not know but whose server reports cache hits: relative units
 # (a miss costs 1), enough to compare two actions, never shown as money.
 RELATIVE = Prices(hit=0.1, miss=1.0, output=2.0, currency="")
-
-
-def money(hit: int, miss: int, output: int, prices: Prices) -> float:
-    """The price of `hit` cached prompt tokens, `miss` uncached ones and `output` output tokens."""
-    return (hit * prices.hit + miss * prices.miss + output * prices.output) / MILLION
 
 
 @dataclass(frozen=True)
@@ -117,19 +104,3 @@ def choose(mode: str, clear_enough: bool, o: Outlook | None, prices: Prices | No
     cleared, summarized = clear_cost(o, prices, caches), summary_cost(o, prices, caches)
     action = "clear" if cleared < summarized else "summary"
     return Choice(action, "cheaper", cleared, summarized, prices.currency)
-
-
-def format_money(amount: float, currency: str = "USD") -> str:
-    """Dollars to the precision small amounts need; relative units (no currency) as plain numbers."""
-    if not currency:
-        return f"{amount:.3g}"
-    symbol = "$" if currency == "USD" else ""
-    digits = 6 if abs(amount) < 0.001 else 4
-    text = f"{amount:,.{digits}f}"
-    return f"{symbol}{text}" if symbol else f"{text} {currency}"
-
-
-def response_cache_hits(response: ModelResponse) -> int:
-    """Prompt tokens of a response served from the prefix cache: DeepSeek's field, else the usual one."""
-    details = response.usage.details or {}
-    return int(details.get("prompt_cache_hit_tokens") or response.usage.cache_read_tokens or 0)

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from agent import debuglog
 from agent.compaction import budgets, cost
-from agent.compaction import prices as price_source
 from agent.compaction.context import fixed_prefix_tokens, output_reserve, threshold
+from agent.config import Prices
+from agent.provider import prices
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
@@ -41,23 +42,19 @@ class Figures:
     threshold: int
     budgets: budgets.Budgets
     restored: int  # tokens of the files a summary would restore (an estimate from their sizes)
-    prices: cost.Prices | None
+    prices: Prices | None
     caches: bool  # the provider caches prefixes (known prices say so, or the server reported hits)
 
 
 def figures(state: AppState) -> Figures:
     """The session's figures for the decision (the one place that reads them from the state)."""
-    known = prices(state)
+    # The next requests are made now; peak hours scale every price alike.
+    known = prices.now(state.config)
     return Figures(
         mode=state.config.cheap_tier, fixed=fixed_prefix_tokens(state), window=state.config.context_window,
         threshold=threshold(state), budgets=budgets.for_state(state), restored=_restored_estimate(state),
         prices=known, caches=(known is not None and known.caches_prefixes) or state.stats.cache_hit_tokens > 0,
     )
-
-
-def prices(state: AppState) -> cost.Prices | None:
-    """The model's prices now (the next requests are made now; peak hours scale them all alike)."""
-    return price_source.lookup(state.config.model, overrides=state.config.prices)
 
 
 def outlook(

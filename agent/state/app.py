@@ -62,7 +62,7 @@ class Stats:
     # too long: the safety margin of every size check, kept across a resume.
     count_ratio: float = 1.0
     refused_requests: int = 0
-    # What the requests cost, each at its own time's prices (agent.compaction.billing), and how many were priced.
+    # What the requests cost, each at its own time's prices (agent.state.billing), and how many were priced.
     cost_hit: float = 0.0
     cost_miss: float = 0.0
     cost_output: float = 0.0

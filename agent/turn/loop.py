@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import debuglog
-from agent.compaction import billing
-from agent.compaction.cost import response_cache_hits  # noqa: F401 - its owner is agent.compaction.cost; summarizer imports it here
 from agent.events import (
     Notice,
     TextDelta,
@@ -24,6 +22,7 @@ from agent.events import (
     UsageUpdate,
     WaitingForModel,
 )
+from agent.state import billing
 from agent.state.app import AppState
 from agent.text.clean_text import clean_messages
 from agent.text.i18n import t
