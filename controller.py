@@ -131,7 +131,7 @@ def undo_turn(state: AppState) -> Checkpoint | None:
     checkpoint = state.file_history.undo()
     if checkpoint is None:
         return None
-    from agent.compaction.background import cancel_background  # not at start-up: main imports this module
+    from agent.compaction import cancel_background  # not at start-up: main imports this module
 
     cancel_background(state)
     state.transcript.truncate(checkpoint.history_index)

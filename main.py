@@ -94,7 +94,6 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
-    import midturn
     from agent.tools import hooks
     from agent.tools.images import pasted_paths
     from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
@@ -110,7 +109,7 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     reads = ReadFileState()
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
                                               pasted=pasted_paths(user_input))
-    from agent.compaction.oversize import attachments_refused
+    from agent.compaction import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
         state.emit(Notice(refused, level="error"))
@@ -135,7 +134,7 @@ async def on_submit(state: AppState, user_input: str) -> TurnOutcome | None:
     from agent.tools import mcp_servers
 
     await mcp_servers.wait_started(state)
-    outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    outcome = await run_turn(state, user_input, prelude, before_request=compact.before_request)
     return await project_setup.stop_hooks(state, outcome)
 
 
@@ -164,12 +163,12 @@ async def submit(app, text: str) -> None:  # the REPL's callback
 
 async def _fit_or_attach(app, text: str) -> str | None:
     """A message too large for the window is not sent unasked: the user may attach it as a file."""
-    from agent.compaction.oversize import attach, check_message, warning
+    from agent.compaction import attach, check_message
 
     found = check_message(app.state, text)
     if found is None:
         return text
-    app.say(warning(found, app.lang), "warn")
+    app.say(found, "warn")
     if not await app.confirm(t("attach_question", app.lang)):
         app.say(t("not_sent", app.lang), "warn")
         return None
@@ -199,10 +198,10 @@ async def print_mode(state: AppState, prompt: str, output_format: str = "text") 
 
     early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
-    from agent.compaction.oversize import check_message, warning
+    from agent.compaction import check_message
 
     if (found := check_message(state, prompt)) is not None:
-        print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
+        print(found + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
     await project_setup.start_project(state)
     from agent.tools import mcp_servers
@@ -242,7 +241,7 @@ def check_tools(config: Config) -> None:
 
 def check_config(config: Config) -> None:
     """Bad numbers stop here with one line, not with a traceback at the first turn."""
-    from agent.compaction.context import CompactAtOutOfRange, compact_threshold
+    from agent.compaction import CompactAtOutOfRange, compact_threshold
 
     if config.model in RETIRED_MODELS and is_deepseek_url(config.base_url):
         raise ValueError(t("model_retired", config.lang, model=config.model, new=RETIRED_MODELS[config.model]))
@@ -320,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def repl(state: AppState) -> int:
-    from agent.compaction.background import cancel_background
+    from agent.compaction import cancel_background
     from ui.app import App
 
     early = state.emit

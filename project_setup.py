@@ -39,7 +39,7 @@ def first_paint(state: AppState) -> None:
 async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
     """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model.
     Returns the last turn's outcome (-p's exit code and result follow it)."""
-    import midturn
+    import compact
     from agent.tools import hooks
     from agent.turn.loop import run_turn
 
@@ -50,5 +50,5 @@ async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
         if said.blocked is None or said.stop is not None or again == MAX_STOP_CONTINUATIONS:
             return outcome
         state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
-        outcome = await run_turn(state, said.blocked, before_request=midturn.before_request)
+        outcome = await run_turn(state, said.blocked, before_request=compact.before_request)
     return outcome

@@ -205,7 +205,7 @@ def make_state(base_url: str, workspace: Path, window: int = WINDOW, *, model: s
 
 def agent_prefix(state: Any) -> tuple[str, int]:
     """The agent's instructions and its fixed prefix tokens (system prompt + tool definitions)."""
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent.compaction.watermark import fixed_prefix_tokens
 
     fixed = fixed_prefix_tokens(state)  # renders the instructions into state.scratch.instructions
     return state.scratch.instructions, fixed

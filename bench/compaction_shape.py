@@ -80,14 +80,14 @@ def write_files(workspace: Path, count: int) -> list[str]:
 
 async def grown_session(server: Any, workspace: Path) -> Any:
     """A 16k session past its threshold: turns that read a file, answer at length, or chat."""
-    import compact
+    from agent import compaction
     from agent.turn.loop import run_turn
     from tests.fake_openai import Text, ToolCalls
 
     state = common.make_state(server.base_url, workspace, WINDOW)
     files = write_files(workspace, 12)
     n = 0
-    while compact.context_tokens(state) < compact.auto_limit(state):
+    while compaction.context_tokens(state) < compaction.auto_limit(state):
         path = files[n % len(files)]
         answer = Text(f"Answer {n}: " + "the change keeps each record and its step in order; " * 30)
         if n % 4 != 0:  # chatter three turns in four: clearing is not enough, a summary is written

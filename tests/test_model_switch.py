@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 import main
-from agent.compaction.context import compact_threshold, context_tokens
+from agent.compaction.watermark import compact_threshold, context_tokens
 from tests.builders import long_answer, responder, script_forever
 from tests.deepseek_page import PAGE
 from tests.fake_openai import Error

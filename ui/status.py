@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-import compact
 import session
+from agent.compaction import backoff_text
 from agent.provider import prices
 from agent.state import billing
 from agent.state.app import AppState
@@ -48,7 +48,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     off_reason = state.compaction.off_reason
     auto = t("switch_on", lang) if cfg.auto_compact and not off_reason else (
         t("switch_off", lang) + (f" ({off_reason})" if off_reason else ""))
-    if cfg.auto_compact and not off_reason and (backed_off := compact.backoff_text(state)):
+    if cfg.auto_compact and not off_reason and (backed_off := backoff_text(state)):
         auto = f"{auto} ({backed_off})"
     line = Text(t("status_context", lang, gauge=gauge_text(gauge)) + t("status_where", lang, limit=limit,
                                                                                 known=known))

@@ -9,9 +9,9 @@ say so (`Refit`); the run then goes on from the compacted history. The loop know
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.compaction import Refit
 from agent.text.clean_text import clean_messages
 
 if TYPE_CHECKING:
@@ -19,14 +19,6 @@ if TYPE_CHECKING:
 
     from agent.provider.prefix import RequestContext
     from agent.state.app import AppState
-
-
-@dataclass(frozen=True)
-class Refit:
-    """What a before-request hook did to the run's history: replaced `state.history` (the run goes on
-    from it), or, with `once`, only this request is sent as these messages."""
-
-    once: list[ModelMessage] | None = None
 
 
 class BeforeRequest(Protocol):
@@ -40,9 +32,9 @@ class BeforeRequest(Protocol):
 MAX_REFITS = 2
 
 
-class _Guard:
-    """Runs the turn's before-request hook before every model request of its run (a pydantic-ai
-    capability given to that run only: `TurnGuard`)."""
+class Guard:
+    """Runs the turn's before-request hook before every model request of its run (given to that run
+    only, as agent.tools.capabilities.TurnGuard)."""
 
     def __init__(self, hook: BeforeRequest | None, context: RequestContext) -> None:
         self.hook, self.context = hook, context
@@ -64,12 +56,11 @@ class _Guard:
     async def on_model_request_error(self, ctx: Any, *, request_context: Any, error: Exception) -> Any:
         from pydantic_ai.exceptions import RetryModelRequest
 
-        from agent.compaction import margin
-        from agent.compaction.context import history_tokens
+        from agent.compaction import history_tokens, refused, too_long
         from agent.provider.server_errors import server_window
 
         state: AppState = ctx.deps
-        if not margin.too_long(error) or state.scratch.refits >= MAX_REFITS:
+        if not too_long(error) or state.scratch.refits >= MAX_REFITS:
             raise error  # the next capability's (agent.provider.retries), else the turn's
         named = server_window(error)
         if named is not None and named < state.config.context_window:
@@ -77,7 +68,7 @@ class _Guard:
             # the error says which --context-window to set (agent/provider/error_text.py).
             raise error
         messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
-        margin.refused(state, history_tokens(state, messages), error)
+        refused(state, history_tokens(state, messages), error)
         state.scratch.refits += 1
         state.scratch.refit_pending = True
         raise RetryModelRequest()
@@ -108,13 +99,3 @@ class _Guard:
         ctx.messages[:] = state.history
         request_context.messages = list(state.history)
         state.scratch.turn_base, state.scratch.turn_offset = list(state.history), len(ctx.messages)
-
-
-def TurnGuard(hook: BeforeRequest | None, context: RequestContext) -> Any:  # noqa: N802 - reads as a class
-    """The capability for one turn's run: `hook` before each request, `context` the run's (agent.provider.prefix)."""
-    from pydantic_ai.capabilities import AbstractCapability
-
-    class _TurnGuard(_Guard, AbstractCapability):
-        pass
-
-    return _TurnGuard(hook, context)

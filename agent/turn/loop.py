@@ -61,10 +61,18 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
 
 
 def _build_agent(state: AppState) -> None:
-    from agent.compaction.context import instructions
-
     instructions(state)
     state.scratch.agent = new_agent(state)
+
+
+def instructions(state: AppState) -> str:
+    """The agent's instructions (the system prompt with the memory files), rendered once: byte-stable
+    for the session, so every request shares one cacheable prefix; the compaction reads them."""
+    if not state.scratch.instructions:
+        from agent.tools.memory_files import instructions as with_memory_files
+
+        state.scratch.instructions = with_memory_files(state.workspace, state.lang)
+    return state.scratch.instructions
 
 
 def new_agent(state: AppState) -> Agent[AppState, str]:
@@ -72,7 +80,7 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
     from pydantic_ai import Agent
 
     from agent.provider.model import build_model, model_settings
-    from agent.provider.retries import Retries
+    from agent.tools.capabilities import Retries
     from agent.tools.toolset import active_tools
 
     return Agent(
@@ -116,8 +124,8 @@ async def run_turn(
     from pydantic_ai.usage import UsageLimits
 
     from agent.provider import prefix
-    from agent.tools.tool_gate import ToolGate
-    from agent.turn.guard import TurnGuard
+    from agent.tools.capabilities import ToolGate, TurnGuard
+    from agent.turn.guard import Guard
 
     agent = get_agent(state)
     start = list(state.history)
@@ -148,7 +156,7 @@ async def run_turn(
                               model_settings=prefix.settings(context),  # type: ignore[arg-type]
                               # The turn's guard, and the gate every tool call of a turn passes
                               # (hooks, permission rules): a compaction's run has neither.
-                              capabilities=[TurnGuard(before_request, context), ToolGate()]) as run:
+                              capabilities=[TurnGuard(Guard(before_request, context)), ToolGate()]) as run:
             state.scratch.turn_base, state.scratch.turn_offset = base, -1
             async for node in run:
                 if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):
@@ -282,7 +290,7 @@ def _emit_stream_event(state: AppState, event: Any) -> str | None:
 def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> None:
     from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolReturnPart
 
-    from agent.tools.answers import is_error_text
+    from agent.marks import is_error_text
 
     if isinstance(event, FunctionToolCallEvent):
         args = event.part.args_as_dict() if event.args_valid is not False else {}
@@ -303,7 +311,7 @@ def _waiting_label(state: AppState) -> str:
 
     if not is_local(state.config):
         return ""
-    from agent.compaction.context import context_tokens
+    from agent.compaction import context_tokens
 
     return t("spin_local_prompt", state.lang, n=context_tokens(state))
 
@@ -316,11 +324,8 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     billing.bill(stats, state.config, response, hits)
     sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
-        from agent.compaction import margin
-        from agent.compaction.context import calibrate_prefix, history_tokens
+        from agent.compaction import measured
 
-        calibrate_prefix(state, sent.history, usage.input_tokens)
-        # After the calibration: the margin is what is left of the error once the prefix is the server's.
-        margin.observe(state, history_tokens(state, sent.history), usage.input_tokens)
+        measured(state, sent.history, usage.input_tokens)
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))

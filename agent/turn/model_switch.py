@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.compaction.context import CompactAtOutOfRange, compact_threshold, context_tokens
+from agent.compaction import CompactAtOutOfRange, compact_threshold, context_tokens
 from agent.config import RETIRED_MODELS, is_deepseek_url
 from agent.provider.prices import format_money, known_context_window, money, now
 from agent.state.app import AppState

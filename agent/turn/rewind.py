@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import session
-from agent.compaction.summary import files_touched, is_summary
+from agent.compaction import files_touched
+from agent.marks import is_summary
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -124,7 +125,7 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
 
 def rewind_conversation(state: AppState, turn: Turn) -> Path:
     """The conversation as it was before `turn`; the current one is archived first. Returns the archive."""
-    from agent.compaction.background import cancel_background
+    from agent.compaction import cancel_background
 
     cancel_background(state)
     messages = state.history if turn.source is None else session.parse_lines(turn.source.read_bytes()).messages
@@ -140,7 +141,7 @@ def rewind_conversation(state: AppState, turn: Turn) -> Path:
 
 def back(state: AppState, archive: Path) -> Path:
     """Undo the newest rewind: the conversation it archived comes back whole (the current one is archived)."""
-    from agent.compaction.background import cancel_background
+    from agent.compaction import cancel_background
 
     cancel_background(state)
     messages = session.parse_lines(archive.read_bytes()).messages
