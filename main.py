@@ -199,7 +199,9 @@ async def print_mode(state: AppState, prompt: str, output_format: str = "text") 
     early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
     from agent.compaction import check_message
+    from agent.turn.loop import instructions
 
+    instructions(state)  # the prefix the check counts (the REPL's warm-up renders it before any input)
     if (found := check_message(state, prompt)) is not None:
         print(found + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2

@@ -80,6 +80,7 @@ class Run:
         import compact
         from agent.provider.prefix import RequestContext
         from agent.turn import guard
+        from agent.turn.run_state import Turn
         from ui.app import App
 
         async def _submit(app: Any, text: str) -> None:
@@ -91,7 +92,8 @@ class Run:
         self.app = App(state, _submit, console=Console(file=io.StringIO(), width=120))
         renderer, self.events = state.emit, []
         state.emit = lambda e: (self.events.append(e), renderer(e))
-        self.guard = guard.Guard(compact.before_request, RequestContext(state.scratch.recorder))
+        self.guard = guard.Guard(compact.before_request, RequestContext(state.scratch.recorder),
+                                 Turn(start=[], base=[], offset=0))
         self.times: dict[str, list[float]] = {k: [] for k in STEPS}
         self.client: list[float] = []
         self.app.toolbar()  # the first prompt drew it already

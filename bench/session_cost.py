@@ -128,7 +128,7 @@ def _patch_summarizer(strategy: str) -> Any:
     """The baselines' summary request; returns what to restore."""
     from agent.compaction import request
 
-    original = request._summary_call
+    original = request._call
     if strategy not in ("summary, no tools", "separate, 0% cache"):
         return original
 
@@ -143,7 +143,7 @@ def _patch_summarizer(strategy: str) -> Any:
         # Never joined onto the turn's request (a summary started mid-turn): `_responses` sends it whole.
         return await request._responses(bare, state, messages, prompt, settings)
 
-    request._summary_call = call
+    request._call = call
     return original
 
 
@@ -187,7 +187,7 @@ async def run_one(strategy: str, window: int, turns: list[Turn], seed: int = 14)
             failed = state.emit.of(CompactionFailed)
             notices = state.emit.of(Notice)
     finally:
-        request._summary_call = original
+        request._call = original
     stats = state.stats
     billed = [r for r in requests if r.get("billed")]
     compaction = [r for r in requests if is_compaction(r["body"])]
