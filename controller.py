@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import session
-from agent.compaction import billing
 from agent.config import Config
 from agent.events import Notice
+from agent.state import billing
 from agent.state.app import AppState, CompactionState, Stats
 from agent.state.file_history import Checkpoint, FileHistory
 from agent.state.file_state import ReadFileState
@@ -153,7 +153,7 @@ def undo_turn(state: AppState) -> Checkpoint | None:
     checkpoint = state.file_history.undo(state.workspace.resolve(), state.lang)
     if checkpoint is None:
         return None
-    from agent.compaction.background import cancel_background  # not at start-up: main imports this module
+    from agent.compaction import cancel_background  # not at start-up: main imports this module
 
     cancel_background(state)
     state.transcript.truncate(checkpoint.history_index)

@@ -14,7 +14,6 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 import project_setup
 import session
-from agent.compaction.prices import BadPrices, parse_overrides
 from agent.config import (
     DEFAULT_WINDOW,
     RETIRED_MODELS,
@@ -24,6 +23,7 @@ from agent.config import (
     is_deepseek_url,
 )
 from agent.events import Notice
+from agent.provider.prices import BadPrices, parse_overrides
 from agent.state.app import AppState, Stats
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
@@ -72,7 +72,7 @@ def project_endpoint(args: argparse.Namespace) -> Endpoint | None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    from agent.compaction.prices import known_context_window
+    from agent.provider.prices import known_context_window
 
     known = known_context_window(args.model)
     window = int(args.context_window) if args.context_window else (known or DEFAULT_WINDOW)
@@ -125,7 +125,6 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
-    import midturn
     from agent.tools import hooks
     from agent.tools.images import image_paths, pasted_paths
     from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
@@ -143,7 +142,7 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
                                               pasted=pasted, named=named)
-    from agent.compaction.oversize import attachments_refused
+    from agent.compaction import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
         state.emit(Notice(refused, level="error"))
@@ -168,7 +167,7 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
         state.emit(Notice(t("attached", state.lang, paths=separator.join(attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    outcome = await run_turn(state, user_input, prelude, before_request=compact.before_request)
     return await project_setup.stop_hooks(state, outcome)
 
 
@@ -201,12 +200,12 @@ async def submit(app, text: str, typed: str | None = None, command_prompt: bool 
 
 async def _fit_or_attach(app, text: str) -> str | None:
     """A message too large for the window is not sent unasked: the user may attach it as a file."""
-    from agent.compaction.oversize import attach, check_message, warning
+    from agent.compaction import attach, check_message
 
     found = check_message(app.state, text)
     if found is None:
         return text
-    app.say(warning(found, app.lang), "warn")
+    app.say(found, "warn")
     if not await app.confirm(t("attach_question", app.lang)):
         app.say(t("not_sent", app.lang), "warn")
         return None
@@ -281,7 +280,7 @@ def check_tools(config: Config) -> None:
 
 def check_config(config: Config) -> None:
     """Bad numbers stop here with one line, not with a traceback at the first turn."""
-    from agent.compaction.context import CompactAtOutOfRange, compact_threshold
+    from agent.compaction import CompactAtOutOfRange, compact_threshold
 
     if config.model in RETIRED_MODELS and is_deepseek_url(config.base_url):
         raise ValueError(t("model_retired", config.lang, model=config.model, new=RETIRED_MODELS[config.model]))
@@ -387,7 +386,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def repl(state: AppState) -> int:
-    from agent.compaction.background import cancel_background
+    from agent.compaction import cancel_background
     from ui.app import App
 
     early = state.emit

@@ -89,7 +89,7 @@ def first_paint(state: AppState) -> None:
 async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
     """Stop: a hook that blocks (exit 2, "decision": "block") sends its reason back to the model.
     Returns the last turn's outcome (-p's exit code and result follow it)."""
-    import midturn
+    import compact
     from agent.tools import hooks
     from agent.turn.loop import run_turn
 
@@ -102,5 +102,5 @@ async def stop_hooks(state: AppState, outcome: TurnOutcome) -> TurnOutcome:
         state.emit(Notice(t("hook_stop_continues", state.lang, reason=said.blocked), "dim"))
         # The hook's reason goes as its own framed message, never as the user's words (agent.tools.hooks).
         feedback = hooks.hook_message("hook_stop", said.blocked, "Stop", state.lang)
-        outcome = await run_turn(state, None, [feedback], before_request=midturn.before_request)
+        outcome = await run_turn(state, None, [feedback], before_request=compact.before_request)
     return outcome

@@ -12,7 +12,7 @@ DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 
 # DeepSeek's "Models & Pricing" page (autumn 2026, checked 2026-12-01). Prices and windows come
-# from genai-prices (agent.compaction.prices); the output ceiling (384K) is on the page only.
+# from genai-prices (agent.provider.prices); the output ceiling (384K) is on the page only.
 DEFAULT_MODEL = "deepseek-flash"  # DeepSeek-V4.1-Flash-1017
 DEEPSEEK_MODELS = ("deepseek-flash", "deepseek-v4-pro")
 DEEPSEEK_MAX_OUTPUT = 393_216
@@ -39,7 +39,7 @@ def env_name(name: str) -> str:
 @dataclass(frozen=True)
 class Prices:
     """Per million tokens: a prompt token served from the prefix cache, one not, an output token
-    (agent/compaction/cost.py computes with them, agent/compaction/prices.py finds them)."""
+    (agent/compaction/cost.py computes with them, agent/provider/prices.py finds them)."""
 
     hit: float
     miss: float
@@ -128,7 +128,7 @@ class Config:
     # None: as the API does by default (DeepSeek's V4 models think).
     thinking: bool | None = None
     reasoning_effort: str | None = None
-    # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.compaction.prices.parse_overrides).
+    # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.provider.prices.parse_overrides).
     prices: dict[str, Prices] = field(default_factory=dict)
     # --permission-mode (agent.tools.permissions.MODES); None: the files' defaultMode, else the start mode.
     permission_mode: str | None = None

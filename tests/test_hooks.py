@@ -148,7 +148,7 @@ async def test_after_a_compaction_post_compact_and_session_start_put_rules_back(
     result = await compact.run_compact(state)
     await on_submit(state, "next step")
     post, start = hook.seen()
-    assert post["hook_event_name"] == "PostCompact" and post["archive_path"] == result.archive
+    assert post["hook_event_name"] == "PostCompact" and post["archive_path"] == result.archive_path
     assert (post["tokens_before"], post["tokens_after"]) == (result.tokens_before, result.tokens_after)
     assert (start["hook_event_name"], start["source"]) == ("SessionStart", "compact")
     assert "Rule: never push to main." in body_text(server)

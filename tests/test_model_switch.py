@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 
 import main
-from agent.compaction import prices
-from agent.compaction.context import compact_threshold, context_tokens
+from agent.compaction.watermark import compact_threshold, context_tokens
+from agent.provider import prices
 from tests.builders import long_answer, responder, script_forever
 from tests.deepseek_page import PAGE
 from tests.fake_openai import Error
@@ -132,7 +132,7 @@ async def test_a_switch_to_a_model_without_images_warns_of_the_images_held(make_
 
 
 async def test_status_prices_each_models_tokens_at_its_own_prices(make_state, server, hour):
-    # Every request is billed at its own model's (and hour's) prices (agent/compaction/billing.py):
+    # Every request is billed at its own model's (and hour's) prices (agent/state/billing.py):
     # the tokens before /model at Flash's, those after at Pro's, as DeepSeek's page gives them.
     state = make_state()
     app, out = app_for(state)

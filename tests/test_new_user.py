@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import session
-from agent.compaction.context import compact_at_range
+from agent.compaction.watermark import compact_at_range
 from agent.events import Notice
 from tests.test_main import run_main
 

@@ -6,7 +6,7 @@ import pexpect
 import pytest
 
 import session
-from agent.compaction.tiers import PLACEHOLDER
+from agent.compaction.rebuild import PLACEHOLDER
 from tests.builders import is_compaction, long_answer, responder, script_forever
 from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 from tests.test_repl_pty import spawn, spread, type_line, wait_prompt

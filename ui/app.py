@@ -101,7 +101,7 @@ class App(CommandHost):
     # --- the prompt ------------------------------------------------------------------------
 
     def toolbar(self) -> str:
-        from agent.compaction.gauge import gauge_text, read_gauge
+        from ui.gauge import gauge_text, read_gauge
 
         state = self.state
         try:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import compact
-from agent.compaction.background import cancel_background
-from agent.compaction.context import context_tokens
+from agent.compaction import cancel_background, context_tokens
 from agent.config import REASONING_EFFORTS, THINKING_CHOICES
 from agent.errors import CompactError
 from agent.events import TodosChanged

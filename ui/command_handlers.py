@@ -7,7 +7,7 @@ import asyncio
 
 import compact
 import session
-from agent.compaction.background import cancel_background
+from agent.compaction import cancel_background, last_summary, plan_undo, undo_compaction
 from agent.errors import CompactError, NothingToCompact
 from agent.text.i18n import t
 from agent.tools import hooks
@@ -84,7 +84,7 @@ async def cmd_compact(app: App, args: str) -> None:
         await _compact_undo(app)
         return
     if args.strip().lower() == COMPACT_SHOW:
-        text = compact.last_summary(app.state)
+        text = last_summary(app.state)
         if text is None:
             app.say(t("no_summary", app.lang), "warn")
         else:
@@ -109,7 +109,7 @@ async def cmd_compact(app: App, args: str) -> None:
 async def _compact_undo(app: App) -> None:
     state = app.state
     try:
-        plan = compact.plan_undo(state)
+        plan = plan_undo(state)
     except NothingToCompact as exc:
         app.say(str(exc), "warn")
         return
@@ -121,7 +121,7 @@ async def _compact_undo(app: App) -> None:
     if not await app.confirm(t("undo_question", app.lang)):
         return
     cancel_background(state)
-    archive, saved, count = compact.undo_compaction(state, plan)
+    archive, saved, count = undo_compaction(state, plan)
     app.say(t("undo_done_which", app.lang, archive=archive, n=count, saved=saved, undo=COMPACT_UNDO))
 
 

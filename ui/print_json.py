@@ -139,19 +139,20 @@ SERVER_STATUS = {"ready": "connected", "starting": "pending", "waiting": "needs-
 def result_record(view: JsonRenderer, code: int, errors: list[str], declined: list[str]) -> dict[str, Any]:
     """The turn's result: Claude Code's fields (`subtype`, `num_turns`, `duration_ms`, `total_cost_usd`,
     `usage` as Anthropic counts: `input_tokens` without the cache's) and ours beside them."""
-    from agent.compaction import cost, policy
+    from agent.provider import prices as price_table
 
     now, start = view.state.stats, view.start
     hit = now.cache_hit_tokens - start.cache_hit_tokens
     miss = max(0, now.input_tokens - start.input_tokens - hit)
     output = now.output_tokens - start.output_tokens
     requests = now.requests - start.requests
-    prices = policy.prices(view.state)
+    prices = price_table.now(view.state.config)
     sub = {name: getattr(now, f"subagent_{name}") - getattr(start, f"subagent_{name}")
            for name in ("runs", "requests", "input_tokens", "cache_hit_tokens", "output_tokens")}
     sub_miss = max(0, sub["input_tokens"] - sub["cache_hit_tokens"])
-    total = None if prices is None else (cost.money(hit, miss, output, prices)
-                                         + cost.money(sub["cache_hit_tokens"], sub_miss, sub["output_tokens"], prices))
+    total = None if prices is None else (
+        price_table.money(hit, miss, output, prices) + price_table.money(sub["cache_hit_tokens"], sub_miss,
+                                                                 sub["output_tokens"], prices))
     limit = view.state.config.max_requests
     subtype = "success" if code in (0, 3) else "error_max_turns" if limit and requests >= limit else \
         "error_during_execution"

@@ -24,11 +24,13 @@ async def run(state: AppState, view: PrintRenderer, prompt: str | None, input_fo
               on_submit: OnSubmit) -> int:
     """The exit status: 0 done, 1 failed, 2 refused before any request, 3 something declined."""
     import project_setup
-    from agent.compaction.oversize import check_message, warning
+    from agent.compaction import check_message
     from agent.tools import mcp_servers
+    from agent.turn.loop import instructions
 
+    instructions(state)  # the prefix the check counts (the REPL's warm-up renders it before any input)
     if prompt is not None and (found := check_message(state, prompt)) is not None:
-        print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
+        print(found + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
     await project_setup.start_project(state)
     if not state.config.api_key and not state.config.base_url:  # the project's baseUrl was not approved

@@ -21,6 +21,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.marks import HOOK_KEY, is_hook_message  # noqa: F401 - is_hook_message re-exported
 from agent.text.i18n import t
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact", "Stop")
@@ -244,13 +245,6 @@ def with_notes(result: Any, notes: list[str], event: str) -> Any:
 
 # In the metadata of a message that carries a hook's text to the model: framed as the hook's, never
 # listed or carried as the user's words (/rewind, a compaction's user messages).
-HOOK_KEY = "hook"
-
-
-def is_hook_message(message: Any) -> bool:
-    return bool((getattr(message, "metadata", None) or {}).get(HOOK_KEY))
-
-
 def hook_message(prompt: str, text: str, event: str, lang: str) -> Any:
     """A request carrying a hook's text, framed by the prompt `prompt` as the hook's own."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart

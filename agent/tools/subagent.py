@@ -127,10 +127,9 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
     from pydantic_ai.usage import UsageLimits
 
     from agent.provider.model import build_model, model_settings
-    from agent.provider.retries import Retries
     from agent.text.prompts import load_prompt
+    from agent.tools.capabilities import Retries, ToolGate
     from agent.tools.memory_files import instructions
-    from agent.tools.tool_gate import ToolGate
 
     label = t("subagent_label", parent.lang, description=description)
     # The parent's instructions as sent (rendered when its agent was built), the sub-agent's after them,

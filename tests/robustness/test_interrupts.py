@@ -17,13 +17,13 @@ import pytest
 
 import compact
 import session
-from agent.compaction.context import threshold
+from agent import compaction
+from agent.compaction.watermark import threshold
 from agent.events import ToolResult
 from agent.state.transcript import Transcript
 from agent.turn.loop import ANSWER_INTERRUPTED
-from compact import take_background
 from main import on_submit
-from tests.builders import is_compaction, script_forever
+from tests.builders import is_compaction, script_forever, take_background
 from tests.fake_openai import FakeOpenAI, Hang, Text, smart_reply
 from tests.fake_ui import FakeUI
 from tests.robustness.harness import (
@@ -154,11 +154,11 @@ async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
 
 def _in_band(state) -> list:
     """A history between the background mark (85% of the threshold) and the threshold."""
-    from agent.compaction.background import lower_mark
+    from agent.compaction.watermark import lower_mark
 
     for turns in range(1, 40):
         state.transcript.update(long_history(turns=turns, words=60))
-        used = compact.context_tokens(state)
+        used = compaction.context_tokens(state)
         if lower_mark(state) + 200 <= used <= threshold(state) - 800:
             return state.history
     raise AssertionError("no history lands between the marks")

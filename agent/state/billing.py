@@ -2,7 +2,7 @@
 
 Prices change by the hour (DeepSeek's peak hours cost twice as much), so a session is billed request
 by request, never as its token totals times one price: one that crosses 09:00 Beijing time is billed
-in two parts. Also the lines that tell the user what a model costs (agent.compaction.prices says it).
+in two parts. Also the lines that tell the user what a model costs (agent.provider.prices says it).
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from agent.compaction import cost, prices
-from agent.config import LEGACY_MODELS, Config, is_deepseek_url
+from agent.config import LEGACY_MODELS, Config, Prices, is_deepseek_url
+from agent.provider import prices
+from agent.provider.prices import format_money, money
 from agent.text.i18n import t
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelResponse
 
     from agent.state.app import Stats
-
 
 def answered_at(response: ModelResponse) -> datetime:
     """The provider's own time for the response (the `created` field) if it sent one, else ours."""
@@ -35,15 +35,15 @@ def bill(stats: Stats, config: Config, response: ModelResponse, hits: int) -> No
         hits, max(0, usage.input_tokens - hits), usage.output_tokens)
 
 
-def add(stats: Stats, price: cost.Prices | None, hit: int, miss: int, output: int) -> None:
+def add(stats: Stats, price: Prices | None, hit: int, miss: int, output: int) -> None:
     if price is None:
         return  # unknown model: /status shows the tokens and says it knows no price
     if stats.cost_currency and stats.cost_currency != price.currency:
         return  # a resumed session now priced in another currency: money of two kinds is not added
     stats.cost_currency = price.currency
-    stats.cost_hit += cost.money(hit, 0, 0, price)
-    stats.cost_miss += cost.money(0, miss, 0, price)
-    stats.cost_output += cost.money(0, 0, output, price)
+    stats.cost_hit += money(hit, 0, 0, price)
+    stats.cost_miss += money(0, miss, 0, price)
+    stats.cost_output += money(0, 0, output, price)
     stats.priced_requests += 1
 
 
@@ -53,7 +53,7 @@ def carry_old_totals(stats: Stats, saved: dict, config: Config) -> None:
     if "priced_requests" in saved or not stats.requests:
         return
     hit = stats.cache_hit_tokens
-    add(stats, prices.lookup(config.model, overrides=config.prices), hit, max(0, stats.input_tokens - hit),
+    add(stats, prices.now(config), hit, max(0, stats.input_tokens - hit),
         stats.output_tokens)
     if stats.priced_requests:
         stats.priced_requests = stats.requests
@@ -62,8 +62,8 @@ def carry_old_totals(stats: Stats, saved: dict, config: Config) -> None:
 # ---- what the user is told -------------------------------------------------------------------------
 
 
-def per_million(price: cost.Prices) -> str:
-    return "/".join(cost.format_money(p, price.currency) for p in (price.hit, price.miss, price.output))
+def per_million(price: Prices) -> str:
+    return "/".join(format_money(p, price.currency) for p in (price.hit, price.miss, price.output))
 
 
 def prices_now_line(config: Config, lang: str, when: datetime | None = None) -> str | None:

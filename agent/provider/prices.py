@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agent.compaction.cost import Prices
+from agent.config import Config, Prices
 
 BEIJING = timezone(timedelta(hours=8), "Beijing")
 # DeepSeek's "Models & Pricing" page (English and Chinese, as of 2026-12-01): peak hours are
@@ -26,6 +26,24 @@ BEIJING = timezone(timedelta(hours=8), "Beijing")
 # them "an upper bound"). 20:00 Beijing is off-peak on every day of the page's rule.
 OFF_PEAK_HOUR = 20
 DEEPSEEK_PROVIDER = "deepseek"
+
+
+MILLION = 1_000_000
+
+
+def money(hit: int, miss: int, output: int, price: Prices) -> float:
+    """The price of `hit` cached prompt tokens, `miss` uncached ones and `output` output tokens."""
+    return (hit * price.hit + miss * price.miss + output * price.output) / MILLION
+
+
+def format_money(amount: float, currency: str = "USD") -> str:
+    """Dollars to the precision small amounts need; relative units (no currency) as plain numbers."""
+    if not currency:
+        return f"{amount:.3g}"
+    symbol = "$" if currency == "USD" else ""
+    digits = 6 if abs(amount) < 0.001 else 4
+    text = f"{amount:,.{digits}f}"
+    return f"{symbol}{text}" if symbol else f"{text} {currency}"
 
 
 class BadPrices(ValueError):
@@ -51,6 +69,11 @@ def lookup(model: str, when: datetime | None = None, overrides: dict[str, Prices
         return None
     provider, prices = found
     return _corrected(model, provider, when) or prices
+
+
+def now(config: Config) -> Prices | None:
+    """The configured model's prices for a request made now (the user's own first)."""
+    return lookup(config.model, overrides=config.prices)
 
 
 def period(model: str, when: datetime | None = None, overrides: dict[str, Prices] | None = None) -> str | None:

@@ -28,7 +28,7 @@ class Gauge:
 def read_gauge(state: AppState, measure: bool = True) -> Gauge:
     """`measure=False` (the toolbar, redrawn on every key) never measures the prefix: importing the
     tools (pydantic-ai) and the tokenizer for it would block the prompt for a second."""
-    from agent.compaction.context import context_tokens, threshold
+    from agent.compaction import context_tokens, threshold
 
     used = None
     if measure or state.scratch.fixed_prefix_tokens is not None:
