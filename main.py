@@ -244,27 +244,6 @@ async def print_mode(state: AppState, prompt: str | None, output_format: str = "
         save_stats(state)
 
 
-def read_prompt(prompt: str, stdin, lang: str) -> str:
-    """`-p -`: the message is stdin. `-p TEXT` with stdin piped (`git diff | coding-agent -p "review
-    this"`): what came in is added below the text. A terminal's stdin is never read."""
-    if prompt != "-" and stdin.isatty():
-        return prompt
-    data = stdin.buffer.read().decode("utf-8", errors="replace") if hasattr(stdin, "buffer") else stdin.read()
-    if prompt == "-":
-        if not data.strip():
-            raise ValueError(t("stdin_empty", lang))
-        return data
-    return f"{prompt}\n\n<stdin>\n{data.rstrip()}\n</stdin>" if data.strip() else prompt
-
-
-def check_stream_input(args: argparse.Namespace, lang: str) -> None:
-    """--input-format stream-json: user messages on stdin, answered as stream-json, with no prompt of its own."""
-    from cli import PRINT_WITHOUT_TEXT
-
-    if args.prompt != PRINT_WITHOUT_TEXT or args.output_format != "stream-json":
-        raise ValueError(t("print_input_needs_stream", lang))
-
-
 def check_tools(config: Config) -> None:
     from agent.tools.preapproval import resolve
 
@@ -333,10 +312,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_config(config)
         check_tools(config)
-        if args.input_format == "stream-json":
-            check_stream_input(args, config.lang)
-        elif args.prompt is not None:
-            args.prompt = read_prompt(args.prompt, sys.stdin, config.lang)
+        if args.input_format == "stream-json" or args.prompt is not None:
+            from ui import print_mode as printing
+
+            if args.input_format == "stream-json":
+                printing.check_stream_input(args, config.lang)
+            else:
+                args.prompt = printing.read_prompt(args.prompt, sys.stdin, config.lang)
     except ValueError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2

@@ -117,3 +117,24 @@ async def _stream_input(state: AppState, view: PrintRenderer, on_submit: OnSubmi
         if isinstance(view, JsonRenderer):
             view.turn_done()
     return exit_code(view)
+
+
+def read_prompt(prompt: str, stdin, lang: str) -> str:
+    """`-p -`: the message is stdin. `-p TEXT` with stdin piped (`git diff | coding-agent -p "review
+    this"`): what came in is added below the text. A terminal's stdin is never read."""
+    if prompt != "-" and stdin.isatty():
+        return prompt
+    data = stdin.buffer.read().decode("utf-8", errors="replace") if hasattr(stdin, "buffer") else stdin.read()
+    if prompt == "-":
+        if not data.strip():
+            raise ValueError(t("stdin_empty", lang))
+        return data
+    return f"{prompt}\n\n<stdin>\n{data.rstrip()}\n</stdin>" if data.strip() else prompt
+
+
+def check_stream_input(args: Any, lang: str) -> None:
+    """--input-format stream-json: user messages on stdin, answered as stream-json, with no prompt of its own."""
+    from cli import PRINT_WITHOUT_TEXT
+
+    if args.prompt != PRINT_WITHOUT_TEXT or args.output_format != "stream-json":
+        raise ValueError(t("print_input_needs_stream", lang))

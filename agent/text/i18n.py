@@ -374,19 +374,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
 }
 # The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
-TEXTS.update(UI_TEXTS)
-TEXTS.update(SECURITY_TEXTS)
-TEXTS.update(GUARD_TEXTS)
-TEXTS.update(PRICE_TEXTS)
-TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, commands, memory
-TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
-TEXTS.update(SESSION_TEXTS)
-TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
-TEXTS.update(SANDBOX_TEXTS)
-TEXTS.update(COMMAND_TEXTS | TOOL_TEXTS)  # custom commands, sub-agents, -p's Claude flags; tools' failures
-TEXTS.update(START_TEXTS)
-TEXTS.update(FILES_TEXTS)
-TEXTS.update(TRUST_TEXTS)  # a project's grants and the one question about them
+# The texts of each topic live in their own module.
+for _topic in (UI_TEXTS, SECURITY_TEXTS, GUARD_TEXTS, PRICE_TEXTS, SETUP_TEXTS, CAPS_TEXTS, SESSION_TEXTS, LOCAL_TEXTS,
+               SANDBOX_TEXTS, COMMAND_TEXTS, TOOL_TEXTS, START_TEXTS, FILES_TEXTS, TRUST_TEXTS):
+    TEXTS.update(_topic)
 
 
 def t(key: str, lang: str, **values: object) -> str:
