@@ -35,6 +35,9 @@ from bench.probe_strategies import STRATEGIES, Compressed, ask, compress, prepar
 
 WINDOWS = (8192, 16_384, 32_768, 65_536, 131_072)
 QUICK_SESSIONS = ["en-retry-backoff", "en-lru-leak", "zh-login-lockout", "zh-pagination"]
+# The llama.cpp lane: one session a language, short answers: a 135M model on two CPU cores reads
+# about a thousand tokens a second at best, and every probe sends the whole compressed session.
+LLAMA_SESSIONS, LLAMA_ANSWER = ["en-lru-leak", "zh-pagination"], 200
 LOSSY_KEEP = 0.2  # the emulated summarizer's knob for the row that shows the harness can fail
 
 
@@ -59,18 +62,19 @@ def window_for(session: Session, state_of: Any, smallest: int) -> int:
     return WINDOWS[-1]
 
 
-def judge_agent(base_url: str, model: str, api_key: str | None) -> Any:
+def judge_agent(base_url: str, model: str, api_key: str | None, max_tokens: int | None = None) -> Any:
     from pydantic_ai import Agent
 
     from agent.config import Config
     from agent.provider.model import build_model, model_settings
 
     config = Config(model=model, base_url=base_url, api_key=api_key)
-    return Agent(build_model(config), model_settings=model_settings(config))  # type: ignore[arg-type]
+    settings = {**model_settings(config), **({"max_tokens": max_tokens} if max_tokens else {})}
+    return Agent(build_model(config), model_settings=settings)  # type: ignore[arg-type]
 
 
 async def one(base_url: str, model: str, judge: Any, session: Session, strategy: str, window: int,
-              limit: asyncio.Semaphore) -> list[Row]:
+              limit: asyncio.Semaphore, max_tokens: int | None) -> list[Row]:
     with common.workdir("probe-") as ws:
         state = prepare(base_url, model, KEY, session, ws, window)
         compressed = await compress(strategy, state)
@@ -78,7 +82,7 @@ async def one(base_url: str, model: str, judge: Any, session: Session, strategy:
         async def probe(p: Probe) -> Row:
             async with limit:
                 try:
-                    answer = await ask(state, compressed.history, p.question)
+                    answer = await ask(state, compressed.history, p.question, max_tokens)
                 except Exception as exc:  # a refused request is a failed answer, not a crashed run
                     answer = f"(no answer: {type(exc).__name__})"
                 try:
@@ -95,15 +99,16 @@ async def one(base_url: str, model: str, judge: Any, session: Session, strategy:
 
 
 async def evaluate(base_url: str, model: str, judge_model: str, sessions: list[Session], strategies: list[str], *,
-                   window: int = 0, concurrency: int = 4, label: str = "") -> list[Row]:
-    """Every session under every strategy; `label` names the rows (default: the strategy)."""
-    judge, limit, rows = judge_agent(base_url, judge_model, KEY), asyncio.Semaphore(concurrency), []
+                   window: int = 0, concurrency: int = 4, label: str = "", max_tokens: int | None = None) -> list[Row]:
+    """Every session under every strategy; `label` names the rows (default: the strategy); `max_tokens`
+    caps the answers and the judge's replies (a small local model may otherwise write to its limit)."""
+    judge, limit, rows = judge_agent(base_url, judge_model, KEY, max_tokens), asyncio.Semaphore(concurrency), []
     try:
         for s in sessions:
             with common.workdir("probe-size-") as ws:
                 size = window or window_for(s, lambda w: common.make_state(base_url, ws, w, model=model), WINDOWS[0])
             for strategy in strategies:
-                for row in await one(base_url, model, judge, s, strategy, size, limit):
+                for row in await one(base_url, model, judge, s, strategy, size, limit, max_tokens):
                     row.strategy = label or strategy
                     rows.append(row)
     finally:
@@ -175,7 +180,8 @@ async def on_llama(sessions: list[Session], strategies: list[str], report: commo
     server = LlamaServer(window, True, Path(tempfile.mkdtemp(prefix="llama-probe-")) / "llama.log")
     try:
         server.wait_ready()
-        return await evaluate(server.base_url, MODEL, MODEL, sessions, strategies, window=window, concurrency=1)
+        return await evaluate(server.base_url, MODEL, MODEL, sessions, strategies, window=window, concurrency=1,
+                              max_tokens=LLAMA_ANSWER)
     finally:
         server.stop()
 
@@ -193,7 +199,7 @@ def options(p: Any) -> None:
 
 async def main() -> None:
     args = common.parse_args(__doc__, options)
-    names = args.sessions or (QUICK_SESSIONS if args.quick else None)
+    names = args.sessions or (LLAMA_SESSIONS if args.llama else QUICK_SESSIONS if args.quick else None)
     sessions, strategies = all_sessions(names), args.strategies
     if args.base_url:
         if not args.model:

@@ -61,14 +61,15 @@ def seed_summary(text: str) -> str:
     return re.sub(r"</?(analysis|summary)>", "", match.group(1) if match else text).strip()
 
 
-def bare_agent(state: Any, instructions: str | None = None) -> Any:
-    """An agent on the state's model and settings, without tools."""
+def bare_agent(state: Any, instructions: str | None = None, max_tokens: int | None = None) -> Any:
+    """An agent on the state's model and settings, without tools; `max_tokens` caps its answers."""
     from pydantic_ai import Agent
 
     from agent.turn.loop import get_agent
 
     agent = get_agent(state)
-    return Agent(agent.model, model_settings=agent.model_settings, instructions=instructions)
+    settings = {**(agent.model_settings or {}), **({"max_tokens": max_tokens} if max_tokens else {})}
+    return Agent(agent.model, model_settings=settings, instructions=instructions)
 
 
 async def seed(state: Any) -> list[Any]:
@@ -113,10 +114,10 @@ async def compress(name: str, state: Any) -> Compressed:
     return Compressed(history, before, figs.count(history))
 
 
-async def ask(state: Any, history: list[Any], question: str) -> str:
+async def ask(state: Any, history: list[Any], question: str, max_tokens: int | None = None) -> str:
     """The probe as the next user message after the compressed history, answered without tools."""
     from agent.turn.loop import instructions
 
-    result = await bare_agent(state, instructions(state)).run(
+    result = await bare_agent(state, instructions(state), max_tokens).run(
         prompt_text(f"probe.{state.lang}.md").format(question=question), message_history=history)
     return result.output
