@@ -46,6 +46,16 @@ def judge_prompt(probe: Probe, answer: str) -> str:
                                           answer=answer.strip())
 
 
+def number(value: Any) -> float | None:
+    """A score as a judge writes it: 4, 4.5 or "4"."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def read_scores(reply: str) -> tuple[dict[str, float] | None, str]:
     """The six scores of the first JSON object in `reply` that has them all, clamped to 0..5."""
     decoder = json.JSONDecoder()
@@ -54,8 +64,8 @@ def read_scores(reply: str) -> tuple[dict[str, float] | None, str]:
             value, _ = decoder.raw_decode(reply[match.start():])
         except ValueError:
             continue
-        if isinstance(value, dict) and all(isinstance(value.get(d), int | float) for d in DIMENSIONS):
-            scores = {d: float(max(0, min(5, value[d]))) for d in DIMENSIONS}
+        if isinstance(value, dict) and all(number(value.get(d)) is not None for d in DIMENSIONS):
+            scores = {d: max(0.0, min(5.0, number(value[d]) or 0.0)) for d in DIMENSIONS}
             return scores, str(value.get("reason", ""))[:200]
     return None, reply.strip()[:200]
 

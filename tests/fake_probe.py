@@ -89,9 +89,11 @@ def section(prompt: str, title: str) -> str:
 def judge(prompt: str) -> Text:
     facts = [line[2:].strip() for line in section(prompt, "REFERENCE FACTS:").splitlines() if line.startswith("- ")]
     stale = [line[2:].strip() for line in section(prompt, "OUTDATED VALUES:").splitlines() if line.startswith("- ")]
+    exact = section(prompt, "EXACT ANSWER:").strip()
     candidate = section(prompt, "CANDIDATE ANSWER:").strip().removeprefix("<<<").removesuffix(">>>").lower()
     held = [f for f in facts if f.lower() in candidate]
-    wrong = sum(1 for s in stale if s.lower() in candidate)
+    # The one right answer missing is a wrong answer, whatever else it holds.
+    wrong = sum(1 for s in stale if s.lower() in candidate) + (exact != "(none)" and exact.lower() not in candidate)
     share = len(held) / len(facts) if facts else 0.0
     paths = [f for f in facts if PATH_LIKE.search(f)]
     path_share = sum(1 for f in paths if f in held) / len(paths) if paths else share

@@ -79,6 +79,7 @@ def test_the_emulators_judge_scores_the_facts_an_answer_holds(bench):
     right, half, old = scores("30 s, in client/retry.py"), scores("30 seconds"), scores("60, client/retry.py")
     assert all(right[d] == 5 for d in DIMENSIONS)
     assert half["accuracy"] < right["accuracy"] and half["artifact_trail"] == 0
+    assert scores("client/retry.py")["accuracy"] <= 1  # the one right answer missing
     assert old["context_awareness"] < half["context_awareness"] and old["accuracy"] <= 1
     assert scores("I do not know.")["instruction_following"] < 5
 
@@ -87,7 +88,7 @@ def test_the_judges_reply_is_read_whatever_surrounds_it_and_unreadable_is_not_ze
     from bench.probe_judge import exact, read_scores
     from bench.probe_load import Probe
 
-    reply = 'Sure. {"note": 1} then {"accuracy": 4, "context_awareness": 9, "artifact_trail": 3, ' \
+    reply = 'Sure. {"note": 1} then {"accuracy": "4", "context_awareness": 9, "artifact_trail": 3, ' \
             '"completeness": 2, "continuity": -1, "instruction_following": 5, "reason": "ok"} done'
     scores, reason = read_scores(reply)
     assert scores == {"accuracy": 4, "context_awareness": 5, "artifact_trail": 3, "completeness": 2,
