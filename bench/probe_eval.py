@@ -79,20 +79,26 @@ async def one(base_url: str, model: str, judge: Any, session: Session, strategy:
         state = prepare(base_url, model, KEY, session, ws, window)
         compressed = await compress(strategy, state)
 
-        async def probe(p: Probe) -> Row:
+        async def answer(p: Probe) -> str:
             async with limit:
                 try:
-                    answer = await ask(state, compressed.history, p.question, max_tokens)
+                    return await ask(state, compressed.history, p.question, max_tokens)
                 except Exception as exc:  # a refused request is a failed answer, not a crashed run
-                    answer = f"(no answer: {type(exc).__name__})"
+                    return f"(no answer: {type(exc).__name__})"
+
+        async def judged(p: Probe, said: str) -> Row:
+            async with limit:
                 try:
-                    graded = await grade(judge, p, answer)
+                    graded = await grade(judge, p, said)
                 except Exception as exc:
                     graded = Grade(None, None, f"judge failed: {type(exc).__name__}")
-            return Row(session.name, strategy, p, answer, graded, compressed)
+            return Row(session.name, strategy, p, said, graded, compressed)
 
         try:
-            return list(await asyncio.gather(*(probe(p) for p in session.probes)))
+            # Every answer, then every grade: the answers share the session's prefix, the grades the
+            # rubric's, so a server's prompt cache serves each run of them (one slot on llama.cpp).
+            said = await asyncio.gather(*(answer(p) for p in session.probes))
+            return list(await asyncio.gather(*(judged(p, a) for p, a in zip(session.probes, said, strict=True))))
         finally:
             if state.scratch.agent is not None:
                 await state.scratch.agent.model.client.close()
