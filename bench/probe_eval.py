@@ -51,11 +51,11 @@ class Row:
     compressed: Compressed
 
 
-def window_for(session: Session, state_of: Any, smallest: int) -> int:
-    """The smallest standard window from `smallest` up whose largest request holds the session."""
+def window_for(session: Session, state_of: Any) -> int:
+    """The smallest standard window whose largest request holds the session."""
     from agent import compaction
 
-    for window in [w for w in WINDOWS if w >= smallest] or [smallest]:
+    for window in WINDOWS:
         figs = compaction.figures(state_of(window))
         if figs.count(session.messages) <= figs.request_limit:
             return window
@@ -112,7 +112,7 @@ async def evaluate(base_url: str, model: str, judge_model: str, sessions: list[S
     try:
         for s in sessions:
             with common.workdir("probe-size-") as ws:
-                size = window or window_for(s, lambda w: common.make_state(base_url, ws, w, model=model), WINDOWS[0])
+                size = window or window_for(s, lambda w: common.make_state(base_url, ws, w, model=model))
             for strategy in strategies:
                 for row in await one(base_url, model, judge, s, strategy, size, limit, max_tokens):
                     row.strategy = label or strategy
