@@ -20,8 +20,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from agent.tokens import count as tokens
 from tests.fake_openai import FakeOpenAI
-from tests.fake_replies import Text, _text_of, smart_reply
+from tests.fake_replies import Text, smart_reply
 
 SESSIONS = Path(__file__).resolve().parent.parent / "bench" / "probe_sessions"
 # What a tool result's line must look like to be a statement: it reports, it is not code.
@@ -29,6 +30,10 @@ REPORTING = re.compile(r"error|failed|passed|traceback|refused|missing|rows|coun
                        re.IGNORECASE)
 CODE_LINE = re.compile(r"^\s*\d+\t")
 PATH_LIKE = re.compile(r"[/\\]|\.\w{1,5}$")
+
+
+def text_of(content: Any) -> str:
+    return "\n".join(tokens.content_texts(content))
 
 
 def known_probes(folder: Path = SESSIONS) -> dict[str, dict[str, Any]]:
@@ -43,7 +48,7 @@ def known_probes(folder: Path = SESSIONS) -> dict[str, dict[str, Any]]:
 def statements(messages: list[dict[str, Any]]) -> list[str]:
     out: list[str] = []
     for m in messages:
-        role, text = m.get("role"), _text_of(m.get("content"))
+        role, text = m.get("role"), text_of(m.get("content"))
         if role in ("user", "assistant") and text.strip():
             out += [line.strip() for line in text.splitlines() if line.strip()]
         for call in m.get("tool_calls") or []:
@@ -121,14 +126,14 @@ class ProbeEmulator(FakeOpenAI):
 
     def _next_reply(self, body: dict[str, Any]) -> Any:
         messages = body.get("messages") or []
-        last = _text_of(messages[-1].get("content")) if messages and messages[-1].get("role") == "user" else ""
+        last = text_of(messages[-1].get("content")) if messages and messages[-1].get("role") == "user" else ""
         if "CANDIDATE ANSWER:" in last and "REFERENCE FACTS:" in last:
             return judge(last)
         if "<analysis>" in last and "<summary>" in last:
             return summary(messages, self.keep)
         question = next((q for q in self.probes if q in last), None)
         if question is not None:
-            context = "\n".join(_text_of(m.get("content")) + json.dumps(m.get("tool_calls") or "", ensure_ascii=False)
+            context = "\n".join(text_of(m.get("content")) + json.dumps(m.get("tool_calls") or "", ensure_ascii=False)
                                 for m in messages[:-1] if m.get("role") != "system")
             return answer(question, context, self.probes[question])
         return super()._next_reply(body) if self.pending else smart_reply(body)
