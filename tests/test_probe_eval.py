@@ -37,6 +37,8 @@ def test_the_sessions_are_eight_or_more_in_both_languages_with_every_kind_of_pro
     sessions = all_sessions()
     assert len(sessions) >= 8
     assert {s.lang for s in sessions} == {"en", "zh"}
+    questions = [p.question for s in sessions for p in s.probes]
+    assert len(set(questions)) == len(questions)  # the emulator's reader knows a probe by its question
     for s in sessions:
         assert {p.kind for p in s.probes} == set(KINDS), s.name
         assert any(p.answer for p in s.probes), s.name  # something scored exactly
