@@ -241,6 +241,8 @@ async def print_mode(state: AppState, prompt: str | None, output_format: str = "
     try:
         return await printing.run(state, view, prompt, input_format, on_submit)
     finally:
+        if close := getattr(view, "close", None):
+            close()
         save_stats(state)
 
 

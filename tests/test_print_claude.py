@@ -108,7 +108,9 @@ def test_allowed_and_disallowed_tools_take_rules_and_claude_names(workspace, hom
     ok = run_main(agent(server, "-p", "run echo hi there", "--allowedTools", "Bash(echo hi:*)", "Read"),
                   workspace, home)
     assert ok.returncode == 0, ok.stderr
-    other = run_main(agent(server, "-p", "run touch made.txt", "--allowedTools", "Bash(echo hi:*)"), workspace, home)
+    # Outside the OS sandbox, where a command no rule allows is asked (declined in -p).
+    other = run_main(agent(server, "-p", "run touch made.txt", "--allowedTools", "Bash(echo hi:*)",
+                           "--sandbox", "danger-full-access"), workspace, home)
     assert other.returncode == 3 and not (workspace / "made.txt").exists()
     denied = run_main(agent(server, "-p", "run touch made.txt", "--yes", "--disallowedTools", "Bash(touch:*)"),
                       workspace, home)

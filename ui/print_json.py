@@ -80,11 +80,23 @@ class StreamJsonRenderer(JsonRenderer):
     def __init__(self, state: AppState) -> None:
         super().__init__(state)
         self.messages = MessageFeed(state.history)
+        # Events before the init line (the MCP servers starting) wait for it: Claude Code's comes first.
+        self.early: list[dict[str, Any]] | None = []
 
     def init_line(self) -> None:
         write_line(init_record(self.state))
+        self.close()
+
+    def close(self) -> None:
+        """What waited for the init line, written now (also when the run ends before it)."""
+        for record in self.early or []:
+            write_line(record)
+        self.early = None
 
     def __call__(self, event: Event) -> Reply:
+        if self.early is not None:
+            self.early.append(event_record(event))
+            return super().__call__(event)
         self._flush()  # a message the turn saved before this event goes first, as it happened
         write_line(event_record(event))
         return super().__call__(event)
