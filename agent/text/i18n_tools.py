@@ -14,8 +14,22 @@ TOOL_TEXTS: dict[str, tuple[str, str]] = {
     "tool_error": ("Error: {text}", "错误：{text}"),
     # --- permissions ---
     "te_hook_refused": ("a PreToolUse hook refused this call: {reason}", "`PreToolUse` 钩子拒绝了这次调用：{reason}"),
-    "te_rule_denied": ("the permission rule {rule} (deny) refuses this call",
+    "te_rule_denied": ("the permission rule {rule} (deny) refuses this call{why}",
                        "权限规则 {rule}（`deny`）拒绝了这次调用"),
+    "te_rule_denied_unsure": ("the permission rule {rule} (deny) refuses this call: the line could not be read "
+                              "for sure {detail}",
+                              "权限规则 {rule}（`deny`）拒绝了这次调用：这一行无法确切解析，可能运行规则所指的命令；"
+                              "请写成普通命令"),
+    "te_diff_too_long": ("the change to {path} is {size} characters, too long to show the user whole (at most "
+                         "{limit}); nothing was written. Make it in smaller edits (edit_file)",
+                         "对 {path} 的改动有 {size} 个字符，太长，无法完整展示给你（上限 {limit}）；"
+                         "未写入。请分成较小的修改（`edit_file`）"),
+    "te_mcp_unreadable": ("the MCP server {server} sent an answer that could not be read ({answer}); the call "
+                          "was ended", "MCP 服务器 {server} 发来的回答无法读取（{answer}）；调用已结束"),
+    "te_mcp_timeout": ("{tool} did not answer in {seconds} s, so the call was ended (the limit is mcpToolTimeout "
+                       "in the settings, or MCP_TOOL_TIMEOUT, in milliseconds)",
+                       "{tool} 在 {seconds} 秒内没有回答，调用已结束（上限由设置中的 `mcpToolTimeout` 或 "
+                       "`MCP_TOOL_TIMEOUT` 指定，单位毫秒）"),
     "te_plan_mode": ("plan mode is on: only the read-only tools run (read_file, list_files, grep). Read what you "
                      "need, then propose a plan; the user leaves plan mode with Shift+Tab",
                      "计划模式已开启：只运行只读工具（`read_file`、`list_files`、`grep`）；按 Shift+Tab 离开计划模式"),
