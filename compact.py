@@ -58,6 +58,7 @@ from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 from agent.tools.images import compaction_note
+from agent.tools.nested_memory import kept as keep_nested_memory
 from agent.tools.todo import restore_messages as restore_todo
 from agent.turn.loop import get_agent
 
@@ -294,6 +295,8 @@ def _commit(
                 new_read_state = ReadFileState()
                 history = compacted_history(carried, [], head, tail)
         assert history is not None
+        # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded (agent.tools.nested_memory).
+        history = keep_nested_memory(state.history, history, state.workspace, state.lang, at=head_end(history))
         after = history_tokens(state, history)
         refusal = refuse_result(before, after, threshold(state), margin.room(state, fit_limit))
         if refusal is not None:

@@ -26,6 +26,15 @@ async def start_project(state: AppState) -> None:
         state.permissions.trust_project()
         state.hooks.trust_project()
     hooks.session_start(state, "resume" if state.history else "startup")
+    say_skipped_imports(state)
+
+
+def say_skipped_imports(state: AppState) -> None:
+    """An `@path` a memory file names that is not read is said once at start (/memory says why)."""
+    from agent.tools import memory_files
+
+    if skipped := memory_files.scan(state.workspace).skipped:
+        state.emit(Notice(t("memory_skipped_start", state.lang, n=len(skipped)), "warn"))
 
 
 def first_paint(state: AppState) -> None:

@@ -73,6 +73,12 @@ def data_home() -> Path:
     return Path(os.environ.get("CODING_AGENT_HOME") or Path.home() / ".coding-agent")
 
 
+def claude_home() -> Path:
+    """Claude Code's user folder (`~/.claude`, or CLAUDE_CONFIG_DIR as Claude Code reads it): a user
+    who switches keeps their own commands and sub-agents there."""
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
 @dataclass
 class Config:
     model: str = DEFAULT_MODEL

@@ -39,6 +39,8 @@ def home(tmp_path, monkeypatch):
     """Every test keeps its data (sessions, archives, input history) in a temporary folder."""
     path = tmp_path / "home"
     monkeypatch.setenv("CODING_AGENT_HOME", str(path))
+    # Claude Code's user folder too: the machine's own ~/.claude must not reach a test.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
     return path
 
 

@@ -182,6 +182,9 @@ class Scratch:
     # guard.MAX_REFITS times a request.
     refit_pending: bool = False
     refits: int = 0
+    # The subfolders' memory files attached during the model request whose calls run now, by that
+    # request (agent.tools.nested_memory): two reads side by side load a file once.
+    nested_pending: tuple[str, set[str]] = ("", set())
 
 
 @dataclass

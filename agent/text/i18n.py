@@ -8,6 +8,7 @@ import os
 from agent.text.i18n_caps import CAPS_TEXTS
 from agent.text.i18n_files import FILES_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
+from agent.text.i18n_habits import HABIT_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
 from agent.text.i18n_prices import PRICE_TEXTS
 from agent.text.i18n_security import SECURITY_TEXTS
@@ -375,6 +376,7 @@ TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, comman
 TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
 TEXTS.update(SESSION_TEXTS)
 TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
+TEXTS.update(HABIT_TEXTS)  # a Claude Code user's files and habits
 TEXTS.update(FILES_TEXTS)
 
 

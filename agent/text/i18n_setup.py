@@ -113,9 +113,9 @@ SETUP_TEXTS.update({
     "memory_scope_user": ("yours", "用户"),
     "memory_scope_project": ("the project's", "项目"),
     "memory_none": ("No memory files: none of AGENTS.md or CLAUDE.md from the repository's root down to here, "
-                    "nor ~/.coding-agent/AGENTS.md. /init writes a starter one.",
+                    "nor ~/.claude/CLAUDE.md or ~/.coding-agent/AGENTS.md. /init writes a starter one.",
                     "没有记忆文件：从仓库根目录到当前目录都没有 `AGENTS.md` 或 `CLAUDE.md`，也没有 "
-                    "`~/.coding-agent/AGENTS.md`。可用 /init 生成一份。"),
+                    "`~/.claude/CLAUDE.md` 或 `~/.coding-agent/AGENTS.md`。可用 /init 生成一份。"),
     "init_exists": ("AGENTS.md exists already: the model is asked to improve it",
                     "`AGENTS.md` 已存在：将让模型在其基础上改进"),
 })

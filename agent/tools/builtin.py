@@ -17,7 +17,7 @@ from pydantic_ai import RunContext, Tool, ToolReturn
 from agent.events import CommandRunning
 from agent.state.app import AppState
 from agent.store.atomic import replace_file
-from agent.tools import grep_worker, images, permissions, write_guard
+from agent.tools import grep_worker, images, nested_memory, permissions, write_guard
 from agent.tools.answers import ToolError, cap_text
 from agent.tools.file_diff import file_diff
 from agent.tools.read_cap import read_token_cap
@@ -47,7 +47,9 @@ def _display(path: Path, workspace: Path) -> str:
 # --- read_file -----------------------------------------------------------------------------
 
 
-def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int = READ_LIMIT) -> str | list:
+def read_file(
+    ctx: RunContext[AppState], path: str, offset: int = 1, limit: int = READ_LIMIT
+) -> str | list | ToolReturn:
     """Read a text file. Lines come numbered like `cat -n` (the number, a tab, the line).
 
     Lines longer than 2000 characters are cut. Long files are returned in parts: the answer
@@ -63,14 +65,24 @@ def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int 
     try:
         image = images.read_image(path, ctx.deps.workspace, ctx.deps.config, readable_roots(ctx.deps.workspace))
         if image is not None:
-            return image
+            return _with_nested_memory(ctx, path, image)
     except images.ImageError as exc:
         return f"Error: {exc}"
     try:
         cap = read_token_cap(ctx.deps.config.context_window)
-        return read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit, cap)
+        answer = read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit, cap)
     except ToolError as exc:
         return f"Error: {exc}"
+    return _with_nested_memory(ctx, path, answer)
+
+
+def _with_nested_memory(ctx: RunContext[AppState], path: str, answer: str | list) -> str | list | ToolReturn:
+    """A read below the workspace's top brings that folder's AGENTS.md / CLAUDE.md (agent.tools.nested_memory)."""
+    try:
+        target = resolve_path(path, ctx.deps.workspace)
+    except PathError:
+        return answer  # the transcript archive: no folder of the project
+    return nested_memory.attach(ctx.deps, target, answer, f"{ctx.run_id}:{ctx.run_step}")
 
 
 # --- write_file / edit_file ----------------------------------------------------------------
@@ -318,9 +330,15 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
         await permissions.command(deps, command)
     except permissions.Refused as exc:
         return f"Error: {exc}"
-    deps.emit(CommandRunning(command))
+    return await run_allowed(deps, command, min(max(timeout, 1), MAX_TIMEOUT))
+
+
+async def run_allowed(state: AppState, command: str, timeout: float) -> str:
+    """A command that may run (agent.tools.permissions said so), run as every such command is: the
+    model's, and a custom command's `!` lines (agent.turn.custom_commands)."""
+    state.emit(CommandRunning(command))
     try:
-        return await execute(command, deps.workspace, min(max(timeout, 1), MAX_TIMEOUT))
+        return await execute(command, state.workspace, timeout)
     except OSError as exc:
         return f"Error: cannot run the command: {exc.strerror or exc}"
 
