@@ -145,6 +145,8 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
 
 
 async def submit(app, text: str, typed: str | None = None) -> None:  # the REPL's callback
+    from agent.turn import quick_input
+
     if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
         await asyncio.shield(app.state.scratch.ready)
@@ -153,6 +155,8 @@ async def submit(app, text: str, typed: str | None = None) -> None:  # the REPL'
             from ui.commands import dispatch
 
             await dispatch(app, text)
+        elif typed is None and quick_input.is_quick(text):  # `!command`, `# note`: Claude Code's habits
+            await quick_input.run(app.state, text)
         elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text, typed)
     except session.SessionLocked as exc:  # /resume of a session another process has open

@@ -26,4 +26,17 @@ HABIT_TEXTS: dict[str, tuple[str, str]] = {
                             "模型在子文件夹中工作时载入（压缩后仍保留）："),
     "nested_memory_loaded": ("Loaded {path}: the instructions for the files in its folder",
                              "已载入 {path}：其所在文件夹中文件的指令"),
+    # --- ! and # at the prompt ---
+    "quick_usage": ("`!command` runs a shell command; `# note` adds a line to a memory file",
+                    "`!命令` 直接运行一条命令；`# 内容` 把一行加入记忆文件"),
+    "quick_nul": ("The command holds a NUL byte, which no shell command can", "命令中含有空字节，无法运行"),
+    "memory_where": ("Add it to which memory file? [p] the project's ({project}) · [u] yours ({user}) · "
+                     "anything else: neither ",
+                     "加入哪个记忆文件？[p] 项目的（{project}）· [u] 你自己的（{user}）· 其他任意键：都不加 "),
+    "memory_not_saved": ("Not saved", "未保存"),
+    "memory_saved": ("Added to {path}: the model knows it from now on, and every new session reads it",
+                     "已加入 {path}：模型从现在起知道这一条，之后每个新会话也会读到"),
+    "memory_save_failed": ("Not saved to {path}: {error}", "未能保存到 {path}：{error}"),
+    "memory_not_plain": ("{part} {why}; `#` writes only a plain file, never through a link",
+                         "{part} {why}；`#` 只写普通文件，绝不经由链接写入"),
 }
