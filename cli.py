@@ -7,17 +7,24 @@ import argparse
 import os
 from pathlib import Path
 
-from agent.config import DEFAULT_MODEL, REASONING_EFFORTS, THINKING_CHOICES, env_name
-from agent.text.i18n import default_lang
+from agent.config import DEFAULT_MODEL, REASONING_EFFORTS, SANDBOX_MODES, THINKING_CHOICES, env_name
+from agent.text.i18n import default_lang, t
 from agent.tools.permissions import MODES as PERMISSION_MODES
 
 VERSION = "0.1.0"
 # The installed command's name (pyproject's [project.scripts]), also when run as `python main.py`.
 PROG = "coding-agent"
+# `-p` with no text after it: the prompt is the last argument, or stdin (or, as stream-json, its lines).
+PRINT_WITHOUT_TEXT = "-"
 
 
 def _env(name: str, default: str | None = None) -> str | None:
     return os.environ.get(env_name(name), default)
+
+
+def _one_item(value: str | None) -> list[str] | None:
+    """A flag that may be given several times (action="extend") starts from its variable as one item."""
+    return [value] if value else None
 
 
 def _env_flag(name: str) -> bool:
@@ -40,6 +47,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.output_format not in ("text", "json", "stream-json"):  # from the environment: not checked by choices
         p.error(f"CODING_AGENT_OUTPUT_FORMAT: {args.output_format!r} is not text, json or stream-json")
+    args.sandbox_origin = "flag" if args.sandbox else None
+    if args.sandbox is None and (wanted := _env("sandbox")):
+        if wanted not in SANDBOX_MODES:
+            p.error(f"CODING_AGENT_SANDBOX: {wanted!r} is not {' / '.join(SANDBOX_MODES)}")
+        args.sandbox, args.sandbox_origin = wanted, "env"
+    if args.input_format not in ("text", "stream-json"):
+        p.error(f"CODING_AGENT_INPUT_FORMAT: {args.input_format!r} is not text or stream-json")
+    if args.query is not None:
+        if args.prompt is None:
+            p.error(t("print_prompt_needs_p", args.lang))
+        if args.prompt != PRINT_WITHOUT_TEXT:
+            p.error(f"-p {args.prompt!r} and {args.query!r}: give the prompt once")
+        args.prompt = args.query  # `-p --output-format json "fix it"`, as Claude Code is called
     return args
 
 
@@ -67,15 +87,24 @@ def _parser() -> argparse.ArgumentParser:
                    help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
     p.add_argument("--prices", default=_env("prices"), metavar="JSON|FILE",
                    help='your own prices per 1M tokens, e.g. \'{"MODEL": {"hit": 0.01, "miss": 0.1, "output": 0.4}}\'')
-    p.add_argument("-p", "--print", dest="prompt", default=_env("print"),
-                   help="run one turn, print, exit ('-' reads the message from stdin; piped stdin is added to it)")
+    p.add_argument("-p", "--print", dest="prompt", nargs="?", const=PRINT_WITHOUT_TEXT, default=_env("print"),
+                   help="run one turn, print, exit: -p TEXT, or -p with the prompt as the last argument (as "
+                   "Claude Code's), '-' or none reads the message from stdin; piped stdin is added to it")
+    p.add_argument("query", nargs="?", help="the prompt, with -p (-p \"fix the test\" works as well)")
     p.add_argument("--output-format", choices=("text", "json", "stream-json"),
                    default=_env("output_format") or "text", help="-p's output: the answer, one JSON object, "
-                   "or one JSON line per event")
-    p.add_argument("--allowed-tools", default=_env("allowed_tools"), metavar="NAMES",
-                   help="tools that run without asking (e.g. run_command), comma-separated")
-    p.add_argument("--disallowed-tools", default=_env("disallowed_tools"), metavar="NAMES",
-                   help="tools the model is not given, comma-separated")
+                   "or one JSON line per event (Claude Code's fields and messages among ours)")
+    p.add_argument("--input-format", choices=("text", "stream-json"), default=_env("input_format") or "text",
+                   help="-p's input: the prompt, or (with --output-format stream-json) one JSON user message "
+                   "per line of stdin, a turn each, until stdin ends")
+    p.add_argument("--allowed-tools", "--allowedTools", dest="allowed_tools", nargs="+", action="extend",
+                   default=_one_item(_env("allowed_tools")), metavar="TOOL|RULE",
+                   help="tools that run without asking (run_command, Bash, mcp__server__tool) or allow rules "
+                   "(\"Bash(git diff:*)\"), separated by commas or spaces")
+    p.add_argument("--disallowed-tools", "--disallowedTools", dest="disallowed_tools", nargs="+", action="extend",
+                   default=_one_item(_env("disallowed_tools")), metavar="TOOL|RULE",
+                   help="tools the model is not given (write_file, Bash) or deny rules (\"Bash(git push:*)\", "
+                   "mcp__server)")
     p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
                    help="resume the latest session of this directory")
     p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
@@ -83,10 +112,19 @@ def _parser() -> argparse.ArgumentParser:
                    help="networks fetch_url may reach although not public (e.g. 127.0.0.0/8), comma-separated")
     p.add_argument("--yes", action="store_true", default=_env_flag("yes"),
                    help="run shell commands without asking (the same as --permission-mode bypassPermissions)")
+    p.add_argument("--sandbox", choices=SANDBOX_MODES, default=None,
+                   help="the OS sandbox commands run in: read-only, workspace-write (the default where the "
+                   "machine has one: the workspace writable, no network) or danger-full-access (none)")
     p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
                    help="default (ask before edits and commands), acceptEdits (the default: edits in the "
                    "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
+    p.add_argument("--trust-project", action="store_true", default=_env_flag("trust_project"),
+                   help="use the project's env, baseUrl, allow rules, hooks and MCP servers without asking "
+                   "(for scripts: -p cannot ask)")
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
+    p.add_argument("--demo", action="store_true", default=_env_flag("demo"),
+                   help="try it without a key, against the built-in emulator (a source checkout's), which it "
+                   "starts and stops")
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {VERSION}")
     return p
@@ -107,6 +145,7 @@ def apply_settings(args: argparse.Namespace, argv: list[str] | None) -> object:
     files.apply_to_args(loaded, args, given)
     if args.lang != lang:  # the files chose the language: their warnings in it
         loaded = files.load(Path.cwd().resolve(), args.lang)
+        files.apply_to_args(loaded, args, given)  # the same values; a project's baseUrl the user overrides goes
     loaded.origins = files.origins(loaded, args, given)
     files.apply_env(loaded)
     return loaded

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import session
-from agent.compaction import billing
 from agent.config import Config
 from agent.events import Notice
+from agent.state import billing
 from agent.state.app import AppState, CompactionState, Stats
 from agent.state.file_history import Checkpoint, FileHistory
 from agent.state.file_state import ReadFileState
@@ -60,6 +60,20 @@ def switch_session(state: AppState, session_id: str, messages: list) -> None:
     state.scratch.recorder.forget()
 
 
+def start_sandbox(config: Config) -> list[str]:
+    """The sandbox policy in force (the flag's or the environment's mode over the settings files'),
+    and its mechanism probed in the background meanwhile (agent.tools.sandbox)."""
+    if config.sandbox is None:
+        return []
+    from agent.tools.sandbox import detect, policy
+
+    given = config.sandbox if config.sandbox.origin in ("flag", "env") else None
+    config.sandbox, warnings = policy.load(config.settings, given, config.lang)
+    if policy.sandboxed_mode(config.sandbox):
+        detect.find_soon(config.workspace)
+    return warnings
+
+
 def start_state(args: argparse.Namespace, config: Config) -> AppState:
     from agent.events import EventLog
 
@@ -69,11 +83,19 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
 
     state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
                                                         config.lang)
+    if config.allowed_tools or config.disallowed_tools:  # the tool set imports pydantic-ai: only when needed
+        from agent.tools.preapproval import add_flag_rules
+        from agent.tools.toolset import tool_names
+
+        # --allowed-tools "Bash(git diff:*)", --disallowed-tools mcp__github: rules of the session.
+        add_flag_rules(state.permissions, config, tool_names())
     from agent.tools import mcp_servers
 
     state.hooks, hook_warnings = hooks.load(config.settings, config.lang)
     state.mcp, mcp_warnings = mcp_servers.load(config.settings, config.workspace, config.lang)
-    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings, *mcp_warnings]:
+    sandbox_warnings = start_sandbox(config)
+    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings, *mcp_warnings,
+                    *sandbox_warnings]:
         state.emit(Notice(warning, "warn"))
     session_id = None
     if args.cont:
@@ -131,7 +153,7 @@ def undo_turn(state: AppState) -> Checkpoint | None:
     checkpoint = state.file_history.undo(state.workspace.resolve(), state.lang)
     if checkpoint is None:
         return None
-    from agent.compaction.background import cancel_background  # not at start-up: main imports this module
+    from agent.compaction import cancel_background  # not at start-up: main imports this module
 
     cancel_background(state)
     state.transcript.truncate(checkpoint.history_index)

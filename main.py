@@ -14,14 +14,16 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 import project_setup
 import session
-from agent.compaction.prices import BadPrices, parse_overrides
 from agent.config import (
     DEFAULT_WINDOW,
     RETIRED_MODELS,
     Config,
+    Endpoint,
+    SandboxPolicy,
     is_deepseek_url,
 )
 from agent.events import Notice
+from agent.provider.prices import BadPrices, parse_overrides
 from agent.state.app import AppState, Stats
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
@@ -34,22 +36,43 @@ from controller import start_state
 if TYPE_CHECKING:
     from agent.turn.loop import TurnOutcome
 
+# The agent's own source folder: a session started there is about the agent, rarely what a newcomer meant.
+CHECKOUT = Path(__file__).resolve().parent
 
 
-def api_key(args: argparse.Namespace) -> str | None:
-    """API_KEY goes anywhere; DEEPSEEK_API_KEY only to DeepSeek; OPENAI_API_KEY only with --base-url.
+
+def key_name(base_url: str | None) -> str | None:
+    """The variable whose key goes to `base_url`: API_KEY goes anywhere; DEEPSEEK_API_KEY only to
+    DeepSeek; OPENAI_API_KEY only with a base URL.
 
     A DeepSeek key sent to a local or third-party server would hand it to whoever runs that server."""
     names = ["API_KEY"]
-    if is_deepseek_url(args.base_url):
+    if is_deepseek_url(base_url):
         names.append("DEEPSEEK_API_KEY")
-    if args.base_url:
+    if base_url:
         names.append("OPENAI_API_KEY")
-    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+    return next((n for n in names if os.environ.get(n)), None)
+
+
+def api_key(args: argparse.Namespace) -> str | None:
+    if getattr(args, "demo", False):
+        return None  # the emulator needs no key, and gets none of the user's
+    name = key_name(args.base_url)
+    return os.environ[name] if name else None
+
+
+def project_endpoint(args: argparse.Namespace) -> Endpoint | None:
+    """The project's baseUrl where nothing of the user's set one (--demo is theirs too), with the key
+    that would go there: used only once the project is approved (agent.provider.trust)."""
+    pending = getattr(getattr(args, "settings", None), "pending", {}).get("baseUrl")
+    if pending is None or getattr(args, "demo", False):
+        return None
+    name = key_name(pending[0])
+    return Endpoint(pending[0], name, os.environ[name] if name else None)
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    from agent.compaction.prices import known_context_window
+    from agent.provider.prices import known_context_window
 
     known = known_context_window(args.model)
     window = int(args.context_window) if args.context_window else (known or DEFAULT_WINDOW)
@@ -77,6 +100,11 @@ def build_config(args: argparse.Namespace) -> Config:
         disallowed_tools=parse_tool_list(args.disallowed_tools),
         fetch_allow_networks=args.fetch_allow_network,
         images=None if args.images is None else args.images == "on",
+        trust_project=bool(getattr(args, "trust_project", False)),
+        project_endpoint=project_endpoint(args),
+        # The flag's or the environment's mode; the settings files' `sandbox` joins it in start_state.
+        sandbox=SandboxPolicy(mode=args.sandbox, origin=args.sandbox_origin) if getattr(args, "sandbox", None)
+        else SandboxPolicy(),
     )
 
 
@@ -97,7 +125,6 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
-    import midturn
     from agent.tools import hooks
     from agent.tools.images import image_paths, pasted_paths
     from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
@@ -115,14 +142,17 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
                                               pasted=pasted, named=named)
-    from agent.compaction.oversize import attachments_refused
+    from agent.compaction import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
         state.emit(Notice(refused, level="error"))
         return None
     prelude = context + prelude
+    from agent.tools import mcp_servers
+
     try:
         await compact.auto_compact_if_needed(state, prelude + [ModelRequest(parts=[UserPromptPart(user_input)])])
+        await mcp_servers.wait_started(state)  # a server still starting: its tools, or its failure, first
     except asyncio.CancelledError:
         from agent.turn.loop import keep_interrupted_before_turn
 
@@ -137,25 +167,26 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
         state.emit(Notice(t("attached", state.lang, paths=separator.join(attached))))
     for notice in notices:
         state.emit(Notice(notice, "warn"))
-    from agent.tools import mcp_servers
-
-    await mcp_servers.wait_started(state)
-    outcome = await run_turn(state, user_input, prelude, before_request=midturn.before_request)
+    outcome = await run_turn(state, user_input, prelude, before_request=compact.before_request)
     return await project_setup.stop_hooks(state, outcome)
 
 
-async def submit(app, text: str, typed: str | None = None) -> None:  # the REPL's callback
+async def submit(app, text: str, typed: str | None = None, command_prompt: bool = False) -> None:
+    """The REPL's callback: a line the user typed (a slash command, `!command`, `# note`, or a message),
+    or with `command_prompt` a custom command's prompt, never a command itself (`typed`: on_submit's)."""
     from agent.turn import quick_input
 
     if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
         await asyncio.shield(app.state.scratch.ready)
     try:
-        if text.startswith("/") and typed is None:  # a command file's body is a prompt, never a command
-            from ui.commands import dispatch
+        from ui.commands import dispatch, slash_command
 
+        if not command_prompt:
+            app.refresh_custom(warn=False)
+        if not command_prompt and slash_command(text, app.is_command) is not None:
             await dispatch(app, text)
-        elif typed is None and quick_input.is_quick(text):  # `!command`, `# note`: Claude Code's habits
+        elif not command_prompt and typed is None and quick_input.is_quick(text):
             await quick_input.run(app.state, text)
         elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text, typed)
@@ -173,12 +204,12 @@ async def submit(app, text: str, typed: str | None = None) -> None:  # the REPL'
 
 async def _fit_or_attach(app, text: str) -> str | None:
     """A message too large for the window is not sent unasked: the user may attach it as a file."""
-    from agent.compaction.oversize import attach, check_message, warning
+    from agent.compaction import attach, check_message
 
     found = check_message(app.state, text)
     if found is None:
         return text
-    app.say(warning(found, app.lang), "warn")
+    app.say(found, "warn")
     if not await app.confirm(t("attach_question", app.lang)):
         app.say(t("not_sent", app.lang), "warn")
         return None
@@ -203,55 +234,36 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
-async def print_mode(state: AppState, prompt: str, output_format: str = "text") -> int:
+async def print_mode(state: AppState, prompt: str | None, output_format: str = "text",
+                     input_format: str = "text") -> int:
+    """-p: one turn (or, with stream-json input, one per line of stdin); the exit status (ui.print_mode)."""
+    from ui import print_mode as printing
     from ui.print_json import make_view
 
     early, state.emit = state.emit, (view := make_view(output_format, state))
     replay_early(state, early)
-    from agent.compaction.oversize import check_message, warning
-
-    if (found := check_message(state, prompt)) is not None:
-        print(warning(found, state.lang) + " " + t("too_large_print", state.lang), file=sys.stderr)
-        return 2
-    await project_setup.start_project(state)
-    from agent.tools import mcp_servers
-
-    mcp_servers.start(state, state.permissions.project_trusted)
     try:
-        await on_submit(state, prompt)
+        return await printing.run(state, view, prompt, input_format, on_submit)
     finally:
         save_stats(state)
-        from agent.tools import mcp_servers
-
-        await mcp_servers.stop_all(state)
-    return view.finish()
-
-
-def read_prompt(prompt: str, stdin, lang: str) -> str:
-    """`-p -`: the message is stdin. `-p TEXT` with stdin piped (`git diff | coding-agent -p "review
-    this"`): what came in is added below the text. A terminal's stdin is never read."""
-    if prompt != "-" and stdin.isatty():
-        return prompt
-    data = stdin.buffer.read().decode("utf-8", errors="replace") if hasattr(stdin, "buffer") else stdin.read()
-    if prompt == "-":
-        if not data.strip():
-            raise ValueError(t("stdin_empty", lang))
-        return data
-    return f"{prompt}\n\n<stdin>\n{data.rstrip()}\n</stdin>" if data.strip() else prompt
 
 
 def check_tools(config: Config) -> None:
-    from agent.tools.toolset import tool_names, unknown_tools
+    from agent.tools.preapproval import resolve
 
-    for flag, names in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
-        if unknown := unknown_tools(sorted(names)):
-            raise ValueError(t("unknown_tools", config.lang, names=", ".join(unknown), flag=flag,
+    for flag, items in (("--allowed-tools", config.allowed_tools), ("--disallowed-tools", config.disallowed_tools)):
+        if not items:
+            continue  # the tool set imports pydantic-ai, the slowest import: a start without the flags must not wait
+        from agent.tools.toolset import tool_names
+
+        if bad := resolve(items, tool_names()).bad:
+            raise ValueError(t("unknown_tools", config.lang, names=", ".join(bad), flag=flag,
                                known=", ".join(tool_names())))
 
 
 def check_config(config: Config) -> None:
     """Bad numbers stop here with one line, not with a traceback at the first turn."""
-    from agent.compaction.context import CompactAtOutOfRange, compact_threshold
+    from agent.compaction import CompactAtOutOfRange, compact_threshold
 
     if config.model in RETIRED_MODELS and is_deepseek_url(config.base_url):
         raise ValueError(t("model_retired", config.lang, model=config.model, new=RETIRED_MODELS[config.model]))
@@ -271,6 +283,24 @@ def check_config(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.settings = apply_settings(args, argv)
+    if not args.demo:
+        return run(args)
+    from agent.provider.demo_server import DEMO_WINDOW, DemoServer, DemoUnavailable
+
+    demo = DemoServer()
+    try:
+        args.base_url = demo.start()
+    except DemoUnavailable as exc:
+        print(f"{PROG}: {t('demo_unavailable', args.lang, path=str(exc))}", file=sys.stderr)
+        return 2
+    args.context_window = args.context_window or DEMO_WINDOW
+    try:
+        return run(args)
+    finally:
+        demo.stop()
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except BadPrices as exc:
@@ -286,15 +316,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_config(config)
         check_tools(config)
-        if args.prompt is not None:
-            args.prompt = read_prompt(args.prompt, sys.stdin, config.lang)
+        if args.input_format == "stream-json" or args.prompt is not None:
+            from ui import print_mode as printing
+
+            if args.input_format == "stream-json":
+                printing.check_stream_input(args, config.lang)
+            else:
+                args.prompt = printing.read_prompt(args.prompt, sys.stdin, config.lang)
     except ValueError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    if args.prompt is not None and not args.prompt.strip():
+    if args.prompt is not None and args.input_format == "text" and not args.prompt.strip():
         print(f"{PROG}: {t('empty_prompt', config.lang)}", file=sys.stderr)
         return 2
-    if not config.api_key and not config.base_url:
+    if not config.api_key and not config.base_url and config.project_endpoint is None:
         print(t("no_api_key", config.lang), file=sys.stderr)
         return 2
     from agent.tokens import count as tokens
@@ -306,8 +341,14 @@ def main(argv: list[str] | None = None) -> int:
             from agent import debuglog
 
             debuglog.forget_secret(config.api_key)
+            if config.project_endpoint is not None:
+                debuglog.forget_secret(config.project_endpoint.key)
             debuglog.enable()
         state = start_state(args, config)
+        if args.demo:
+            state.emit(Notice(t("demo_started", config.lang, url=config.base_url)))
+        if config.workspace == CHECKOUT and args.prompt is None:
+            state.emit(Notice(t("own_checkout", config.lang), "warn"))
     except session.SessionLocked as exc:
         print(exc.text(config.lang), file=sys.stderr)
         return 2
@@ -319,7 +360,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.prompt is not None:
-            return asyncio.run(print_mode(state, args.prompt, args.output_format))
+            streamed = args.input_format == "stream-json"  # the turns come from stdin (ui.print_mode)
+            return asyncio.run(print_mode(state, None if streamed else args.prompt, args.output_format,
+                                          args.input_format))
         return asyncio.run(repl(state))
     except KeyboardInterrupt:  # Ctrl-C in -p mode: the turn was settled as it was cancelled
         print("\n" + t("interrupted", config.lang), file=sys.stderr)
@@ -329,20 +372,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def repl(state: AppState) -> int:
-    from agent.compaction.background import cancel_background
+    from agent.compaction import cancel_background
     from ui.app import App
 
     early = state.emit
     app = App(state, submit)
-    from ui.setup_commands import add_custom_commands
-
-    add_custom_commands(app)
+    app.refresh_custom()  # a command file a built-in name hides is said at start
     window = t("window_known" if state.config.window_known else "window_assumed", state.lang,
                n=state.config.context_window)
     app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",
             "dim")
     if state.history:
-        app.say(t("resumed", state.lang, n=len(state.history)), "dim")
+        app.report("resumed")
     replay_early(state, early)
     await project_setup.start_project(state)
     try:

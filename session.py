@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from agent.config import data_home
+from agent.marks import is_agent_note
 from agent.store import long_lines, session_format
 from agent.store.atomic import replace_file, write_via_temp
 from agent.store.faults import fault
@@ -27,10 +28,6 @@ from agent.store.project_dirs import ARCHIVE_DIR_NAME, archive_dir, folder_name,
 from agent.store.regular_file import open_regular, read_regular
 from agent.store.session_lock import SessionLock, SessionLocked  # noqa: F401 - session.SessionLock is the API
 from agent.text.clean_text import clean_messages
-
-# The metadata key that marks a compaction's summary message in a session file (agent.compaction.summary
-# builds the message and owns recognising it; the preview here reads the raw line, unparsed).
-SUMMARY_KEY = "compact_summary"
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -236,18 +233,6 @@ def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
     if answer.isdigit() and 1 <= int(answer) <= min(PICK_MAX, len(sessions)):
         return sessions[int(answer) - 1].session_id
     return None
-
-# Requests the agent writes itself are marked in their metadata: a summary ("compact_summary") and a
-# note where messages were left out (NOTE_KEY). They are never the user's words: not a session's
-# title here, not an "original user message" of a summary (agent.compaction.summary.user_messages).
-NOTE_KEY = "agent_note"
-
-
-def is_agent_note(metadata: object) -> bool:
-    """Whether a request with this metadata (a message's, or its JSON's) is the agent's own."""
-    return isinstance(metadata, dict) and (metadata.get(NOTE_KEY) is not None
-                                           or metadata.get("compact_summary") is not None)
-
 
 PREVIEW_BYTES = 1 << 22  # of a session file read for its preview: a 4 MB summary line still fits
 # Archives followed back to the first words: each compaction or left-out note adds one (bounded: a

@@ -12,7 +12,7 @@ DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 
 # DeepSeek's "Models & Pricing" page (autumn 2026, checked 2026-12-01). Prices and windows come
-# from genai-prices (agent.compaction.prices); the output ceiling (384K) is on the page only.
+# from genai-prices (agent.provider.prices); the output ceiling (384K) is on the page only.
 DEFAULT_MODEL = "deepseek-flash"  # DeepSeek-V4.1-Flash-1017
 DEEPSEEK_MODELS = ("deepseek-flash", "deepseek-v4-pro")
 DEEPSEEK_MAX_OUTPUT = 393_216
@@ -26,7 +26,9 @@ RETIRED_MODELS = {"deepseek-chat": DEFAULT_MODEL, "deepseek-reasoner": DEFAULT_M
 DEFAULT_WINDOW = 131_072
 THINKING_CHOICES = ("on", "off")
 REASONING_EFFORTS = ("high", "max")
-
+# Codex CLI's names, strictest first (agent/tools/sandbox/ says what each lets a command do).
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+DEFAULT_SANDBOX_MODE = "workspace-write"
 
 
 def env_name(name: str) -> str:
@@ -37,7 +39,7 @@ def env_name(name: str) -> str:
 @dataclass(frozen=True)
 class Prices:
     """Per million tokens: a prompt token served from the prefix cache, one not, an output token
-    (agent/compaction/cost.py computes with them, agent/compaction/prices.py finds them)."""
+    (agent/compaction/cost.py computes with them, agent/provider/prices.py finds them)."""
 
     hit: float
     miss: float
@@ -73,6 +75,31 @@ def data_home() -> Path:
     return Path(os.environ.get("CODING_AGENT_HOME") or Path.home() / ".coding-agent")
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """A project's `baseUrl`, used only once the project is approved, and the key that would go with it:
+    its variable's name (the question names it) and its value (held here, since keys leave the
+    environment at start-up)."""
+
+    url: str
+    key_name: str | None = None
+    key: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What a command may do (agent/tools/sandbox/policy.py builds it from the flag, the environment
+    and the settings files): the mode, the network, the folders it may write besides the workspace,
+    how many processes it may add, and where the mode came from ("flag", "env", a settings layer or
+    "default")."""
+
+    mode: str = DEFAULT_SANDBOX_MODE
+    network: bool = False
+    writable_roots: tuple[Path, ...] = ()
+    max_processes: int = 1024
+    origin: str = "default"
+
+
 def claude_home() -> Path:
     """Claude Code's user folder (`~/.claude`, or CLAUDE_CONFIG_DIR as Claude Code reads it): a user
     who switches keeps their own commands and sub-agents there."""
@@ -101,7 +128,7 @@ class Config:
     # None: as the API does by default (DeepSeek's V4 models think).
     thinking: bool | None = None
     reasoning_effort: str | None = None
-    # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.compaction.prices.parse_overrides).
+    # The user's own prices per model (--prices, CODING_AGENT_PRICES; agent.provider.prices.parse_overrides).
     prices: dict[str, Prices] = field(default_factory=dict)
     # --permission-mode (agent.tools.permissions.MODES); None: the files' defaultMode, else the start mode.
     permission_mode: str | None = None
@@ -114,6 +141,14 @@ class Config:
     images: bool | None = None
     # Networks fetch_url may reach although not public (agent.tools.fetch_url): none, the model's URLs are untrusted.
     fetch_allow_networks: tuple[str, ...] = ()
+    # --trust-project: the project's grants apply without the question (agent.provider.trust).
+    trust_project: bool = False
+    # The project's baseUrl, waiting for the project's approval (agent.provider.trust); base_url and
+    # api_key are the user's until then.
+    project_endpoint: Endpoint | None = field(default=None, repr=False)
+    # The commands' OS sandbox; None: commands run as they always did (a Config built by hand: tests,
+    # library use). main.py always sets one (agent.tools.sandbox.policy.load).
+    sandbox: SandboxPolicy | None = None
 
     @property
     def endpoint(self) -> str:

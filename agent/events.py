@@ -116,7 +116,8 @@ class Listing:
 
 @dataclass(frozen=True)
 class ReportRequested:
-    """A slash command wants a view of the session drawn: "status" (/status) or "context" (/context).
+    """A view of the session to draw: "status" (/status), "context" (/context) or "resumed" (a resumed
+    session's last turns).
     The UI builds it from the state it shows, so no rich object crosses the channel."""
 
     view: str
@@ -149,9 +150,10 @@ class ApprovalRequest:
     "fetch", `subject` the URL, `why` the domain). Answered "y", "n", "always" (for the session) or
     "project" (always, saved as a rule for the project: agent.tools.permissions); anything else, or no one
     to ask, is "n". `kind` "tool" is an MCP server's tool (`subject` its name and arguments), "read" a
-    read a rule asks about."""
+    read a rule asks about, "outside" a command the OS sandbox stopped, to run again outside it (`why`
+    what the sandbox refused)."""
 
-    kind: str  # "command" | "write" | "fetch" | "tool" | "read"
+    kind: str  # "command" | "write" | "fetch" | "tool" | "read" | "outside"
     subject: str
     why: str = ""
     detail: str = ""
@@ -170,7 +172,17 @@ class Question:
     yes_no: bool = False
 
 
-Request = ApprovalRequest | Question
+@dataclass(frozen=True)
+class TrustRequest:
+    """Asked once, before the first prompt, when a project's files hold grants (agent.provider.trust):
+    `lines` each one grant as it would run, drawn with every hidden character escaped (a newline too);
+    `folder` the workspace. Answered "y" or "n"; no one to ask is "n"."""
+
+    folder: str
+    lines: tuple[str, ...]
+
+
+Request = ApprovalRequest | Question | TrustRequest
 
 Event = (
     TextDelta
@@ -190,6 +202,7 @@ Event = (
     | TodosChanged
     | ApprovalRequest
     | Question
+    | TrustRequest
 )
 
 # An Emit is the UI's end of the channel. For a request it may return the awaitable answer; for any
@@ -204,7 +217,7 @@ async def ask(emit: Emit, request: Request) -> str:
     answer = "" if reply is None else (await reply).strip()
     if isinstance(request, ApprovalRequest):
         return answer if answer in ("y", "always", "project") else "n"
-    if request.yes_no:
+    if isinstance(request, TrustRequest) or request.yes_no:
         return "y" if answer == "y" else "n"
     return answer
 

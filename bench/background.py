@@ -35,7 +35,7 @@ def build_history(s: Any, fixed: int, target: int) -> list:
     from pydantic_ai.messages import ModelRequest, ModelResponse, UserPromptPart
     from pydantic_ai.usage import RequestUsage
 
-    from agent.compaction.tiers import clear_tool_results
+    from agent.compaction.rebuild import clear_tool_results
     from agent.tokens import count as tokens
 
     cleared, _ = clear_tool_results(s.messages, keep_tokens=0)
@@ -54,14 +54,15 @@ def build_history(s: Any, fixed: int, target: int) -> list:
 
 async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     import compact
+    from agent import compaction
     from agent.compaction import background
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent.compaction.watermark import fixed_prefix_tokens
     from agent.events import CompactionFinished
     from main import on_submit
 
     state = common.make_state(server.base_url, ws, WINDOW)
     fixed = fixed_prefix_tokens(state)
-    limit = compact.threshold(state)
+    limit = compaction.threshold(state)
     history = build_history(s, fixed, int(limit * START_SHARE))
     common.install_session(state, dataclasses.replace(s, messages=history), reload=False, files=0)
     paste = "\n".join(f"Log line {i}: worker {i % 7} finished batch {i * 13} in {i % 97} ms; 第{i}批完成。"
@@ -82,7 +83,7 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     if mode == "blocking":
         background.maybe_start_background = lambda st, agent, used: None
     try:
-        used0 = compact.context_tokens(state)
+        used0 = compaction.context_tokens(state)
         t0 = time.perf_counter()
         await on_submit(state, "Where are we? One line, please.")
         turn1 = time.perf_counter() - t0

@@ -9,7 +9,7 @@ cache in 64-token blocks and reports prompt_cache_hit_tokens:
   baseline  the design's separate summarizer, Agent(model) without tools or instructions, run over
             the same history with the same compaction prompt
 Both get the same scripted summary (~4k tokens). Cost at deepseek-flash's off-peak prices of the day
-the bench runs (agent.compaction.prices: genai-prices' data with our corrections).
+the bench runs (agent.provider.prices: genai-prices' data with our corrections).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ async def measure(n: int, thinking: bool | None = None) -> dict:
     from pydantic_ai import Agent
 
     import compact
+    from agent import compaction, errors
     from agent.compaction.summary import compaction_prompt
     from agent.turn.loop import get_agent
     from main import on_submit
@@ -49,10 +50,10 @@ async def measure(n: int, thinking: bool | None = None) -> dict:
         base = server.requests[-1]
 
         server.script(Text(summary))
-        before = compact.context_tokens(state)
+        before = compaction.context_tokens(state)
         try:
             await compact.run_compact(state)
-        except compact.CompactError:
+        except errors.CompactError:
             # A small (--quick) session can be smaller than this summary plus what it keeps: the
             # result is refused, but the request, which is what is measured here, was sent.
             pass

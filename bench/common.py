@@ -205,7 +205,7 @@ def make_state(base_url: str, workspace: Path, window: int = WINDOW, *, model: s
 
 def agent_prefix(state: Any) -> tuple[str, int]:
     """The agent's instructions and its fixed prefix tokens (system prompt + tool definitions)."""
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent.compaction.watermark import fixed_prefix_tokens
 
     fixed = fixed_prefix_tokens(state)  # renders the instructions into state.scratch.instructions
     return state.scratch.instructions, fixed
@@ -237,8 +237,8 @@ def install_session(state: Any, s: Any, *, reload: bool = True, files: int = 5) 
 
 
 def prices() -> Any:
-    """The prices of MODEL a figure is priced at (agent.compaction.prices.for_reports: off-peak)."""
-    from agent.compaction import prices as source
+    """The prices of MODEL a figure is priced at (agent.provider.prices.for_reports: off-peak)."""
+    from agent.provider import prices as source
 
     found = source.for_reports(MODEL)
     assert found is not None, f"no prices for {MODEL}"
@@ -246,7 +246,7 @@ def prices() -> Any:
 
 
 def cost(hit: int, miss: int, out: int) -> float:
-    from agent.compaction.cost import money
+    from agent.provider.prices import money
 
     return money(hit, miss, out, prices())
 

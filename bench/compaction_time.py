@@ -80,7 +80,7 @@ def warm_live(history: list) -> None:
 async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict[str, float]:
     import compact
     import session
-    from agent.compaction import rebuild, summarizer
+    from agent.compaction import flow, request, summary, watermark
     from tests.fake_openai import Text
 
     state = common.make_state(server.base_url, ws, window)
@@ -103,18 +103,17 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
     server.script(Text(common.summary_text()))
     buckets: dict[str, float] = defaultdict(float)
     spec = [
-        (compact, "context_tokens", "before: watermark"),
-        (summarizer, "fit_request", "fit request (count history)"),
-        (summarizer, "_summary_call", "request call"),
+        (flow, "figures", "before: the figures"),
+        (watermark, "request_tokens", "count: before and after"),
+        (request, "fit_request", "fit request (count history)"),
+        (request, "_call", "request call"),
         (session, "archive_session", "archive (copy + fsync)"),
-        (rebuild, "files_touched", "summary: files touched"),
-        (rebuild, "carried_and_older", "summary: user messages"),
-        (rebuild, "missing_user_messages", "summary: user messages"),
-        (compact, "restore_file_messages", "restore files"),
-        (compact, "build_summary_message", "summary message"),
-        (compact, "history_tokens", "recount"),
+        (summary, "files_touched", "summary: files touched"),
+        (summary, "carried_and_older", "summary: user messages"),
+        (flow, "restore_files", "restore files"),
+        (flow, "summary_messages", "summary message"),
         (session, "rewrite_messages", "rewrite (+ fsync)"),
-        (compact, "checkpoints_cut", "drop checkpoints"),
+        (flow, "checkpoints_cut", "drop checkpoints"),
     ]
     server.handler_times.clear()
     with timers(spec, buckets):
@@ -149,7 +148,7 @@ async def run(quick: bool) -> None:
         if quick:
             # The warm-up primes a session past 85% of the threshold: the quick session (~190k tokens)
             # gets a window it nearly fills, as the full one (~920k) nearly fills DeepSeek V4's 1M.
-            from agent.compaction.context import context_tokens
+            from agent.compaction.watermark import context_tokens
 
             common.install_session(state, s)
             window = int(context_tokens(state) / 0.8)

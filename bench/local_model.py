@@ -39,7 +39,7 @@ async def session(server, use_server_tokenizer: bool, sizes: list[int]) -> list[
     """(turn, estimate, server count) of each turn's first request."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from agent.compaction.context import context_tokens
+    from agent.compaction.watermark import context_tokens
     from agent.events import UsageUpdate
     from agent.tokens import server_tokens
     from agent.tools.mentions import build_mention_messages, find_mentions

@@ -56,12 +56,13 @@ def child(args: list[str]) -> None:
 async def _session(state, session_id, mark) -> None:
     import compact
     import session
+    from agent import compaction
     from agent.state.transcript import Transcript
     from main import on_submit
 
     state.transcript = Transcript(session_id, state.workspace, session.load(session_id, state.workspace).messages)
     mark(f"session loaded ({len(state.history):,} messages)")
-    compact.context_tokens(state)
+    compaction.context_tokens(state)
     mark("context gauge")
     state.config.auto_compact = False
     await on_submit(state, "Where are we? One line, please.")

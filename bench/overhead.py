@@ -2,7 +2,7 @@
 
 Each simulated turn does what main.on_submit and agent.turn.loop do around the model calls, on a session
 loaded from disk: parse @-mentions and build the pending input, the watermark check
-(compact.context_tokens), the checkpoint (file_history.make_checkpoint), the session append
+(compaction.context_tokens), the checkpoint (file_history.make_checkpoint), the session append
 (loop.sync_history after each of the turn's 4 messages), the toolbar text (ui.app.App.toolbar), and
 the mid-turn guard before each of the turn's 2 model requests (agent.turn.guard's ContextGuard, running
 midturn's hook). The turn's messages (a tool call, a ~200-token tool result, an answer) are appended
@@ -37,7 +37,7 @@ STEPS = ["input + mentions", "watermark (context_tokens)", "checkpoint", "sessio
 
 
 def recount_uncached(state: Any) -> int:
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent.compaction.watermark import fixed_prefix_tokens
     from agent.tokens import count as tokens
 
     total = fixed_prefix_tokens(state)
@@ -77,12 +77,13 @@ class Run:
     def __init__(self, n: int, server: Any, ws: Path) -> None:
         from rich.console import Console
 
-        import midturn
+        import compact
         from agent.provider.prefix import RequestContext
         from agent.turn import guard
+        from agent.turn.run_state import Turn
         from ui.app import App
 
-        async def _submit(app: Any, text: str) -> None:
+        async def _submit(app: Any, text: str, typed: bool = True) -> None:
             pass
 
         self.n = n
@@ -91,7 +92,8 @@ class Run:
         self.app = App(state, _submit, console=Console(file=io.StringIO(), width=120))
         renderer, self.events = state.emit, []
         state.emit = lambda e: (self.events.append(e), renderer(e))
-        self.guard = guard._Guard(midturn.before_request, RequestContext(state.scratch.recorder))
+        self.guard = guard.Guard(compact.before_request, RequestContext(state.scratch.recorder),
+                                 Turn(start=[], base=[], offset=0))
         self.times: dict[str, list[float]] = {k: [] for k in STEPS}
         self.client: list[float] = []
         self.app.toolbar()  # the first prompt drew it already
@@ -99,7 +101,7 @@ class Run:
     async def turn(self, i: int) -> None:
         from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-        import compact
+        from agent import compaction
         from agent.state.file_state import ReadFileState
         from agent.tools.mentions import build_mention_messages, find_mentions
         from agent.turn.loop import sync_history
@@ -112,8 +114,8 @@ class Run:
         user = ModelRequest(parts=[UserPromptPart(text)], instructions=state.scratch.instructions)
         pending = preview + [user]
         t1 = time.perf_counter()
-        used = compact.context_tokens(state, pending)
-        compact.threshold(state)
+        used = compaction.context_tokens(state, pending)
+        compaction.threshold(state)
         t2 = time.perf_counter()
         state.turns += 1
         state.file_history.make_checkpoint(len(state.history), text)

@@ -15,7 +15,7 @@ Strategies:
   summary, no tools  the summary request sent without tool definitions (Codex-style); cheap tier off
   separate, 0% cache a separate summarizer with its own system prompt and no tools (the seed's
                      design), so nothing of it is cached; cheap tier off
-Money at deepseek-flash's off-peak prices of the day it runs (agent.compaction.prices; peak hours double every
+Money at deepseek-flash's off-peak prices of the day it runs (agent.provider.prices; peak hours double every
 price alike and change no choice), from the usage our own emulator reports: figures are measured on
 the emulator, not on DeepSeek.
 """
@@ -126,29 +126,29 @@ def summary_for(window: int) -> str:
 
 def _patch_summarizer(strategy: str) -> Any:
     """The baselines' summary request; returns what to restore."""
-    from agent.compaction import summarizer
+    from agent.compaction import request
 
-    original = summarizer._summary_call
+    original = request._call
     if strategy not in ("summary, no tools", "separate, 0% cache"):
         return original
 
     async def call(agent: Any, state: Any, messages: list, prompt: str) -> Any:
         from pydantic_ai import Agent
 
-        from agent.compaction.context import output_reserve
+        from agent.compaction.watermark import output_reserve
 
         instructions = state.scratch.instructions if strategy == "summary, no tools" else SEPARATE_PROMPT
         bare = Agent(agent.model, instructions=instructions)
         settings = {"max_tokens": output_reserve(state.config.context_window)}
         # Never joined onto the turn's request (a summary started mid-turn): `_responses` sends it whole.
-        return await summarizer._responses(bare, state, messages, prompt, settings)
+        return await request._responses(bare, state, messages, prompt, settings)
 
-    summarizer._summary_call = call
+    request._call = call
     return original
 
 
 async def run_one(strategy: str, window: int, turns: list[Turn], seed: int = 14) -> dict[str, Any]:
-    from agent.compaction import summarizer
+    from agent.compaction import request
     from agent.events import CompactionFailed, CompactionFinished, Notice
     from main import on_submit
     from tests.builders import is_compaction
@@ -187,7 +187,7 @@ async def run_one(strategy: str, window: int, turns: list[Turn], seed: int = 14)
             failed = state.emit.of(CompactionFailed)
             notices = state.emit.of(Notice)
     finally:
-        summarizer._summary_call = original
+        request._call = original
     stats = state.stats
     billed = [r for r in requests if r.get("billed")]
     compaction = [r for r in requests if is_compaction(r["body"])]

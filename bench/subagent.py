@@ -57,7 +57,7 @@ def billed(requests: list[dict[str, Any]]) -> float:
 
 async def run_one(files: int, lines: int, follow_ups: int, delegate: bool) -> dict[str, Any]:
     import main as agent_main
-    from agent.compaction.context import context_tokens
+    from agent.compaction.watermark import context_tokens
 
     with workdir("subagent-") as workspace, server() as fake:
         names = write_files(workspace, files, lines)

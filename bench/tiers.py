@@ -34,7 +34,8 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
     from pydantic_ai.usage import RequestUsage
 
     import compact
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent import compaction, errors
+    from agent.compaction.watermark import fixed_prefix_tokens
     from agent.tokens import count as tokens
     from bench import synth
     from tests.fake_openai import Text
@@ -49,12 +50,12 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
     paths: dict[str, str] = {}
     for m in s.messages:
         if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts):
-            if compact.context_tokens(state, [m]) >= compact.threshold(state):
+            if compaction.context_tokens(state, [m]) >= compaction.threshold(state):
                 if server.pending == 0:
                     server.script(Text(summary))
                 try:
                     results.append(await compact.run_compact(state, trigger="auto"))
-                except compact.CompactError:
+                except errors.CompactError:
                     failures += 1
                 running = fixed + tokens.count_messages(state.history)
         if isinstance(m, ModelResponse):
@@ -71,7 +72,7 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
     cheap = [r for r in results if r.tier == "cheap"]
     summ = [r for r in results if r.tier != "cheap"]
     return {
-        "threshold": compact.threshold(state),
+        "threshold": compaction.threshold(state),
         "compactions": len(results),
         "cheap": len(cheap),
         "summary": len(summ),
@@ -84,8 +85,8 @@ async def replay(server: Any, ws: Path, s: Any, window: int) -> dict[str, Any]:
 
 async def run(quick: bool) -> None:
     from agent.compaction import rebuild
-    from agent.compaction.context import compact_threshold
-    from agent.compaction.tiers import clear_tool_results
+    from agent.compaction.rebuild import clear_tool_results
+    from agent.compaction.watermark import compact_threshold
 
     report = common.Report("tiers: the cheap tier (clearing old tool results)")
     report.note((__doc__ or "").strip())

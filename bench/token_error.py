@@ -56,10 +56,11 @@ def samples() -> dict[str, tuple[str, str]]:
     en = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(prompts.glob("*.en.md")))
     while len(en) < 36_000:
         en += "\n" + " ".join(gen.sentence(False) for _ in range(6))
-    # agent/tokens/count.py was split in two (chat_template.py): both halves keep the sample ~9k tokens, as
-    # before; a smaller sample makes the fresh row's constant prefix gap a larger share.
-    code = "".join((common.ROOT / name).read_text(encoding="utf-8")
-                   for name in ("compact.py", "agent/tokens/count.py", "agent/tokens/chat_template.py"))
+    # About 9k tokens of our own code: a smaller sample makes the fresh row's constant prefix gap a
+    # larger share.
+    sources = ("agent/compaction/flow.py", "agent/compaction/checks.py", "agent/tokens/count.py",
+               "agent/tokens/chat_template.py")
+    code = "".join((common.ROOT / name).read_text(encoding="utf-8") for name in sources)
     data = gen.json_text(60)
     while len(data) < 24_000:
         data += "\n" + gen.json_text(30)
@@ -87,10 +88,9 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float, di
     """[(situation, estimate, actual, chars/4, request body)]; the fixed prefix both ways goes to PREFIX."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    import compact
-    import midturn
-    from agent.compaction import rebuild
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent import compaction
+    from agent.compaction import checks, rebuild
+    from agent.compaction.watermark import fixed_prefix_tokens
     from main import on_submit
 
     out = []
@@ -100,9 +100,9 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float, di
         # fresh: nothing in the history has usage
         state = common.make_state(server.base_url, ws)
         pending = [ModelRequest(parts=[UserPromptPart(text)])]
-        estimate = compact.context_tokens(state, pending)
+        estimate = compaction.context_tokens(state, pending)
         # The agent's own prefix, which this estimate holds: read after the turn, it may already be the
-        # server's figure (agent.compaction.context.calibrate_prefix takes it from the first usage).
+        # server's figure (agent.compaction.watermark.calibrate_prefix takes it from the first usage).
         ours = fixed_prefix_tokens(state)
         await on_submit(state, text)
         rec = server.requests[0]
@@ -113,7 +113,7 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float, di
         state = common.make_state(server.base_url, ws)
         await on_submit(state, "hello")
         pending = [ModelRequest(parts=[UserPromptPart(text)])]
-        estimate = compact.context_tokens(state, pending)
+        estimate = compaction.context_tokens(state, pending)
         index = len(server.requests)
         await on_submit(state, text)
         rec = server.requests[index]
@@ -121,28 +121,28 @@ async def measure(text: str, suffix: str) -> list[tuple[str, int, int, float, di
 
         # tool result, mid-turn: what the guard estimates before the request carrying it
         seen: list[tuple[int, int]] = []
-        original = midturn.history_tokens
+        original = checks.history_tokens
 
         def recording(st: Any, history: Any) -> int:
             value = original(st, history)
             seen.append((len(server.requests), value))
             return value
 
-        midturn.history_tokens = recording
+        checks.history_tokens = recording  # the name the check before each request reads
         try:
             await on_submit(state, f"read sample.{suffix}")
         finally:
-            midturn.history_tokens = original
+            checks.history_tokens = original
         index, estimate = seen[-1]
         rec = server.requests[index]
         assert rec["body"]["messages"][-1]["role"] == "tool", "the estimate must precede the tool-result request"
         out.append(("tool result", estimate, rec["prompt_tokens"], chars_over_4(rec["body"]), rec["body"]))
 
         # rebuilt: no usage in the history, as right after a compaction; the prefix is now the
-        # server's own figure (agent.compaction.context.calibrate_prefix)
+        # server's own figure (agent.compaction.watermark.calibrate_prefix)
         state.transcript.update(rebuild.without_usage(state.history))
         pending = [ModelRequest(parts=[UserPromptPart(text)])]
-        estimate = compact.context_tokens(state, pending)
+        estimate = compaction.context_tokens(state, pending)
         index = len(server.requests)
         await on_submit(state, text)
         rec = server.requests[index]

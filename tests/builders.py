@@ -34,6 +34,17 @@ def responder(turn: list[Reply], summary: str | Callable[[dict], str] = SUMMARY)
     return reply
 
 
+def take_background(state: AppState) -> Any:
+    """The background summary's swap as the check before a turn makes it (a coroutine), or None when
+    it is given up."""
+    from agent import compaction
+    from agent.compaction.background import take
+    from agent.turn.loop import get_agent
+
+    taken = take(state)
+    return None if taken is None else compaction.compact(state, get_agent(state), "auto", taken=taken)
+
+
 def script_forever(server, reply: Callable[[dict], Reply], n: int = 200) -> None:
     """Every request from now on is answered by `reply` (replacing what was scripted before)."""
     server.clear_script()

@@ -35,6 +35,15 @@ def _quick_client(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _terminal_size_from_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest-xdist's workers run with COLUMNS=80 and LINES=24, which rich prefers to the terminal's size:
+    # a REPL spawned in a 140-column pseudo-terminal drew for 80 under `python -m pytest`, but for 140
+    # alone (-n 0), and the banner broke where a test's pattern did not expect it.
+    for name in ("COLUMNS", "LINES"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch):
     """Every test keeps its data (sessions, archives, input history) in a temporary folder."""
     path = tmp_path / "home"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 
 from tests import fake_rules
@@ -24,6 +25,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "(default system=0.15,cjk=0.1,code=-0.05)")
     parser.add_argument("--cache-tokens", type=int, default=DEFAULT_CAPACITY,
                         help="tokens the prefix cache holds before it evicts the least recently used (0: no bound)")
+    parser.add_argument("--until-stdin-closes", action="store_true",
+                        help="stop when standard input closes (the agent's --demo: it ends with the agent)")
     return parser.parse_args(argv)
 
 
@@ -35,7 +38,10 @@ def main(argv: list[str] | None = None) -> None:
                         skew=skew, cache_tokens=args.cache_tokens or None).start()
     print(f"FAKE_OPENAI_URL={server.base_url}", flush=True)
     try:
-        threading.Event().wait()
+        if args.until_stdin_closes:
+            sys.stdin.buffer.read()
+        else:
+            threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:

@@ -25,7 +25,7 @@ AGENT_MAY_IMPORT = ("agent", "session")
 # (Named by folder, not dotted: the layout's rewrite script reads a package's dotted name as the old module's.)
 LAYERS = tuple(part if part == "session" else "agent." + part for part in (
     "turn", "compaction", "tools", "state", "provider", "tokens", "session", "store", "text", "shared"))
-SHARED = ("agent.config", "agent.events", "agent.errors", "agent.debuglog")
+SHARED = ("agent.config", "agent.events", "agent.errors", "agent.debuglog", "agent.marks")
 
 MAX_LINES = 400
 # Over MAX_LINES today, with their current length as a ceiling: none may grow; one split below MAX_LINES
@@ -248,19 +248,35 @@ def test_every_package_is_installed():
     assert "agent.turn" in packages and packages - listed == set()
 
 
-def test_the_pure_compaction_core_takes_no_app_state():
-    """docs/architecture.md: rebuild, tiers, summary, cost, budgets.plan and policy.choose take values
-    and return values; what reads a session (AppState) stays in the drivers around them."""
+# The compaction's pure parts: values in, values out (docs/architecture.md, "The compaction").
+PURE_COMPACTION = ("agent.compaction.rebuild", "agent.compaction.summary", "agent.compaction.policy")
+
+
+def test_nothing_outside_the_compaction_package_imports_its_inner_modules():
+    """The package's surface is what agent/compaction/__init__.py names; its modules are its own."""
+    graph = import_graph(ROOT)
+    inner = {m for m in graph if m.startswith("agent.compaction.")}
+    assert "agent.compaction.flow" in inner and "agent.compaction" in graph["compact"]
+    offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if not m.startswith("agent.compaction")
+                       for target in targets if target in inner)
+    assert offenders == [], f"import these from agent.compaction (its __init__ names them): {offenders}"
+    within = sorted(m for m in inner if "agent.compaction" in graph[m])
+    assert within == [], f"inside the package, import the module itself, not the package: {within}"
+
+
+def test_the_pure_parts_of_compaction_import_no_tools_no_session_file_no_app_state():
     import inspect
 
-    from agent.compaction import budgets, cost, policy, rebuild, summary, tiers
+    from agent.compaction import flow
 
-    for module in (rebuild, tiers, summary, cost):
-        source = inspect.getsource(module)
-        assert "AppState" not in source.split('"""', 2)[-1], module.__name__
-    for fn in (budgets.plan, policy.choose):
-        annotations = [p.annotation for p in inspect.signature(fn).parameters.values()]
-        assert all("AppState" not in str(a) for a in annotations), fn
+    graph = import_graph(ROOT)
+    for module in PURE_COMPACTION:
+        below = sorted(t for t in graph[module] if t.startswith(("agent.tools", "agent.state")) or t == "session")
+        assert below == [], f"{module} imports {below}"
+        source = (ROOT / Path(*module.split("."))).with_suffix(".py").read_text(encoding="utf-8")
+        assert "AppState" not in source, module
+    annotations = [str(p.annotation) for p in inspect.signature(flow.plan).parameters.values()]
+    assert annotations and not any("AppState" in a for a in annotations)
 
 
 def test_every_module_path_the_docs_name_exists():

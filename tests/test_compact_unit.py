@@ -6,15 +6,16 @@ import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
 
-import compact
-from agent.compaction.context import (
+from agent.compaction.flow import restore_files
+from agent.compaction.summary import extract_summary
+from agent.compaction.watermark import (
     CompactAtOutOfRange,
     compact_at_range,
     compact_threshold,
     context_tokens,
+    figures,
     parse_compact_at,
 )
-from agent.compaction.summary import extract_summary
 from agent.state.file_state import ReadFileState
 from agent.tokens import count as tokens
 
@@ -100,7 +101,8 @@ def test_restore_budget_and_order(make_state, workspace) -> None:
         old.record(workspace / name)
     (workspace / "f6.txt").unlink()  # gone: skipped, older ones still fit
     new = ReadFileState()
-    messages = compact.restore_file_messages(old, new, state)
+    state.read_file_state, budget = old, figures(state).budgets.restore
+    messages = restore_files(state, new, budget, [])
     restored = [p.name for p in new.paths()]
     # Newest five that exist, in their original read order.
     assert restored == ["f2.txt", "f3.txt", "f4.txt", "f5.txt", "f7.txt"]
@@ -109,7 +111,7 @@ def test_restore_budget_and_order(make_state, workspace) -> None:
     calls = [m.parts[0] for m in messages[::2]]
     assert [c.args_as_dict()["path"] for c in calls] == restored
     assert [r.parts[0].tool_call_id for r in messages[1::2]] == [c.tool_call_id for c in calls]
-    again = compact.restore_file_messages(old, ReadFileState(), state)
+    again = restore_files(state, ReadFileState(), budget, [])
     assert [m.parts[0].tool_call_id for m in again] == [m.parts[0].tool_call_id for m in messages]
 
 
@@ -121,5 +123,6 @@ def test_restore_skips_a_file_too_big_but_keeps_older(make_state, workspace) -> 
     (workspace / "huge_new.txt").write_text(("word " * 20 + "\n") * 500)  # ~10k tokens as read_file shows it
     old.record(workspace / "huge_new.txt")
     new = ReadFileState()
-    compact.restore_file_messages(old, new, state)
+    state.read_file_state = old
+    restore_files(state, new, figures(state).budgets.restore, [])
     assert [p.name for p in new.paths()] == ["small_old.txt"]

@@ -8,8 +8,9 @@ import pytest
 
 import compact
 import session
-from agent.compaction.summary import is_summary
+from agent import compaction, errors
 from agent.events import CompactionFailed, CompactionFinished, Notice
+from agent.marks import is_summary
 from main import on_submit
 from tests.builders import SUMMARY, big_files, chat, long_answer, note
 from tests.fake_openai import Error, Hang, Text
@@ -28,7 +29,7 @@ async def _fill_over(state, workspace) -> None:
     await _fill(state, workspace, count=1, lines=50)
     auto, state.config.auto_compact = state.config.auto_compact, False
     n = 0
-    while compact.context_tokens(state) < compact.threshold(state):
+    while compaction.context_tokens(state) < compaction.threshold(state):
         await on_submit(state, note(n))
         n += 1
     state.config.auto_compact = auto
@@ -55,7 +56,7 @@ async def test_auto_compaction_fires_archives_and_rebuilds(make_state, workspace
     state = make_state(context_window=16_000)
     await _fill(state, workspace, count=2, notes=4, lines=50)
     before_messages = session.load(state.session_id, workspace).messages
-    assert compact.context_tokens(state) >= compact.threshold(state)
+    assert compaction.context_tokens(state) >= compaction.threshold(state)
 
     server.script(Text(SUMMARY))
     await on_submit(state, "what next?")
@@ -161,7 +162,7 @@ async def test_unwritable_archive_folder_refuses_before_anything(make_state, wor
     (session.project_dir(workspace) / session.ARCHIVE_DIR_NAME).write_text("a file where the folder should be")
     before = _snapshot(state)
     requests = len(server.requests)
-    with pytest.raises(compact.CompactError, match="archive"):
+    with pytest.raises(errors.CompactError, match="archive"):
         await compact.run_compact(state)
     _assert_unchanged(state, before)
     assert len(server.requests) == requests  # refused before the LLM call
@@ -219,5 +220,5 @@ async def test_checkpoints_into_compacted_messages_are_dropped(make_state, works
 
 async def test_nothing_to_compact(make_state):
     state = make_state()
-    with pytest.raises(compact.NothingToCompact):
+    with pytest.raises(errors.NothingToCompact):
         await compact.run_compact(state)

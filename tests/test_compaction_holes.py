@@ -6,10 +6,11 @@ import pytest
 
 import compact
 import session
-from agent.compaction.context import fixed_prefix_tokens, history_tokens
-from agent.compaction.summary import is_summary
-from agent.compaction.tiers import PLACEHOLDER
+from agent import compaction, errors
+from agent.compaction.rebuild import PLACEHOLDER
+from agent.compaction.watermark import fixed_prefix_tokens, history_tokens
 from agent.events import CompactionFinished
+from agent.marks import is_summary
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, long_answer, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
@@ -53,13 +54,13 @@ async def test_a_user_message_survives_any_number_of_compactions(make_state, wor
     script_forever(server, responder([long_answer(1)], summary=f"<summary>1. Rules: {precious}</summary>"))
     await on_submit(state, precious)
     await compact.run_compact(state)
-    assert precious in compact.last_summary(state)
+    assert precious in compaction.last_summary(state)
     for n in range(2, 5):
         # Every later summary forgets it (the model cut the quoted text).
         script_forever(server, responder([long_answer(n)], summary=f"<summary>1. Work round {n}.</summary>"))
         await on_submit(state, f"round {n}")
         await compact.run_compact(state)
-        text = compact.last_summary(state)
+        text = compaction.last_summary(state)
         assert precious in text, f"lost after compaction {n}"
         assert f"round {n - 1}" in text or n == 2
 
@@ -73,7 +74,7 @@ async def test_a_manual_compaction_that_grows_is_refused(make_state, workspace, 
     huge = "<summary>" + "every file name, again and again " * 400 + "</summary>"
     script_forever(server, responder([], summary=huge))
 
-    with pytest.raises(compact.CompactError, match="not smaller|over the threshold"):
+    with pytest.raises(errors.CompactError, match="not smaller|over the threshold"):
         await compact.run_compact(state, "保留所有文件名")
 
     assert state.history == history
@@ -91,7 +92,7 @@ async def test_the_previous_summary_is_updated_never_nested(make_state, workspac
         await on_submit(state, f"step {n}")
         script_forever(server, responder([long_answer(n + 10)], summary=lambda body: _quoting_summary(body)))
         await compact.run_compact(state)
-        assert compact.last_summary(state).count(header) == 1
+        assert compaction.last_summary(state).count(header) == 1
 
 
 def _quoting_summary(body: dict) -> str:
@@ -108,11 +109,11 @@ WELL_UNDER = 0.7
 async def test_rebuilt_history_fits_well_under_the_threshold(make_state, workspace, server, window):
     """Long user messages the summary does not quote, large files read, and a summary as long as
     the request allows: whatever the window, the rebuilt history stays well under the threshold."""
-    from agent.compaction.context import output_reserve
+    from agent.compaction.watermark import output_reserve
 
     state = make_state(context_window=window)
     big_files(workspace, 3, lines=window // 80)
-    limit = compact.threshold(state)
+    limit = compaction.threshold(state)
     # Long messages, and more of them the larger the window: a fixed budget overflows some window.
     texts = [f"request {i}: " + "please consider this constraint carefully " * 200 for i in range(window // 2000)]
     script_forever(server, responder([long_answer(i, words=window // 100) for i in range(len(texts) + 3)]))
@@ -127,20 +128,20 @@ async def test_rebuilt_history_fits_well_under_the_threshold(make_state, workspa
     # request allows (625) alone are 70% of the threshold: there the rebuilt history only has to fit.
     bound = limit if window < 8_192 else WELL_UNDER * limit
     assert history_tokens(state, state.history) <= bound
-    text = compact.last_summary(state)
+    text = compaction.last_summary(state)
     assert "read big2.txt" in text  # the newest user message is carried
 
 
 def test_budgets_fit_every_window(make_state):
-    from agent.compaction import budgets
+    from agent.compaction import watermark
 
     state = make_state()
     fixed = fixed_prefix_tokens(state)
     for window in (4_096, 8_192, 32_768, 131_072, 1_000_000):
         state.config.context_window = window
-        limit = compact.threshold(state)
-        plan = budgets.plan(window, limit, fixed)
-        worst = fixed + plan.summary + budgets.SUMMARY_OVERHEAD + plan.user_messages + plan.restore + plan.tail
+        limit = compaction.threshold(state)
+        plan = watermark.budgets(window, limit, fixed)
+        worst = fixed + plan.summary + watermark.SUMMARY_OVERHEAD + plan.user_messages + plan.restore + plan.tail
         assert worst <= plan.target <= WELL_UNDER * limit, window
         assert min(plan.summary, plan.user_messages, plan.restore, plan.tail) > 0, window
         if window >= 131_072:
@@ -158,7 +159,7 @@ async def test_compact_undo_keeps_the_turns_made_since(make_state, workspace, se
     await on_submit(state, "four, after the compaction")
     later = [m.parts for m in state.history[-4:]]
 
-    compact.undo_compaction(state)
+    compaction.undo_compaction(state)
 
     assert [m.parts for m in state.history] == original + later
     assert [m.parts for m in session.load(state.session_id, workspace).messages] == original + later
@@ -172,7 +173,7 @@ async def test_compact_undo_keeps_the_turns_made_since(make_state, workspace, se
 async def test_compact_undo_knows_the_later_turns_after_a_resume(make_state, workspace, server):
     import controller
     import main
-    from agent.compaction.undo import undo_note
+    from agent.state.transcript import undo_note
 
     state = make_state()
     script_forever(server, responder([long_answer(1), long_answer(2)]))
@@ -182,10 +183,10 @@ async def test_compact_undo_knows_the_later_turns_after_a_resume(make_state, wor
     await on_submit(state, "three")
     resumed = controller.start_state(main.parse_args(["--continue"]), state.config)
     try:
-        plan = compact.plan_undo(resumed)
+        plan = compaction.plan_undo(resumed)
         assert plan.later_turns == 1 and [m.parts for m in plan.later] == [m.parts for m in state.history[-2:]]
         # Without the note (an archive from before it existed) nothing is guessed: the handler says so.
         undo_note(plan.archive).unlink()
-        assert compact.plan_undo(resumed).later is None
+        assert compaction.plan_undo(resumed).later is None
     finally:
         resumed.transcript.close()

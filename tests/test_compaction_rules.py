@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
-from agent.compaction.budgets import REBUILT_SHARE, plan, restore_room
-from agent.compaction.summary import carried_user_messages, missing_user_messages, strip_wrapper
-from agent.compaction.tiers import PLACEHOLDER, clear_tool_results
-from agent.compaction.undo import count_turns, later_messages
+from agent.compaction.rebuild import PLACEHOLDER, clear_tool_results, refuse_result
+from agent.compaction.summary import carried_and_older, missing_user_messages, strip_wrapper
+from agent.compaction.undo import UndoPlan
+from agent.compaction.watermark import REBUILT_SHARE, SUMMARY_OVERHEAD, budgets
 from agent.text.prompts import load_prompt
 from agent.tokens import count as tokens
-from compact import refuse_result
 
 CLEARED = PLACEHOLDER.split(":")[0]
 
@@ -54,15 +53,20 @@ def test_results_are_cleared_oldest_first() -> None:
 def test_user_messages_carried_newest_first_within_the_budget() -> None:
     messages = [f"message {i}: " + "word " * 200 for i in range(10)]
     cost = tokens.count_text(messages[0])
-    carried = carried_user_messages(messages, budget=int(cost * 3.5), lang="en")
-    assert carried[-3:] == messages[-3:]  # the newest, whole and in order
-    assert len(carried) == 4 and "characters cut" in carried[0]  # the one crossing the budget, cut
-    assert carried[0].startswith("message 6: word")
-    assert sum(tokens.count_texts(carried)) <= int(cost * 3.5)
+    carried, older = carried_and_older(messages, budget=int(cost * 3.5), lang="en")
+    verbatim = carried[-4:]
+    assert verbatim[-3:] == messages[-3:]  # the newest, whole and in order
+    assert "characters cut" in verbatim[0] and verbatim[0].startswith("message 6: word")  # crossing the budget: cut
+    assert sum(tokens.count_texts(verbatim)) <= int(cost * 3.5)
+    # The older ones by their first words, within half as much again; the rest counted.
+    heads = carried[:-4]
+    numbers = range(6 - len(heads), 6)
+    assert heads and all(h.startswith(f"message {i}: word") for i, h in zip(numbers, heads, strict=True))
+    assert older == 6 - len(heads) and sum(tokens.count_texts(heads)) <= int(cost * 3.5) // 2
 
 
 def test_a_carried_message_counts_as_quoted_up_to_its_cut_marker() -> None:
-    cut = carried_user_messages(["keep this exact wording " * 40], budget=40, lang="en")[0]
+    cut = carried_and_older(["keep this exact wording " * 40], budget=40, lang="en")[0][0]
     head = cut.split(" [...")[0]
     assert missing_user_messages(f"summary quoting {head} and more", [cut], "en") == []
     assert missing_user_messages("a summary that forgot it", [cut], "en") == [cut]
@@ -84,27 +88,28 @@ def test_a_result_not_smaller_or_over_the_threshold_is_refused() -> None:
     assert refuse_result(9_000, 2_000, 6_168) is None
 
 
-def test_budgets_stay_under_the_target_and_give_back_what_the_summary_leaves() -> None:
+def test_budgets_share_out_the_target() -> None:
     assert REBUILT_SHARE <= 0.7
-    budgets = plan(8_192, 6_317, 1_165)
-    assert restore_room(budgets, 1_165, used=0) == budgets.restore
-    assert restore_room(budgets, 1_165, used=budgets.target) == 0
-    assert 0 < restore_room(budgets, 1_165, used=budgets.target - 1_165 - 100) <= 100
+    for window, threshold, fixed in ((4_096, 3_158, 1_350), (8_192, 6_317, 1_165), (1_000_000, 771_000, 2_000)):
+        plan = budgets(window, threshold, fixed)
+        parts = fixed + SUMMARY_OVERHEAD + plan.summary + plan.user_messages + plan.restore + plan.tail
+        assert plan.target == int(threshold * REBUILT_SHARE) and parts <= plan.target
+        assert min(plan.summary, plan.user_messages, plan.restore, plan.tail) > 0
+    big = budgets(1_000_000, 771_000, 2_000)
+    assert (big.summary, big.user_messages, big.restore) == (20_000, 20_000, 50_000)  # the caps bind
 
 
-def test_later_messages_and_their_turns() -> None:
-    rebuilt = [ModelRequest(parts=[UserPromptPart("summary")], metadata={"compact_summary": "s"})]
-    later = [ModelRequest(parts=[UserPromptPart("three")]), ModelResponse(parts=[TextPart("ok")]),
+def test_the_turns_made_since_a_compaction() -> None:
+    carried = ModelRequest(parts=[UserPromptPart("the user's words")], metadata={"agent_note": "carried"})
+    later = [carried, ModelRequest(parts=[UserPromptPart("three")]), ModelResponse(parts=[TextPart("ok")]),
              ModelRequest(parts=[UserPromptPart("four")]), ModelResponse(parts=[TextPart("ok")])]
-    found = later_messages(rebuilt + later, len(rebuilt))
-    assert [m.parts for m in found] == [m.parts for m in later] and count_turns(found) == 2
-    assert later_messages(rebuilt + later, None) is None
-    assert later_messages(rebuilt, 5) == []
+    assert UndoPlan(None, [], later).later_turns == 2  # the compaction's own messages are no turn
+    assert UndoPlan(None, [], None).later_turns == 0
 
 
 def test_the_summary_message_names_only_the_newest_transcripts(tmp_path) -> None:
-    from agent.compaction.summary import ARCHIVES_SHOWN, SummaryParts, render_summary
+    from agent.compaction.summary import ARCHIVES_SHOWN, SummaryParts, summary_messages
 
     archives = [f"/archive/{n}.jsonl" for n in range(ARCHIVES_SHOWN + 4)]
-    text = render_summary(SummaryParts("s", archives), "en", tmp_path)
+    text = summary_messages(SummaryParts("s", archives), "en")[1].parts[0].content
     assert all(a in text for a in archives[-ARCHIVES_SHOWN:]) and archives[0] not in text

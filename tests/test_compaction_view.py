@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import compact
 import session
-from agent.compaction.summary import is_summary
+from agent import compaction
+from agent.compaction.checks import check_thrashing
 from agent.events import Notice
+from agent.marks import is_summary
 from main import on_submit
 from tests.builders import long_answer, responder, script_forever
 from ui.commands import dispatch
@@ -58,16 +60,16 @@ async def test_compact_undo_twice_goes_back_one_compaction_each_time(make_state,
     second_archive = state.stats.last_archive
     assert "first request" not in _prompts(state)[1:]
 
-    _, saved_first, _ = compact.undo_compaction(state)  # back to before the second compaction
+    _, saved_first, _ = compaction.undo_compaction(state)  # back to before the second compaction
     assert "second request" in _prompts(state) and state.stats.last_undo == second_archive
     text = "\n".join(str(line) for line in status_lines(state))
     assert "last compaction chose" not in text and f"Last /compact undo restored: {second_archive}" in text
     own = {m.parts[0].content for m in state.history if is_summary(m)}  # the compaction's own messages
     undone_to = [p for p in _prompts(state) if p not in own]
 
-    plan = compact.plan_undo(state)  # the next one goes back one further, never re-applies the second
+    plan = compaction.plan_undo(state)  # the next one goes back one further, never re-applies the second
     assert plan.archive not in (second_archive, saved_first)
-    archive, saved, _ = compact.undo_compaction(state, plan)
+    archive, saved, _ = compaction.undo_compaction(state, plan)
     prompts = _prompts(state)
     assert prompts[0] == "first request" and "second request" in prompts
     assert all(p in prompts for p in undone_to)
@@ -78,11 +80,11 @@ async def test_compact_undo_twice_goes_back_one_compaction_each_time(make_state,
 async def test_no_slash_command_advice_in_one_shot_mode(make_state, server):
     """-p has no /compact: its notices never tell the user to run one (issue 20)."""
     state = make_state(one_shot=True)
-    for _ in range(compact.MAX_COMPACT_FAILURES):
-        compact.failed(state, "auto", "the server said no")
+    for _ in range(compaction.MAX_COMPACT_FAILURES):
+        compaction.failed(state, "auto", "the server said no")
     state.compaction.backoff, state.turns = 1, 3
-    compact.check_thrashing(state)
+    check_thrashing(state)
     state.compaction.auto_turns, state.compaction.thrash_streak = [2, 3], 1
-    compact.check_thrashing(state)
+    check_thrashing(state)
     assert state.compaction.backoff == 2
     assert not [text for text in _said(state) if "/compact" in text]

@@ -7,6 +7,7 @@ import io
 from rich.console import Console
 
 import compact
+from agent import compaction
 from tests.builders import big_files, chat, responder, script_forever
 from ui.context_view import breakdown, render, scaled
 
@@ -29,11 +30,11 @@ async def test_breakdown_by_kind_and_tool(make_state, workspace, server):
     assert ("summary", "") not in rows and ("restored", "") not in rows
     # The parts add up to about what the provider counted for the next request.
     total = sum(rows.values())
-    assert abs(total - compact.context_tokens(state)) <= 0.05 * total
+    assert abs(total - compaction.context_tokens(state)) <= 0.05 * total
     text = _text(state)
     assert "Tool results: read_file" in text and "Instructions + tools" in text and "Free" in text
     # Shown scaled to the gauge's figure (the server's count): one total on the screen.
-    gauge = compact.context_tokens(state)
+    gauge = compaction.context_tokens(state)
     shown = {(kind, name): n for kind, name, n in scaled(breakdown(state), gauge)}
     assert sum(shown.values()) == gauge and f"Context: {gauge:,} /" in text
     assert f"{shown[('tool', 'read_file')]:,}" in text

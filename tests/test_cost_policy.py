@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import compact
+from agent import compaction
 from agent.events import CompactionFinished
 from main import build_config, parse_args
 from tests.builders import LATER_TOOLS, big_files, chat, is_compaction, note, responder, script_forever
@@ -15,7 +16,7 @@ async def _reads_then_chatter(state, workspace, size: int = 120) -> None:
     """Old file reads (clearable) under a lot of conversation (not clearable) written after them."""
     big_files(workspace, 8, lines=size)
     await chat(state, [f"read big{i}.txt" for i in range(8)] + [note(i, size) for i in range(10)])
-    assert compact.context_tokens(state) >= compact.threshold(state)
+    assert compaction.context_tokens(state) >= compaction.threshold(state)
 
 
 def _status(state) -> str:

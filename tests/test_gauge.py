@@ -9,7 +9,8 @@ from prompt_toolkit.formatted_text import to_plain_text
 
 import controller
 import main
-from agent.compaction.context import fixed_prefix_tokens
+from agent.compaction.watermark import fixed_prefix_tokens
+from agent.turn.loop import instructions
 from ui.app import App
 from ui.status import status_lines
 
@@ -28,7 +29,8 @@ async def test_toolbar_and_status_show_the_same_figure(make_state, server):
     before = to_plain_text(app.toolbar())
     assert "0%" not in before and "…" in before
 
-    fixed_prefix_tokens(state)  # what the warm-up does
+    instructions(state)  # what the warm-up does: it builds the agent, then measures its prefix
+    fixed_prefix_tokens(state)
     shown = FIGURE.findall(to_plain_text(app.toolbar()))
     assert shown and shown == FIGURE.findall(_status(state))
     assert shown[0].startswith(f"{state.scratch.fixed_prefix_tokens:,} / 8,000")

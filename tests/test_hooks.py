@@ -10,7 +10,7 @@ import pytest
 import compact
 import session
 from agent.errors import CompactError
-from agent.events import ApprovalRequest, Listing, Notice, Question
+from agent.events import ApprovalRequest, Notice, TrustRequest
 from agent.provider import settings as files
 from agent.provider import trust
 from agent.tools import hooks
@@ -148,7 +148,7 @@ async def test_after_a_compaction_post_compact_and_session_start_put_rules_back(
     result = await compact.run_compact(state)
     await on_submit(state, "next step")
     post, start = hook.seen()
-    assert post["hook_event_name"] == "PostCompact" and post["archive_path"] == result.archive
+    assert post["hook_event_name"] == "PostCompact" and post["archive_path"] == result.archive_path
     assert (post["tokens_before"], post["tokens_after"]) == (result.tokens_before, result.tokens_after)
     assert (start["hook_event_name"], start["source"]) == ("SessionStart", "compact")
     assert "Rule: never push to main." in body_text(server)
@@ -207,7 +207,7 @@ async def test_a_projects_hooks_wait_for_one_approval(make_state, workspace, hom
     def ui(answer):
         def emit(event):
             log.events.append(event)
-            if isinstance(event, Question):
+            if isinstance(event, TrustRequest):
                 asked.append(event)
 
                 async def reply():
@@ -216,15 +216,15 @@ async def test_a_projects_hooks_wait_for_one_approval(make_state, workspace, hom
         return emit
 
     state.emit = ui("n")
-    assert await trust.settle(state) is False
-    assert any(isinstance(e, Listing) and any(hook() in line for line in e.lines) for e in log.events)
+    assert not (await trust.settle(state)).trusted
+    assert any(hook() in line for line in asked[0].lines)
     state.emit = ui("y")
-    assert await trust.settle(state) is True
-    assert await trust.settle(state) is True and len(asked) == 2  # remembered: not asked again
+    assert (await trust.settle(state)).trusted
+    assert (await trust.settle(state)).trusted and len(asked) == 2  # remembered: not asked again
     project.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [{"command": hook(1)}]}]}}))
     state.config.settings = files.load(workspace)
     state.emit = ui("n")
-    assert await trust.settle(state) is False and len(asked) == 3  # changed: asked again
+    assert not (await trust.settle(state)).trusted and len(asked) == 3  # changed: asked again
 
 
 def test_bad_hook_entries_are_one_line_each(workspace, home):

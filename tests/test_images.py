@@ -130,3 +130,23 @@ async def test_an_image_is_not_restored_after_a_compaction_and_the_summary_names
 
 def json_text(content) -> str:
     return content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+
+
+def test_the_docs_name_the_models_that_take_images_as_the_code_does():
+    """README and docs/capabilities.md copy agent.config.IMAGE_MODELS for the reader: this fails when
+    either says another model takes images, or leaves one out."""
+    import re
+    from pathlib import Path
+
+    from agent.config import DEEPSEEK_MODELS, IMAGE_MODELS, LEGACY_MODELS
+
+    docs = Path(main.__file__).resolve().parent
+    readme_row = next(line for line in (docs / "README.md").read_text().splitlines() if line.startswith("| `--images"))
+    takes, not_takes = re.search(r"default as known for the model: (.*?) does, (.*?) does not", readme_row).groups()
+    assert set(re.findall(r"`([\w.-]+)`", takes)) == IMAGE_MODELS - set(LEGACY_MODELS)
+    assert set(re.findall(r"`([\w.-]+)`", not_takes)) == set(DEEPSEEK_MODELS) - IMAGE_MODELS
+    bullet = (docs / "docs" / "capabilities.md").read_text().split("- **Which models.**", 1)[1].split("\n- ", 1)[0]
+    takes = bullet.split(" (`IMAGE_MODELS`", 1)[0]
+    not_takes = re.search(r"; ([^;]*?) does not\)", bullet).group(1)
+    assert set(re.findall(r"`([\w.-]+)`", takes)) == IMAGE_MODELS  # the legacy names too
+    assert set(re.findall(r"`([\w.-]+)`", not_takes)) == set(DEEPSEEK_MODELS) - IMAGE_MODELS

@@ -24,10 +24,10 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
     from pydantic_ai import models
 
     import compact
-    from agent.compaction import prices
-    from agent.compaction.cost import money
     from agent.config import Config
     from agent.events import EventLog, ToolCallStarted
+    from agent.provider import prices
+    from agent.provider.prices import money
     from agent.state.app import AppState
     from agent.state.transcript import Transcript
     from main import on_submit

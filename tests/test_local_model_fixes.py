@@ -10,10 +10,10 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 from rich.console import Console
 
 import compact
-from agent.compaction.summary import is_summary
-from agent.compaction.summary_shape import is_summary_shaped
+from agent.compaction.summary import is_summary_shaped
 from agent.errors import CompactError
 from agent.events import Question
+from agent.marks import is_summary
 from tests.builders import SUMMARY, big_files, chat, is_compaction, long_answer
 from tests.fake_openai import Text
 from ui.render import REASKS, Renderer

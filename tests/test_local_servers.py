@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 import compact
-from agent.compaction.summary import is_summary
+from agent import compaction
 from agent.config import Config
 from agent.events import EventLog, Notice
+from agent.marks import is_summary
 from agent.state.app import AppState
 from agent.state.transcript import Transcript
 from tests.builders import SUMMARY, chat, is_compaction, long_answer
@@ -76,7 +77,7 @@ async def test_ollama_silent_truncation_shows_as_missing_user_messages(local):
     await compact.run_compact(state)  # the emulator's summary lists the user messages it saw
     seen = server.requests[-1]["ran"]["messages"]
     assert not any(first in str(m.get("content")) for m in seen)  # truncated away
-    summary = compact.last_summary(state)
+    summary = compaction.last_summary(state)
     assert first in summary  # restored by the agent's missing-user-messages check
     (warning,) = [n.text for n in state.emit.of(Notice) if "dropped the oldest messages" in n.text]
     assert "OLLAMA_CONTEXT_LENGTH" in warning and "32,000" in warning

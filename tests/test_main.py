@@ -12,7 +12,7 @@ import pytest
 
 import main
 import session
-from agent.compaction.prices import known_context_window
+from agent.provider.prices import known_context_window
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -142,7 +142,7 @@ async def test_a_projects_servers_start_only_once_approved(make_state, workspace
     state.config.settings = files.load(workspace)
     state.mcp, _ = mcp_servers.load(state.config.settings, workspace, "en")
     assert state.mcp.servers["demo"].scope == "project"
-    assert await trust.settle(state) is False  # no one to ask: not approved
+    assert not (await trust.settle(state)).trusted  # no one to ask: not approved
     mcp_servers.start(state, False)
     await asyncio.sleep(0)
     assert state.mcp.servers["demo"].state == "waiting" and not marker.exists()

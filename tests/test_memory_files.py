@@ -80,5 +80,5 @@ async def test_init_asks_the_model_for_a_starter_agents_md(make_state, server, w
     state = make_state()
     app = App(state, main.submit, console=Console(file=StringIO()))
     server.script(Text("Wrote it."))
-    await app.prompt("/init")
+    await main.submit(app, "/init")  # typed at the prompt
     assert "AGENTS.md" in json.dumps(server.requests[-1]["body"]["messages"][-1])

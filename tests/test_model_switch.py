@@ -4,13 +4,15 @@ strict emulator (whose prefix cache is per model, as a provider's is)."""
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from io import StringIO
 
 import pytest
 from rich.console import Console
 
 import main
-from agent.compaction.context import compact_threshold, context_tokens
+from agent.compaction.watermark import compact_threshold, context_tokens
+from agent.provider import prices
 from tests.builders import long_answer, responder, script_forever
 from tests.deepseek_page import PAGE
 from tests.fake_openai import Error
@@ -23,7 +25,26 @@ def app_for(state) -> tuple[App, StringIO]:
     return App(state, main.submit, console=Console(file=out, width=200)), out
 
 
-async def test_model_switches_mid_session_and_says_what_the_cold_cache_costs(make_state, server):
+@pytest.fixture(params=["off_peak", "peak"])
+def hour(request, server, monkeypatch) -> str:
+    """The clock stopped at an hour of that kind, for the agent and for the server's `created` alike: the
+    figures are checked at that hour's prices, whichever hour the test runs at."""
+    day = datetime(2026, 12, 2, tzinfo=prices.BEIJING)  # a Wednesday, no holiday
+    moment = next(at for at in (day + timedelta(hours=h) for h in range(24))
+                  if prices.period("deepseek-v4-pro", at) == request.param)
+
+    class At(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return moment.astimezone(tz)
+
+    # billing reads the hour through prices.lookup (its own `datetime` is for isinstance: not replaced).
+    monkeypatch.setattr(prices, "datetime", At)
+    server.clock = moment.timestamp
+    return request.param
+
+
+async def test_model_switches_mid_session_and_says_what_the_cold_cache_costs(make_state, server, hour):
     state = make_state()
     app, out = app_for(state)
     await main.submit(app, "hello")
@@ -33,16 +54,16 @@ async def test_model_switches_mid_session_and_says_what_the_cold_cache_costs(mak
     await dispatch(app, "/model deepseek-v4-pro")
     text = " ".join(out.getvalue().split())
     assert "Switched to deepseek-v4-pro" in text
-    # DeepSeek's page's figures for Pro, off-peak or peak (whichever hour the test runs at).
+    # DeepSeek's page's figures for Pro at the hour the clock is stopped at.
     assert f"{used:,} tokens" in text
     # Read as numbers: a cost under $0.0001 is printed with its significant digits ($0.000092), which
     # a fixed 4-decimal format missed at Pro's peak hit price (the test failed at 09:04 Beijing time).
     import re
 
     missed, cached = (float(x) for x in re.search(r"cost about \$([\d.]+) .*?would cost \$([\d.]+)", text).groups())
-    assert any(missed == pytest.approx(used * miss / 1e6, rel=0.05, abs=5e-5)
-               and cached == pytest.approx(used * hit / 1e6, rel=0.05, abs=5e-7)
-               for hit, miss, _ in PAGE["deepseek-v4-pro"].values())
+    hit, miss, _ = PAGE["deepseek-v4-pro"][hour]
+    assert missed == pytest.approx(used * miss / 1e6, rel=0.05, abs=5e-5)
+    assert cached == pytest.approx(used * hit / 1e6, rel=0.05, abs=5e-7)
     await main.submit(app, "on the new model")
     after = server.requests[-1]
     assert after["body"]["model"] == "deepseek-v4-pro" and after["cache_hit_tokens"] == 0
@@ -110,8 +131,8 @@ async def test_a_switch_to_a_model_without_images_warns_of_the_images_held(make_
     assert "holds 1 image(s) and deepseek-v4-pro does not take images" in " ".join(out.getvalue().split())
 
 
-async def test_status_prices_each_models_tokens_at_its_own_prices(make_state, server):
-    # Every request is billed at its own model's (and hour's) prices (agent/compaction/billing.py):
+async def test_status_prices_each_models_tokens_at_its_own_prices(make_state, server, hour):
+    # Every request is billed at its own model's (and hour's) prices (agent/state/billing.py):
     # the tokens before /model at Flash's, those after at Pro's, as DeepSeek's page gives them.
     state = make_state()
     app, out = app_for(state)
@@ -127,7 +148,6 @@ async def test_status_prices_each_models_tokens_at_its_own_prices(make_state, se
                    + r["completion_tokens"] * out for r in requests) / 1e6
 
     total = state.stats.cost_hit + state.stats.cost_miss + state.stats.cost_output
-    expected = [billed(before, PAGE["deepseek-flash"][p]) + billed(since, PAGE["deepseek-v4-pro"][p])
-                for p in ("off_peak", "peak")]
-    assert min(abs(total - e) for e in expected) < 1e-9
+    expected = billed(before, PAGE["deepseek-flash"][hour]) + billed(since, PAGE["deepseek-v4-pro"][hour])
+    assert total == pytest.approx(expected, abs=1e-9)
     assert billed(since, PAGE["deepseek-v4-pro"]["off_peak"]) > billed(since, PAGE["deepseek-flash"]["off_peak"])

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 import session
-from agent.compaction.context import compact_at_range
+from agent.compaction.watermark import compact_at_range
 from agent.events import Notice
 from tests.test_main import run_main
 
 
 def test_print_mode_says_it_declined_a_command(workspace, home, server):
-    result = run_main(["--base-url", server.base_url, "-p", "run touch made.txt"], workspace, home)
+    result = run_main(["--base-url", server.base_url, "-p", "run touch made.txt", "--sandbox", "danger-full-access"],
+                      workspace, home)
     assert not (workspace / "made.txt").exists()
     assert "touch made.txt" in result.stderr and "--yes" in result.stderr
 
@@ -145,7 +146,8 @@ async def test_resume_previews_a_compacted_session_by_the_users_words(make_state
 
 
 # Words that stay as they are in the Chinese UI: names of things, not English sentences.
-KEPT_WORDS = {"API", "DeepSeek", "MB", "Ollama", "vLLM", "MCP", "Shift", "Tab", "git",
+KEPT_WORDS = {"API", "DeepSeek", "MB", "Ollama", "vLLM", "MCP", "Shift", "Tab", "git", "Claude", "Code", "Markdown",
+              "NUL", "FIFO",
               "DEEPSEEK", "HTTP", "JSON", "KEY", "Key", "Nk", "OPENAI", "coding", "main", "pid", "py",
               "shell", "token", "tokens"}
 

@@ -6,16 +6,18 @@ import asyncio
 
 import compact
 import session
+from agent import compaction
 from agent.compaction.background import cancel_background
-from agent.compaction.summary import USER_MESSAGE_MAX_CHARS, is_summary
+from agent.compaction.summary import USER_MESSAGE_MAX_CHARS
 from agent.events import CompactionFinished
+from agent.marks import is_summary
 from main import on_submit
 from tests.builders import is_compaction, long_answer, note, responder, script_forever
 from tests.fake_openai import Slow, ToolCalls
 
 
 def _summary_text(state) -> str:
-    return compact.last_summary(state)
+    return compaction.last_summary(state)
 
 
 async def test_user_messages_survive_verbatim(make_state, workspace, server):
@@ -104,7 +106,7 @@ async def test_compact_undo_restores_history_and_checkpoints(make_state, workspa
     compacted = list(state.history)
     assert state.file_history.checkpoints == []
 
-    archive, saved, count = compact.undo_compaction(state)
+    archive, saved, count = compaction.undo_compaction(state)
 
     assert [m.parts for m in state.history] == original and count == len(original)
     assert [m.parts for m in session.load(state.session_id, workspace).messages] == original
@@ -121,7 +123,7 @@ async def test_background_summary_removes_the_wait(make_state, workspace, server
     while state.compaction.background is None:
         await on_submit(state, note(n, 200))
         n += 1
-    assert state.compaction.background.before < compact.threshold(state)  # started below the threshold
+    assert state.compaction.background.before < compaction.threshold(state)  # started below the threshold
     first_after_snapshot = note(n, 200)
     await asyncio.wait_for(asyncio.shield(state.compaction.background.task), 10)
     compaction_requests = sum(is_compaction(r["body"]) for r in server.requests)
@@ -158,7 +160,7 @@ async def test_background_summary_discarded_when_history_changes(make_state, wor
 
 
 async def test_background_not_used_if_history_no_longer_starts_with_snapshot(make_state, workspace, server):
-    from compact import take_background
+    from tests.builders import take_background
 
     state = make_state(context_window=16_000)
     script_forever(server, responder([Slow("x", 0.01)]))

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import session
-from agent.compaction.summary import is_summary
 from agent.events import Notice
+from agent.marks import is_summary
 from main import on_submit
 from tests.builders import chat, is_compaction, note, responder, script_forever
 from tests.robustness.harness import history_problems
@@ -94,8 +94,8 @@ async def test_leaving_out_the_oldest_keeps_this_turns_attachment_shortened(make
     had been shown as attached). It stays, cut to what the window leaves, and the user is told."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-    from agent.compaction import overflow
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent.compaction import fit
+    from agent.compaction.watermark import fixed_prefix_tokens
     from agent.tokens import count as tokens
     from agent.tools.mentions import build_mention_messages
 
@@ -105,11 +105,11 @@ async def test_leaving_out_the_oldest_keeps_this_turns_attachment_shortened(make
     prompt = ModelRequest(parts=[UserPromptPart("what does @big.md say?")])
     old = [ModelRequest(parts=[UserPromptPart(note(1, 1_500))]), ModelResponse(parts=[TextPart("ok " * 1_500)])]
     state.transcript.update([*old, *prelude, prompt])
-    limit = fixed_prefix_tokens(state) + tokens.count_messages([*prelude, prompt]) // 2 + overflow.NOTE_ROOM
-    assert overflow.leave_out_oldest(state, limit + overflow.NOTE_ROOM) == 2
+    limit = fixed_prefix_tokens(state) + tokens.count_messages([*prelude, prompt]) // 2 + fit.NOTE_ROOM
+    assert fit.leave_out_oldest(state, limit + fit.NOTE_ROOM) == 2
     kept = state.history
     answer = kept[2].parts[0].content
     assert kept[3] == prompt and answer.startswith("     1\tline 0 of")
-    assert "to fit the window; continue with offset=" in answer
+    assert "to fit the window; the file has 400 lines; continue with offset=" in answer
     assert any("attachments were cut further: @big.md (lines 1–" in n.text for n in state.emit.of(Notice))
     assert history_problems(kept) == []

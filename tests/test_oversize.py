@@ -6,20 +6,15 @@ import main
 import session
 
 
-def test_too_large_means_no_compaction_can_make_room() -> None:
-    from agent.compaction.oversize import too_large
+def test_attached_long_lines_are_split_so_read_file_shows_them_whole(make_state) -> None:
+    from agent.compaction.fit import attach
+    from agent.tools.reading import LINE_CAP
 
-    assert too_large(5_100, fixed=1_165, threshold=6_168)
-    assert not too_large(4_000, fixed=1_165, threshold=6_168)
-
-
-def test_long_lines_are_split_so_read_file_shows_them_whole() -> None:
-    from agent.compaction.oversize import split_long_lines
-
-    text = "short\n" + "x" * 4_500 + "\nend"
-    split = split_long_lines(text, 2_000)
-    assert split.replace("\n", "") == text.replace("\n", "")
-    assert max(len(line) for line in split.splitlines()) == 2_000 and split.endswith("\nend")
+    text = "short\n" + "x" * (2 * LINE_CAP + 500) + "\nend"
+    path, message = attach(make_state(), text)
+    split = path.read_text()
+    assert split.replace("\n", "") == text.replace("\n", "") and str(path) in message
+    assert max(len(line) for line in split.splitlines()) == LINE_CAP and split.endswith("\nend")
 
 
 async def test_print_mode_refuses_it_with_a_clear_error(make_state, workspace, server, capsys):
@@ -39,13 +34,13 @@ def test_a_message_that_fits_only_an_empty_history_is_caught(make_state, tmp_pat
     """The fuzzer's 16k seed 19: after a compaction, its head (the carried user messages and the
     summary) stays whatever compacts next; a paste that fits beside the instructions alone but not
     beside that head passed the check, and every request of its turn was refused."""
-    from agent.compaction.context import fixed_prefix_tokens, threshold
-    from agent.compaction.oversize import check_message
-    from agent.compaction.summary import SummaryParts, build_summary_message
+    from agent.compaction.fit import check_message
+    from agent.compaction.summary import SummaryParts, summary_messages
+    from agent.compaction.watermark import fixed_prefix_tokens, threshold
     from agent.tokens import count as tokens
 
     state = make_state(context_window=16_384)
-    head = build_summary_message(SummaryParts("what happened so far, at length. " * 300, []), "en", tmp_path)
+    head = summary_messages(SummaryParts("what happened so far, at length. " * 300, []), "en")[1]
     room = threshold(state) - fixed_prefix_tokens(state)
     paste = "".join(f"record {n}: lorem ipsum dolor sit amet\n" for n in range(2_000))
     while tokens.count_text(paste) >= room - 200:
@@ -62,7 +57,7 @@ def test_a_refit_that_rebuilds_equal_messages_is_the_same_request() -> None:
 
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from agent.compaction.summarizer import _same
+    from agent.compaction.request import _same
 
     messages = [ModelRequest(parts=[UserPromptPart("a")]), ModelRequest(parts=[UserPromptPart("b")])]
     assert _same([dataclasses.replace(m) for m in messages], messages)

@@ -8,7 +8,7 @@ import json
 import pexpect
 
 from tests.fake_openai import Text, ToolCalls
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.test_repl_pty import ASKED, Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 
 SHIFT_TAB = "\x1b[Z"
 
@@ -63,7 +63,7 @@ def test_shift_tab_cycles_the_mode_in_the_toolbar(workspace, home, live_server):
 def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, live_server):  # noqa: F811
     live_server.script(ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it."),
                        ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it again."))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "run it")
     child.expect_exact("always for this [p]roject")
@@ -77,7 +77,7 @@ def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, li
     assert json.loads(local.read_text()) == {"permissions": {"allow": ["run_command(echo saved-rule)"]}}
 
     # The next session: the project's file is approved already (the user wrote it), no question asked.
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "run it again")
     child.expect("Ran it again.")
@@ -95,9 +95,9 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
         "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat > started"}]}]}}))
     live_server.script(ToolCalls([("run_command", {"command": "echo from-the-project"})]), Text("Ran."))
     child = spawn(workspace, home, live_server)
-    child.expect(r"asks\s+for\s+what\s+its\s+files\s+would\s+let\s+run")  # after the folder: may wrap
-    child.expect_exact("allow  Bash(echo from-the-project)")
-    child.expect_exact("hook   SessionStart (project): cat > started")
+    child.expect(r"asks\s+for\s+what\s+its\s+files\s+would\s+run")  # after the folder: may wrap
+    child.expect_exact("allow    Bash(echo from-the-project)")
+    child.expect_exact("hook     SessionStart (project): cat > started")
     child.expect_exact("[y/N]")
     child.send("y\r")
     wait_prompt(child)
@@ -111,6 +111,35 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
     # Approved once: the next session asks nothing.
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
-    assert "would let run" not in child.before
+    assert "would run" not in child.before
     type_line(child, "/exit")
     child.expect(pexpect.EOF)
+
+
+def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, home, live_server):  # noqa: F811
+    """[p] on `rm *.pyc` saves that command, its star escaped: `rm -rf precious x.pyc` is asked next."""
+    for name in ("x.pyc", "precious"):
+        (workspace / name).write_text("keep\n")
+    live_server.script(ToolCalls([("run_command", {"command": "rm *.pyc"})]), Text("Removed them."),
+                       ToolCalls([("run_command", {"command": "rm -rf precious x.pyc"})]), Text("Second done."))
+    child = spawn(workspace, home, live_server)
+    screen = _screen(child)
+    wait_prompt(child)
+    type_line(child, "clean up")
+    child.expect_exact("always for this [p]roject")
+    child.send("p\r")
+    child.expect_exact("Removed them.")
+    wait_prompt(child)
+    assert screen.count("Saved for this project: run_command(rm \\*.pyc)") == 1, screen.lines()
+    (workspace / "x.pyc").write_text("keep\n")
+    type_line(child, "and the rest")
+    child.expect_exact("always for this [p]roject")  # asked: the saved rule is no wildcard
+    assert screen.count("rm -rf precious x.pyc") >= 1, screen.lines()
+    child.send("n\r")
+    child.expect_exact("Second done.")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert (workspace / "precious").exists() and (workspace / "x.pyc").exists()
+    local = workspace / ".coding-agent" / "settings.local.json"
+    assert json.loads(local.read_text()) == {"permissions": {"allow": ["run_command(rm \\*.pyc)"]}}

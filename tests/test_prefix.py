@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 import compact
-from agent import debuglog
-from agent.compaction import summarizer
+from agent import compaction, debuglog
+from agent.compaction import request
 from agent.events import CompactionFinished
 from agent.provider.prefix import PrefixMismatch, RequestContext, RequestRecorder, join
 from agent.turn.warmup import warm_up
@@ -23,7 +23,7 @@ def both_ways(monkeypatch, server):
     """Every compaction request is sent twice: as the agent sends it, then with the recorded
     request forgotten (pydantic-ai builds all of it). Returns the (joined, whole) body pairs."""
     pairs: list[tuple[dict, dict]] = []
-    reusing = summarizer._responses_reusing
+    reusing = request._responses_reusing
 
     async def twice(agent, state, messages, prompt, settings):
         joined = state.scratch.recorder.covering(messages) is not None
@@ -31,12 +31,12 @@ def both_ways(monkeypatch, server):
         first = _last_compaction(server)
         if joined:
             last, state.scratch.recorder.last = state.scratch.recorder.last, None
-            await summarizer._responses(agent, state, messages, prompt, settings)  # joined onto nothing
+            await request._responses(agent, state, messages, prompt, settings)  # joined onto nothing
             state.scratch.recorder.last = last
             pairs.append((first, _last_compaction(server)))
         return response
 
-    monkeypatch.setattr(summarizer, "_responses_reusing", twice)
+    monkeypatch.setattr(request, "_responses_reusing", twice)
     return pairs
 
 
@@ -169,11 +169,11 @@ async def test_resumed_near_the_threshold_is_primed(make_state, workspace, serve
     server.script(ToolCalls([("read_file", {"path": "a.py"})], reasoning="read it"), Text("read", reasoning="ok"))
     await on_submit(state, "read a.py")
     n = 0
-    while compact.context_tokens(state) < compact.threshold(state):
+    while compaction.context_tokens(state) < compaction.threshold(state):
         await on_submit(state, note(n))
         n += 1
     resumed = _resume(state, make_state, **window)
-    assert compact.context_tokens(resumed) >= compact.threshold(resumed)
+    assert compaction.context_tokens(resumed) >= compaction.threshold(resumed)
 
     await asyncio.get_running_loop().run_in_executor(None, warm_up, resumed)
 

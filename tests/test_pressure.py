@@ -6,11 +6,11 @@ import json
 
 import compact
 import session
-from agent import debuglog
+from agent import compaction, debuglog
 from agent.compaction import rebuild
-from agent.compaction.summary import is_summary
-from agent.compaction.tiers import PLACEHOLDER, SUPERSEDED
+from agent.compaction.rebuild import PLACEHOLDER, SUPERSEDED
 from agent.events import CompactionFailed, CompactionFinished, Notice
+from agent.marks import is_summary
 from main import on_submit
 from tests.builders import big_files, chat, is_compaction, note, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
@@ -55,7 +55,7 @@ async def test_cheap_tier_spares_the_llm_call(make_state, workspace, server):
     big_files(workspace, 5, lines=120)
     await chat(state, ["read big0.txt", "read big1.txt", "read big0.txt", "read big2.txt", "read big3.txt",
                         "read big4.txt"])
-    assert compact.context_tokens(state) >= compact.threshold(state)
+    assert compaction.context_tokens(state) >= compaction.threshold(state)
     archive_source = session.session_file(state.session_id, workspace).read_bytes()
     requests = len(server.requests)
 
@@ -65,7 +65,7 @@ async def test_cheap_tier_spares_the_llm_call(make_state, workspace, server):
     assert [f.tier for f in finished] == ["cheap"]
     assert not any(is_compaction(r["body"]) for r in server.requests[requests:])
     assert state.stats.cheap_tier_saved > 0 and state.stats.cheap_tier_spared_calls == 1
-    assert compact.context_tokens(state) < compact.threshold(state) * rebuild.CHEAP_TIER_TARGET + 500
+    assert compaction.context_tokens(state) < compaction.threshold(state) * rebuild.CHEAP_TIER_TARGET + 500
     returns = [p.content for m in state.history if m.kind == "request" for p in m.parts if p.part_kind == "tool-return"]
     assert SUPERSEDED.split(":")[0] in returns[0]  # the first read of big0 was read again later
     assert any('read_file(path="big1.txt")' in r and PLACEHOLDER.split(":")[0] in r for r in returns)
@@ -81,7 +81,7 @@ async def test_gauge_is_right_right_after_the_cheap_tier(make_state, workspace, 
     await chat(state, [f"read big{i}.txt" for i in range(5)])
     result = await compact.run_compact(state, trigger="auto")
     assert result.tier == "cheap"
-    assert compact.context_tokens(state) == result.tokens_after < compact.threshold(state)
+    assert compaction.context_tokens(state) == result.tokens_after < compaction.threshold(state)
 
 
 async def test_compaction_request_never_too_long(make_state, workspace, server):
@@ -93,10 +93,10 @@ async def test_compaction_request_never_too_long(make_state, workspace, server):
 
     result = await compact.run_compact(state)
 
-    assert result.left_out > 0
+    assert result.left_out_messages > 0
     requests = [r for r in server.requests if is_compaction(r["body"])]
     assert requests and all(r["prompt_tokens"] <= window for r in requests)
-    assert f"{result.left_out} of the oldest messages" in compact.last_summary(state)
+    assert f"{result.left_out_messages} of the oldest messages" in compaction.last_summary(state)
 
 
 async def test_provider_still_too_long_is_retried_smaller(make_state, workspace, server):
@@ -116,7 +116,7 @@ async def test_provider_still_too_long_is_retried_smaller(make_state, workspace,
 
 async def test_thrashing_backs_off_and_rearms(make_state, workspace, server):
     """Issue 20, case 6: the thrash guard no longer switches automatic compaction off for the rest
-    of the session; it raises the target, then pauses, and re-arms after compact.REARM_TURNS turns."""
+    of the session; it raises the target, then pauses, and re-arms after compaction.REARM_TURNS turns."""
     state = make_state(context_window=16_000)
     script_forever(server, responder([]))
     for i in range(8):
@@ -124,14 +124,14 @@ async def test_thrashing_backs_off_and_rearms(make_state, workspace, server):
         if state.compaction.backoff:
             break
     assert state.compaction.backoff == 1 and state.compaction.off_reason is None
-    assert compact.auto_limit(state) > compact.threshold(state)
+    assert compaction.auto_limit(state) > compaction.threshold(state)
     rearm = state.compaction.rearm_at
     assert any(f"until turn {rearm}" in n.text for n in state.emit.of(Notice))
     from ui.status import status_lines
 
     assert any(f"until turn {rearm}" in str(line) for line in status_lines(state))
     # Raised, perhaps paused after: each back-off ends, REARM_TURNS turns after it began.
-    for _ in range(3 * compact.REARM_TURNS):
+    for _ in range(3 * compaction.REARM_TURNS):
         await on_submit(state, note(50 + state.turns, 900))
         if any("back at its usual threshold" in n.text for n in state.emit.of(Notice)):
             break
@@ -146,7 +146,7 @@ async def test_thrashing_backs_off_and_rearms(make_state, workspace, server):
 async def test_a_compaction_that_does_not_shrink_is_discarded(make_state, workspace, server):
     state = make_state(context_window=16_000)
     await chat(state, [note(i) for i in range(5)])
-    assert compact.context_tokens(state) >= compact.threshold(state)
+    assert compaction.context_tokens(state) >= compaction.threshold(state)
     before = list(state.history)
     huge = "<summary>" + "padding words " * 6_000 + "</summary>"
     script_forever(server, responder([], summary=huge))

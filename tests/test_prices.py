@@ -17,10 +17,11 @@ import pytest
 from genai_prices import Usage, calc_price
 
 import main
-from agent.compaction import billing, prices
-from agent.compaction.cost import Prices, money
-from agent.config import Config
+from agent.config import Config, Prices
 from agent.events import Notice
+from agent.provider import prices
+from agent.provider.prices import money
+from agent.state import billing
 from tests.builders import chat
 from tests.deepseek_page import PAGE
 from ui.status import status_lines
@@ -75,7 +76,7 @@ def test_a_weekend_or_holiday_peak_hour_is_off_peak(when):
 
 
 def test_genai_prices_still_bills_weekend_peak_hours_at_peak():
-    """Why agent.compaction.prices corrects it. When this fails, genai-prices has learned the page's weekday
+    """Why agent.provider.prices corrects it. When this fails, genai-prices has learned the page's weekday
     rule (github.com/pydantic/genai-prices/issues/582): the correction can go."""
     usage = Usage(input_tokens=HIT + MISS, cache_read_tokens=HIT, output_tokens=OUT)
     raw = calc_price(usage, "deepseek-flash", provider_id="deepseek", genai_request_timestamp=SATURDAY_1000)

@@ -6,9 +6,10 @@ import pytest
 
 import compact
 import main
+from agent import errors
 from agent.compaction import rebuild
-from agent.compaction.summary import is_summary
 from agent.events import CompactionFinished, Notice
+from agent.marks import is_summary
 from tests.builders import SUMMARY, big_files, chat, is_compaction, long_answer, note
 from tests.fake_openai import Text, ToolCalls
 from ui.status import status_lines
@@ -76,7 +77,7 @@ async def test_a_model_that_keeps_calling_tools_still_ends_in_a_summary(make_sta
 
 
 def compact_rounds() -> int:
-    from agent.compaction.summarizer import MAX_TOOL_ROUNDS
+    from agent.compaction.request import MAX_TOOL_ROUNDS
 
     return MAX_TOOL_ROUNDS
 
@@ -88,7 +89,7 @@ async def test_a_summary_cut_short_is_reported_and_not_committed(make_state, wor
     await _fill(state, workspace)
     history = list(state.history)
     server.script(Text("<summary>1. The user asked to rea", finish="length"))
-    with pytest.raises(compact.CompactError, match="cut short"):
+    with pytest.raises(errors.CompactError, match="cut short"):
         await compact.run_compact(state)
     assert state.history == history
     assert session.list_archives(state.session_id, workspace) == []
@@ -160,7 +161,7 @@ async def test_a_fresh_estimate_uses_the_servers_own_prefix(make_state, server):
     instructions that our count of the instructions and tools cannot see."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    from agent.compaction.context import context_tokens
+    from agent.compaction.watermark import context_tokens
 
     state = make_state()
     await chat(state, ["hello"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
@@ -16,26 +15,23 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
+from agent.compaction.fit import fit_messages
 from agent.compaction.rebuild import (
     CHEAP_TIER_TARGET,
+    PLACEHOLDER,
     cheap_tier,
     cheap_tier_enough,
     checkpoints_cut,
-    choose_restored,
+    clear_tool_results,
     compacted_history,
-    first_kept,
     kept_for_fit,
-    left_out_history,
     mid_turn_keep,
-    mid_turn_tail,
     refuse_result,
-    summary_parts,
     turn_prompt,
     without_usage,
 )
-from agent.compaction.summary import SummaryParts, build_carried_messages, build_summary_message
-from agent.compaction.tiers import PLACEHOLDER, clear_tool_results, fit_messages
-from agent.errors import CompactError
+from agent.compaction.restore import choose_restored
+from agent.compaction.summary import SummaryParts, missing_user_messages, summary_messages, summary_parts
 from agent.state.file_history import Checkpoint
 from agent.tokens import count as tokens
 
@@ -88,8 +84,8 @@ def test_a_mid_turn_tail_keeps_the_user_request_and_whole_exchanges():
 
 def test_a_mid_turn_tail_keeps_the_newest_exchange_even_over_budget():
     messages = _turn_with_tools("go", 3, size=2_000)
-    start = mid_turn_tail(messages, 0, budget=10)
-    assert messages[start:] == messages[-2:] and isinstance(messages[start], ModelResponse)
+    keep = mid_turn_keep(messages, 0, budget=10)
+    assert keep == [messages[0], *messages[-2:]] and isinstance(keep[1], ModelResponse)
 
 
 def test_no_mid_turn_prompt_before_the_turn_had_an_answer():
@@ -131,17 +127,12 @@ def test_fitting_keeps_a_summary_at_the_start():
                                                                      ModelResponse(parts=[TextPart("a")]))]
     kept, dropped = fit_messages(messages, tokens.count_messages(messages[-2:]) + 200, fixed=0)
     assert kept[0] is messages[0] and dropped > 0
-    note = _ask("left out")
-    rebuilt = left_out_history(kept, note)
-    assert rebuilt[0] is messages[0] and rebuilt[1] is note and len(rebuilt) == len(kept) + 1
 
 
 def test_checkpoints_into_the_compacted_part_go_with_every_later_one():
     checkpoints = [Checkpoint(0, "a"), Checkpoint(4, "b"), Checkpoint(9, "c")]
     assert checkpoints_cut(checkpoints, 4) == checkpoints  # from the first that points into it
     assert checkpoints_cut(checkpoints[1:], 3) == []
-    history = _turn_with_tools("go", 3)
-    assert first_kept(history, history[3:]) == 3 and first_kept(history, []) == len(history)
 
 
 # --- what to restore ---------------------------------------------------------------------------
@@ -174,27 +165,25 @@ def test_user_messages_the_summary_misses_are_checked_in(tmp_path):
                ModelResponse(parts=[TextPart("done")])]
     parts = summary_parts(history, [], "<summary>1. The user renamed foo: rename foo</summary>", 0, 1_000, "en")
     assert parts.user_messages == ["always run the tests with -x", "rename foo"]
-    assert parts.missing_user_messages == ["always run the tests with -x"]
-    text = "\n".join(m.parts[0].content for m in build_carried_messages(parts, "en"))
+    assert missing_user_messages(parts.summary, parts.user_messages, "en") == ["always run the tests with -x"]
+    text = "\n".join(m.parts[0].content for m in summary_messages(parts, "en")[0])
     assert "always run the tests with -x" in text
 
 
 def test_user_messages_carry_across_compactions_and_the_tail_is_not_summarised(tmp_path):
     first = summary_parts([_ask("precious rule"), ModelResponse(parts=[TextPart("ok")])], [], "s1", 0, 1_000, "en")
     first.archives.append("/a/1.jsonl")
-    head = build_summary_message(first, "en", tmp_path)
+    head = summary_messages(first, "en")[1]
     tail = [_ask("current request")]
     second = summary_parts([head, _ask("more"), ModelResponse(parts=[TextPart("ok")]), *tail], tail, "s2", 0,
                            1_000, "en")
     assert second.user_messages == ["precious rule", "more"] and second.archives == ["/a/1.jsonl"]
-    with pytest.raises(CompactError):
-        summary_parts(tail, [], "  \n ", 0, 1_000, "en")
+    assert summary_parts(tail, [], "  \n ", 0, 1_000, "en") is None  # an empty summary is refused
 
 
 def test_the_compacted_history_is_carried_files_summary_tail_without_old_usage(tmp_path):
     parts = SummaryParts("s", ["/a.jsonl"], user_messages=["precious"])
-    head = build_summary_message(parts, "en", tmp_path)
-    carried = build_carried_messages(parts, "en")
+    carried, head = summary_messages(parts, "en")
     restored = [_ask("the file f1.txt")]
     tail = list(_exchange(3))
     rebuilt = compacted_history(carried, restored, head, tail)
@@ -205,7 +194,7 @@ def test_the_compacted_history_is_carried_files_summary_tail_without_old_usage(t
 
 def test_a_rebuilt_history_that_is_not_smaller_is_refused(tmp_path):
     history = [_ask("short"), ModelResponse(parts=[TextPart("ok")])]
-    head = build_summary_message(SummaryParts("a long summary " * 200, []), "en", tmp_path)
+    head = summary_messages(SummaryParts("a long summary " * 200, []), "en")[1]
     before, after = tokens.count_messages(history), tokens.count_messages([head])
     assert refuse_result(before, after, limit=10 * after) == "compact_not_smaller"
     assert refuse_result(after * 3, after, limit=after - 1) == "compact_over_threshold"
@@ -239,7 +228,7 @@ def test_the_cheap_tier_clears_old_results_and_forgets_old_usage():
 def test_a_text_cut_to_fit_keeps_its_start():
     """The fuzzer's 4k seed 8: a budget smaller than the tail cut this turn's attachment to nothing
     but the note. Each text keeps its first HEAD_FLOOR tokens; the largest ones are cut first."""
-    from agent.compaction.trim import CUT_NOTE, HEAD_FLOOR, cut_to_fit
+    from agent.compaction.fit import CUT_NOTE, HEAD_FLOOR, cut_to_fit
     from agent.tools.mentions import read_messages
 
     call, answer = read_messages([("a.md", "".join(f"{n:6}\tline {n} of the notes\n" for n in range(1, 600)))])

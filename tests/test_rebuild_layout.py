@@ -10,10 +10,12 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 
 import compact
 import session
-from agent.compaction.context import fixed_prefix_tokens
+from agent import compaction
+from agent.compaction.fit import fit_messages
 from agent.compaction.rebuild import compacted_history
-from agent.compaction.summary import head_end, is_summary, previous_summary, summary_text
-from agent.compaction.tiers import fit_messages
+from agent.compaction.summary import head_end, previous_summary
+from agent.compaction.watermark import fixed_prefix_tokens
+from agent.marks import SUMMARY_KEY, is_summary, summary_text
 from agent.tokens import count as tokens
 from main import on_submit
 from tests.builders import big_files, is_compaction, long_answer, responder, script_forever
@@ -51,13 +53,13 @@ async def test_the_rebuilt_history_puts_what_the_next_compaction_keeps_first(mak
     # None of the head is taken for the user's words (titles, the next summary's carried list).
     assert all(is_summary(m) for m in history[:end] if isinstance(m, ModelRequest)
                and any(isinstance(p, UserPromptPart) for p in m.parts))
-    shown = compact.last_summary(state)
+    shown = compaction.last_summary(state)
     assert "request 0: read big1.txt" in shown and "Here is the summary" in shown and "line 0 of file" not in shown
 
 
 def test_the_restored_files_follow_the_summary():
     lead, users = (ModelRequest(parts=[UserPromptPart(content=t)]) for t in ("fixed line", "users"))
-    summary = ModelRequest(parts=[UserPromptPart(content="summary")], metadata={session.SUMMARY_KEY: "s"})
+    summary = ModelRequest(parts=[UserPromptPart(content="summary")], metadata={SUMMARY_KEY: "s"})
     pair = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a"}, tool_call_id="x")]), lead]
     tail = [ModelRequest(parts=[UserPromptPart(content="now")])]
     assert compacted_history([lead, users], pair * 2, summary, tail) == [lead, users, summary, *pair, *pair, *tail]
@@ -66,7 +68,7 @@ def test_the_restored_files_follow_the_summary():
 async def test_clearing_a_restored_file_keeps_the_summary_cached(make_state, server, workspace):
     """The cheap tier clears old tool results, the restored files among them: after the summary,
     the request that follows still has the fixed line, the user messages and the summary cached."""
-    from agent.compaction.tiers import PLACEHOLDER, clear_tool_results
+    from agent.compaction.rebuild import PLACEHOLDER, clear_tool_results
 
     state = make_state()
     await _session(state, server, workspace, ["big1.txt", "big0.txt"])
@@ -90,7 +92,7 @@ async def test_a_session_of_the_earlier_layout_still_compacts(make_state, server
     restored files after it. It is still the head fit_messages keeps, its user messages are carried
     on, and the next compaction writes the new layout."""
     old = ModelRequest(parts=[UserPromptPart(content="This session continues ...\n- the old precious rule")],
-                       metadata={session.SUMMARY_KEY: "old summary", "archives": [], "files": {},
+                       metadata={SUMMARY_KEY: "old summary", "archives": [], "files": {},
                                  "user_messages": ["the old precious rule"]})
     restored = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="c1")])]
     state = make_state()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -15,12 +16,25 @@ from tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 20
-# The banner's session id (session.new_session_id's shape). The banner holds the workspace's path,
-# and pytest's temporary paths grow with the user's name and the run's number: from a path of about
-# 90 characters on, at 140 columns, the id goes to the next line after the style's reset (on a fresh
-# Debian root, as a normal user, four resumed-session tests read "\x1b[0m" as the id; reproduced
-# here with a workspace path of 90 and of 100 characters).
-SESSION_ID = r"(?:session|会话)\s(?:\x1b\[[0-9;]*m|\s)*(\d{8}-\d{6}-[0-9a-f]{6})"
+# Where the REPL's text meets the terminal's width, rich breaks the line at a space: the space goes, a
+# style reset and a new line come. Where that falls depends on what else is on the line (the banner holds
+# the workspace's path, whose length comes with pytest's temporary folder: the user's name, the run's
+# number, xdist's worker) and on the width (tests/conftest.py keeps xdist's COLUMNS=80 away from the
+# child), so a pattern lets any space of the text be such a break (`spread`).
+# The banner's session id: where "session" ends the 140-column line, the space before the id is gone
+# (test_the_session_id_is_found_where_the_banner_breaks_before_it).
+WRAP = r"(?:\x1b\[[0-9;]*m|\s)+"
+SESSION_ID = rf"(?:session|会话){WRAP}(\d{{8}}-\d{{6}}-[0-9a-f]{{6}})"
+
+
+def spread(text: str) -> str:
+    """A pattern for `text` as the terminal shows it, broken at any of its spaces or at none."""
+    return WRAP.join(re.escape(word) for word in text.split())
+
+
+# Commands are asked about outside the OS sandbox only (in it they run unasked): the tests of the
+# approval question run there.
+ASKED = ("--sandbox", "danger-full-access")
 
 
 @pytest.fixture
@@ -397,4 +411,20 @@ def test_ctrl_c_stops_a_long_turn(workspace, home, live_server):
     child.expect("Echo: still there")
     wait_prompt(child)
     type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+
+@pytest.mark.parametrize(("lang", "word"), [("en", "session"), ("zh", "会话")])
+def test_the_session_id_is_found_where_the_banner_breaks_before_it(tmp_path, home, live_server, lang, word):
+    from rich.cells import cell_len
+
+    # "deepseek-flash · <path> · session" exactly as wide as the terminal: the id starts the next line.
+    width = 140 - cell_len(f"deepseek-flash ·  · {word}")
+    workspace = tmp_path / ("w" * (width - len(str(tmp_path)) - 1))
+    workspace.mkdir()
+    assert len(str(workspace)) == width
+    child = spawn(workspace, home, live_server, lang=lang)
+    assert "\r\n" in child.after and child.after.startswith(word + "\x1b[")  # broken there, the space gone
+    wait_prompt(child)
+    child.sendeof()
     child.expect(pexpect.EOF)

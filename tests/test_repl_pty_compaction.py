@@ -6,10 +6,10 @@ import pexpect
 import pytest
 
 import session
-from agent.compaction.tiers import PLACEHOLDER
+from agent.compaction.rebuild import PLACEHOLDER
 from tests.builders import is_compaction, long_answer, responder, script_forever
 from tests.fake_openai import FakeOpenAI, Text, ToolCalls
-from tests.test_repl_pty import spawn, type_line, wait_prompt
+from tests.test_repl_pty import spawn, spread, type_line, wait_prompt
 
 CLEARED = PLACEHOLDER.split(":")[0]
 
@@ -99,7 +99,7 @@ def test_a_message_larger_than_the_window_is_not_sent_unasked(workspace, home, l
 
     child.send("\x1b[200~" + paste + "\x1b[201~")  # a bracketed paste, as a terminal sends one
     child.send("\r")
-    child.expect("does not fit")
+    child.expect(spread("it does not fit under the auto-compact threshold"))
     child.expect(r"Attach it as a file")
     child.send("n\r")
     child.expect("Not sent")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 import compact
-from agent.compaction import context
-from agent.compaction.summarizer import request_limit
+from agent import compaction
+from agent.compaction import watermark
 from agent.events import CompactionFinished, ToolResult
 from agent.tokens import count as tokens
 from main import on_submit
@@ -16,21 +16,20 @@ from tests.fake_openai import Text, ToolCalls
 
 
 async def test_a_read_past_the_request_limit_keeps_the_summary_cached(make_state, workspace, server, monkeypatch):
-    # No background summary: the blocking path (the mark is agent.compaction.context's;
-    # agent.compaction.background's copy of the name changes nothing).
-    monkeypatch.setattr(context, "LOWER_MARK", 10.0)
+    # No background summary: the blocking path (the mark is agent.compaction.watermark's).
+    monkeypatch.setattr(watermark, "LOWER_MARK", 10.0)
     state = make_state(context_window=32_000, cheap_tier="off")
-    limit, threshold = request_limit(state), compact.threshold(state)
+    limit, threshold = compaction.figures(state).request_limit, compaction.threshold(state)
     n = 0
     # Close enough to the limit that one read, capped to a share of the window (agent.tools.read_cap,
     # issue 20), takes the history past it.
-    while compact.context_tokens(state) < threshold - 1_500:
+    while compaction.context_tokens(state) < threshold - 1_500:
         script_forever(server, responder([long_answer(n, 60)]))
         await on_submit(state, note(n, 120))
         n += 1
     assert not state.emit.of(CompactionFinished)
     # One read that takes the history past what a compaction request may hold.
-    room = limit - compact.context_tokens(state)
+    room = limit - compaction.context_tokens(state)
     line = "def handler(value): return value * 2  # a line of the module\n"
     lines = room // tokens.count_text(line) + 60
     (workspace / "module.py").write_text(line * lines)
@@ -62,20 +61,20 @@ async def test_a_resumed_session_summarizes_what_the_process_before_it_sent(make
     import session
     from agent.state.transcript import Transcript
 
-    monkeypatch.setattr(context, "LOWER_MARK", 10.0)
+    monkeypatch.setattr(watermark, "LOWER_MARK", 10.0)
     config = {"context_window": 32_000, "cheap_tier": "off"}
     state = make_state(**config, auto_compact=False)
-    limit = request_limit(state)
+    limit = compaction.figures(state).request_limit
     n = 0
-    while compact.context_tokens(state) < compact.threshold(state) - 6_000:
+    while compaction.context_tokens(state) < compaction.threshold(state) - 6_000:
         script_forever(server, responder([long_answer(n, 60)]))
         await on_submit(state, note(n, 120))
         n += 1
-    room = limit - compact.context_tokens(state)
+    room = limit - compaction.context_tokens(state)
     script_forever(server, responder([Text("The design, at length: " + "the parser keeps a cursor " * (room // 5))]))
     await on_submit(state, "explain the design in detail")
     last = server.requests[-1]["body"]["messages"]
-    assert compact.context_tokens(state) > limit  # the answer took it past a summary request
+    assert compaction.context_tokens(state) > limit  # the answer took it past a summary request
 
     resumed = make_state(**config)
     resumed.transcript = Transcript(state.session_id, workspace, session.load(state.session_id, workspace).messages)
@@ -94,24 +93,24 @@ async def test_the_compaction_after_an_undo_summarizes_the_restored_history_from
     longer fit one request, and the summary request left out its oldest messages to fit (17-51%
     cached). The compaction that was undone sent the restored history, so the provider caches it:
     the next compaction summarizes that and keeps the turns made since after the summary."""
-    monkeypatch.setattr(context, "LOWER_MARK", 10.0)
+    monkeypatch.setattr(watermark, "LOWER_MARK", 10.0)
     state = make_state(context_window=32_000, cheap_tier="off")
-    limit, n = request_limit(state), 0
-    while compact.context_tokens(state) < compact.threshold(state) - 1_500:
+    limit, n = compaction.figures(state).request_limit, 0
+    while compaction.context_tokens(state) < compaction.threshold(state) - 1_500:
         script_forever(server, responder([long_answer(n, 60)]))
         await on_submit(state, note(n, 120))
         n += 1
-    restored_tokens = compact.context_tokens(state)
+    restored_tokens = compaction.context_tokens(state)
     before = len(server.requests)
     await compact.run_compact(state)
     [undone] = [r["body"]["messages"] for r in server.requests[before:] if is_compaction(r["body"])]
-    later, compacted = 0, compact.context_tokens(state)
-    while restored_tokens + compact.context_tokens(state) - compacted < limit + 2_000:
+    later, compacted = 0, compaction.context_tokens(state)
+    while restored_tokens + compaction.context_tokens(state) - compacted < limit + 2_000:
         script_forever(server, responder([long_answer(100 + later, 60)]))
         await on_submit(state, f"later {later}: " + "keep this one too " * 40)
         later += 1
-    compact.undo_compaction(state)
-    assert compact.context_tokens(state) > limit  # the restored history and the later turns
+    compaction.undo_compaction(state)
+    assert compaction.context_tokens(state) > limit  # the restored history and the later turns
 
     script_forever(server, responder([Text("ok")]))
     before = len(server.requests)

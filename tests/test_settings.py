@@ -82,7 +82,8 @@ def test_bad_files_and_values_are_one_line_each_and_the_rest_is_used(layers):
     assert any(project in w and "env.DEEPSEEK_API_KEY" in w for w in warnings)
     assert any(local in w and "JSON object" in w for w in warnings)
     assert "DEEPSEEK_API_KEY" not in os.environ
-    assert os.environ.pop("FOO_FROM_SETTINGS") == "1"
+    # A project's env never enters the agent's own environment; it waits for the project's approval.
+    assert "FOO_FROM_SETTINGS" not in os.environ and config.settings.project_env == {"FOO_FROM_SETTINGS": "1"}
 
 
 def test_settings_env_is_below_the_real_environment(layers, monkeypatch):

@@ -49,7 +49,7 @@ async def test_the_request_after_a_compaction_shares_its_start_with_the_last_one
     oldest first) and the summary last, so the request after the next compaction is served from
     the cache past the instructions and tools."""
     import compact
-    from agent.compaction.context import fixed_prefix_tokens
+    from agent.compaction.watermark import fixed_prefix_tokens
     from tests.builders import long_answer, responder, script_forever
 
     state = make_state()

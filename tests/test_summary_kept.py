@@ -3,9 +3,10 @@ veto); what goes first to bring it down are the restored files, never the user's
 
 from __future__ import annotations
 
-from agent.compaction.context import threshold
-from agent.compaction.summary import is_summary, user_messages
+from agent.compaction.summary import user_messages
+from agent.compaction.watermark import threshold
 from agent.events import CompactionFailed, CompactionFinished, Notice
+from agent.marks import is_summary
 from main import on_submit
 from tests.builders import chat, note, responder, script_forever
 

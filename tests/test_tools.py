@@ -60,7 +60,10 @@ def test_read_file_numbered(ctx: RunContext[AppState], workspace: Path) -> None:
 def test_read_file_offset_limit(ctx: RunContext[AppState], workspace: Path) -> None:
     (workspace / "a.txt").write_text("".join(f"line {i}\n" for i in range(1, 11)))
     out = read_file(ctx, "a.txt", offset=3, limit=2)
-    assert out == "     3\tline 3\n     4\tline 4\n[more lines follow; continue with offset=5]"
+    assert out == "     3\tline 3\n     4\tline 4\n[more lines follow; the file has 10 lines; continue with offset=5]"
+    assert reading.read_span(out) == (3, 4, 10)
+    assert reading.read_span(read_file(ctx, "a.txt", offset=9)) == (9, 10, 10)  # the last part: no marker
+    assert reading.read_span(read_file(ctx, "a.txt")) is None  # the whole file
     assert read_file(ctx, "a.txt", offset=10) == "    10\tline 10"
     assert read_file(ctx, "a.txt", offset=11).startswith("Error: offset=11 is past the end of the file (10 lines)")
     assert read_file(ctx, "a.txt", offset=0).startswith("Error: ")
@@ -111,7 +114,8 @@ def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], wor
     assert len(out) <= reading.READ_CAP + 200
     last = out.splitlines()[-1]
     # Issue 20: the cap relative to the window (16,384 tokens of a 131k one) comes before 100k characters.
-    assert last.startswith("[output capped at 16384 tokens (a share of the context window); continue with offset=")
+    assert last.startswith("[output capped at 16384 tokens (a share of the context window); the file has 1500 lines; "
+                           "continue with offset=")
     offset = int(last.rsplit("=", 1)[1].rstrip("]"))
     assert read_file(ctx, "wide.txt", offset=offset).startswith(f"{offset:6}\t")
 

@@ -99,10 +99,11 @@ async def test_the_turn_hook_sees_every_request_and_may_send_one_smaller(make_st
     assert len(state.history) == 6
     # A compaction request after it joins onto the recorded request again (the turn's "whole" ends).
     import compact
+    from agent import errors
     from tests.builders import is_compaction
 
     server.script(Text("<summary>1. The user said hi and asked for the files.</summary>"))
-    with contextlib.suppress(compact.CompactError):  # a history this small may not shrink: no matter
+    with contextlib.suppress(errors.CompactError):  # a history this small may not shrink: no matter
         await compact.run_compact(state)
     [summary] = [r["body"]["messages"] for r in server.requests if is_compaction(r["body"])]
     first = server.requests[1]["body"]["messages"]

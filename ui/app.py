@@ -22,7 +22,9 @@ from ui.registry import CommandHost
 from ui.render import Renderer
 from ui.tty import EscapeWatch, typeahead
 
-OnSubmit = Callable[..., Awaitable[None]]  # (app, text, typed=None): main.submit
+# (app, text, typed=None, command_prompt=False): main.submit; a typed line may be a slash command, a
+# command's prompt is not.
+OnSubmit = Callable[..., Awaitable[None]]
 MAX_PATH_COMPLETIONS = 50
 
 
@@ -35,7 +37,7 @@ class AgentCompleter(Completer):
     def get_completions(self, document, complete_event):
         text = document.text_before_cursor
         if text.startswith("/") and " " not in text:
-            for cmd in self.app.commands():
+            for cmd in self.app.commands(warn=False):  # a warning would be drawn over the line being typed
                 for name in (cmd.name, *cmd.aliases):
                     if name.startswith(text[1:]):
                         yield Completion("/" + name, -len(text), display_meta=cmd.describe(self.app.lang))
@@ -78,7 +80,7 @@ class App(CommandHost):
         self._watch: EscapeWatch | None = None  # while a turn runs: Esc, and the keys typed meanwhile
 
     async def prompt(self, text: str, typed: str | None = None) -> None:
-        await self.on_submit(self, text, typed)
+        await self.on_submit(self, text, typed, True)
 
     # --- questions asked while a turn runs -------------------------------------------------
 
@@ -114,7 +116,7 @@ class App(CommandHost):
     # --- the prompt ------------------------------------------------------------------------
 
     def toolbar(self) -> str:
-        from agent.compaction.gauge import gauge_text, read_gauge
+        from ui.gauge import gauge_text, read_gauge
 
         state = self.state
         try:
@@ -192,8 +194,10 @@ class App(CommandHost):
 
     async def submit(self, text: str) -> None:
         """Run one input as a task that Ctrl-C cancels; the history stays valid either way."""
+        from ui.commands import slash_command
+
         loop = asyncio.get_running_loop()
-        if not text.startswith("/"):
+        if slash_command(text, self.is_command) is None:
             self.renderer.wait()  # from Enter on: the warm-up, a compaction check, the request
         task = loop.create_task(self.on_submit(self, text))
         loop.add_signal_handler(signal.SIGINT, task.cancel)

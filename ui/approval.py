@@ -64,6 +64,18 @@ def command_view(command: str, lang: str, header: str, whole: bool = True) -> tu
     return out, count
 
 
+def grants_view(lines: tuple[str, ...], lang: str, header: str) -> Text:
+    """A project's grants under `header`, each one line however it is made: a newline in a grant is
+    an escape like any hidden character, so one grant cannot pose as several."""
+    out = Text(f"{header}\n", style="bold yellow")
+    for line in lines:
+        out.append("  │ ", style="dim")
+        _append_line(out, line, lang)
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
 def clear_typeahead(input_obj: object) -> None:
     """Forget keys typed before now: those the terminal holds, and those prompt-toolkit read past
     the end of an earlier input and keeps for the next prompt on `input_obj`."""

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import compact
-from agent.compaction.background import cancel_background
-from agent.compaction.context import context_tokens
+from agent.compaction import cancel_background, context_tokens
 from agent.config import REASONING_EFFORTS, THINKING_CHOICES
 from agent.errors import CompactError
 from agent.events import TodosChanged
@@ -22,13 +21,6 @@ from ui.registry import command
 @command("todos")
 async def cmd_todos(app: App) -> None:
     app.state.emit(TodosChanged(todo.current(app.state.history)))
-
-
-async def _close(agent: object | None) -> None:
-    """The old agent's HTTP client, closed now rather than at garbage collection."""
-    client = getattr(getattr(agent, "model", None), "client", None)
-    if client is not None:
-        await client.close()
 
 
 @command("model", takes_args=True)
@@ -52,7 +44,7 @@ async def cmd_model(app: App, args: str) -> None:
     if switch.compact_first and not await _compact_for(app, switch):
         return
     old_model = state.config.model
-    await _close(model_switch.switch_model(state, switch))
+    await model_switch.close_agent(model_switch.switch_model(state, switch))
     window = t("window_known" if switch.window_known else "window_assumed", lang, n=switch.window)
     app.say(t("model_switched", lang, model=name, window=window))
     app.say(model_switch.cache_note(state, old_model, context_tokens(state)), "warn")
@@ -86,7 +78,8 @@ async def cmd_effort(app: App, value: str) -> None:
     if value not in (*REASONING_EFFORTS, "default"):
         app.say(t("effort_usage", app.lang, choices=" | ".join((*REASONING_EFFORTS, "default"))), "warn")
         return
-    await _close(model_switch.apply(app.state, reasoning_effort=None if value == "default" else value))
+    effort = None if value == "default" else value
+    await model_switch.close_agent(model_switch.apply(app.state, reasoning_effort=effort))
     app.say(t("settings_changed", app.lang, what=f"/effort {value}"))
 
 
@@ -96,5 +89,5 @@ async def cmd_thinking(app: App, value: str) -> None:
         app.say(t("thinking_usage", app.lang, choices=" | ".join((*THINKING_CHOICES, "default"))), "warn")
         return
     thinking = None if value == "default" else value == "on"
-    await _close(model_switch.apply(app.state, thinking=thinking))
+    await model_switch.close_agent(model_switch.apply(app.state, thinking=thinking))
     app.say(t("settings_changed", app.lang, what=f"/thinking {value}"))

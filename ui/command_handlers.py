@@ -7,7 +7,7 @@ import asyncio
 
 import compact
 import session
-from agent.compaction.background import cancel_background
+from agent.compaction import cancel_background, last_summary, plan_undo, undo_compaction
 from agent.errors import CompactError, NothingToCompact
 from agent.text.i18n import t
 from agent.tools import hooks
@@ -60,6 +60,8 @@ async def cmd_resume(app: App) -> None:
     messages = load_session(app.state, chosen)
     switch_session(app.state, chosen, messages)
     app.say(t("resumed_session", app.lang, id=chosen))
+    if messages:
+        app.report("resumed")
     hooks.session_start(app.state, "resume")
     # As at start-up: a session near the threshold gets its request built while the user types.
     start_warm_up(app.state)
@@ -82,7 +84,7 @@ async def cmd_compact(app: App, args: str) -> None:
         await _compact_undo(app)
         return
     if args.strip().lower() == COMPACT_SHOW:
-        text = compact.last_summary(app.state)
+        text = last_summary(app.state)
         if text is None:
             app.say(t("no_summary", app.lang), "warn")
         else:
@@ -107,7 +109,7 @@ async def cmd_compact(app: App, args: str) -> None:
 async def _compact_undo(app: App) -> None:
     state = app.state
     try:
-        plan = compact.plan_undo(state)
+        plan = plan_undo(state)
     except NothingToCompact as exc:
         app.say(str(exc), "warn")
         return
@@ -119,7 +121,7 @@ async def _compact_undo(app: App) -> None:
     if not await app.confirm(t("undo_question", app.lang)):
         return
     cancel_background(state)
-    archive, saved, count = compact.undo_compaction(state, plan)
+    archive, saved, count = undo_compaction(state, plan)
     app.say(t("undo_done_which", app.lang, archive=archive, n=count, saved=saved, undo=COMPACT_UNDO))
 
 

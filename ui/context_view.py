@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from agent.compaction.context import fixed_prefix_tokens, threshold
-from agent.compaction.summary import head_end, is_summary
+from agent.compaction import fixed_prefix_tokens, head_end, threshold
+from agent.marks import is_summary
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 from ui.approval import plain
@@ -116,7 +116,7 @@ def _label(kind: str, name: str, lang: str) -> str:
 
 
 def render(state: AppState) -> list[Text | Table]:
-    from agent.compaction.context import context_tokens
+    from agent.compaction import context_tokens
 
     lang, window = state.lang, state.config.context_window
     rows = scaled(breakdown(state), context_tokens(state))

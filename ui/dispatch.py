@@ -26,6 +26,7 @@ from agent.events import (
     TodosChanged,
     ToolCallStarted,
     ToolResult,
+    TrustRequest,
     UsageUpdate,
     WaitingForModel,
 )
@@ -51,6 +52,7 @@ METHODS: dict[type, str] = {
     TodosChanged: "on_todos",
     ApprovalRequest: "on_approval",
     Question: "on_question",
+    TrustRequest: "on_trust",
 }
 
 
@@ -96,4 +98,7 @@ class Dispatcher:
         return None
 
     def on_question(self, event: Question) -> Reply:
+        return None
+
+    def on_trust(self, event: TrustRequest) -> Reply:
         return None

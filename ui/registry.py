@@ -3,9 +3,11 @@ REPL. Handlers register here without importing ui.app, so the REPL can list them
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent.events import Listing, Notice, Question, ReportRequested, ask
 from agent.text.i18n import t
@@ -21,8 +23,9 @@ class CommandHost:
     def __init__(self, state: AppState) -> None:
         self.state = state
         self.running = True  # /exit sets it False: the REPL ends after this input
-        # The project's and the user's own commands (agent.turn.custom_commands), after the built-in ones.
+        # The project's and the user's own commands (agent.provider.command_files), after the built-in ones.
         self.custom: dict[str, Command] = {}
+        self._shadowed: set[Path] = set()  # command files already said to be hidden by a built-in name
 
     @property
     def lang(self) -> str:
@@ -50,9 +53,35 @@ class CommandHost:
         (main.on_submit confines the paths only the file names)."""
         self.say(text, "dim")
 
-    def commands(self) -> list[Command]:
-        """The built-in commands, then the custom ones: what /help and completion list."""
-        return [*unique_commands(), *self.custom.values()]
+    def commands(self, warn: bool = True) -> list[Command]:
+        """The built-in commands, then the custom ones as their files are now: what /help and completion list."""
+        self.refresh_custom(warn)
+        return [*unique_commands(), *dict.fromkeys(self.custom.values())]
+
+    def refresh_custom(self, warn: bool = True) -> None:
+        """The command files as they are now: one added, changed or removed while the REPL runs
+        counts at once. A built-in name wins, with a warning (once per file)."""
+        from agent.provider import command_files
+
+        found: dict[str, Command] = {}
+        sources = command_files.load(self.state.workspace)
+        short = {source.name: leaf for leaf, source in command_files.short_names(sources).items()
+                 if leaf not in COMMANDS}
+        for source in sources:
+            if source.name in COMMANDS:
+                if warn and source.path not in self._shadowed:
+                    self._shadowed.add(source.path)
+                    self.say(t("custom_command_shadowed", self.lang, name=source.name, path=source.path), "warn")
+                continue
+            run = functools.partial(_run_file, source=source)
+            aliases = (short[source.name],) if source.name in short else ()
+            found[source.name] = FileCommand(source.name, aliases, run, takes_args=True, source=source)
+            for alias in aliases:
+                found[alias] = found[source.name]
+        self.custom = found
+
+    def is_command(self, name: str) -> bool:
+        return name in COMMANDS or name in self.custom
 
 
 Handler = Callable[..., Awaitable[None]]
@@ -73,6 +102,26 @@ class Command:
 
     def hint(self, lang: str) -> str:
         return t(f"cmd_{self.name}_args", lang, undo=COMPACT_UNDO, show=COMPACT_SHOW) if self.takes_args else ""
+
+
+@dataclass(frozen=True)
+class FileCommand(Command):
+    """A command from a Markdown file: its texts are the file's, the same in every language."""
+
+    source: Any = None  # agent.provider.command_files.CommandFile
+
+    def describe(self, lang: str) -> str:
+        return self.source.description or t("custom_command", lang, path=self.source.path)
+
+    def hint(self, lang: str) -> str:
+        return self.source.argument_hint or t("custom_command_args", lang)
+
+
+async def _run_file(host: CommandHost, args: str, *, source: Any) -> None:
+    """Run a command file (agent.turn.custom_commands): its prompt goes to the model as if typed."""
+    from agent.turn import custom_commands
+
+    await custom_commands.run(host.state, source, args, host.prompt)
 
 
 COMMANDS: dict[str, Command] = {}

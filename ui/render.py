@@ -26,11 +26,15 @@ from agent.events import (
     TodosChanged,
     ToolCallStarted,
     ToolResult,
+    TrustRequest,
     WaitingForModel,
 )
+from agent.marks import ERROR_PREFIX
 from agent.text.i18n import t
-from ui.approval import command_view, plain
+from agent.tools.reading import read_span
+from ui.approval import command_view, grants_view, plain
 from ui.dispatch import Dispatcher
+from ui.tool_line import tool_line
 
 if TYPE_CHECKING:
     from rich.status import Status
@@ -38,9 +42,6 @@ if TYPE_CHECKING:
     from agent.state.app import AppState
     from ui.stream import MarkdownStream
 
-# The argument that best names what a tool call does, shown on its one line.
-MAIN_ARG = {"read_file": "path", "write_file": "path", "edit_file": "path", "list_files": "pattern",
-            "grep": "pattern", "run_command": "command"}
 DIFF_MAX_LINES = 60
 COMMAND_TAIL_LINES = 5  # a command's last lines shown; the model gets the whole output
 COMMAND_LINE_MAX = 200
@@ -57,6 +58,18 @@ _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
 def _printable(line: str) -> str:
     """What a terminal would leave of the line (after its last carriage return), without controls."""
     return _CONTROL.sub("", line.rsplit("\r", 1)[-1].replace("\t", "    "))
+
+
+def error_line(first: str, lang: str) -> str:
+    """A tool's failure as the user reads it: the model's English line (agent.tools.answers) in the
+    user's language where agent.text.i18n_tools has its wording, else "Error:" in it and the detail as is."""
+    from agent.text.i18n_tools import match_error
+
+    if not first.startswith(ERROR_PREFIX):
+        return first
+    detail = first[len(ERROR_PREFIX):]
+    found = match_error(detail)
+    return t("tool_error", lang, text=t(found[0], lang, **found[1]) if found else detail)
 
 
 def compaction_done(event: CompactionFinished, lang: str) -> str:
@@ -181,9 +194,11 @@ class Renderer(Dispatcher):
             return
         self.end_answer()
         from ui.context_view import render
+        from ui.resumed_view import resumed_lines
         from ui.status import status_lines
 
-        for line in status_lines(self.state) if event.view == "status" else render(self.state):
+        view = {"status": status_lines, "context": render, "resumed": resumed_lines}[event.view]
+        for line in view(self.state):
             self.console.print(line)
 
     def on_todos(self, event: TodosChanged) -> None:
@@ -206,6 +221,8 @@ class Renderer(Dispatcher):
             header = t("approve_write", self.lang, why=event.why)
         elif event.kind == "fetch":
             header = t("approve_fetch", self.lang, domain=plain(event.why))
+        elif event.kind == "outside":
+            header = t("approve_outside", self.lang, why=plain(event.why))
         else:
             header = t({"tool": "approve_tool", "read": "approve_read"}.get(event.kind, "approve_run"), self.lang)
         if event.origin:  # a sub-agent's question (agent.tools.subagent)
@@ -222,13 +239,26 @@ class Renderer(Dispatcher):
         return {"y": "y", "yes": "y", "a": "always", "always": "always", "p": "project", "project": "project"}.get(
             answer, "n")
 
+    def on_trust(self, event: TrustRequest) -> Awaitable[str] | None:
+        return None if self.read_answer is None else self._trust(event, self.read_answer)
+
+    async def _trust(self, event: TrustRequest, read_answer: ReadAnswer) -> str:
+        """Every grant drawn escaped as a command is, then a yes/no that keys typed before it cannot answer."""
+        self.end_answer()
+        view = grants_view(event.lines, self.lang, t("trust_intro", self.lang, path=plain(event.folder)))
+        self.console.print(view)
+        return await self._yes_no(t("trust_question", self.lang), read_answer, fresh=True)
+
     async def _question(self, event: Question, read_answer: ReadAnswer) -> str:
         self.stop_spinner()
         if not event.yes_no:
             return await read_answer(event.text, False)
+        return await self._yes_no(event.text, read_answer, fresh=False)
+
+    async def _yes_no(self, text: str, read_answer: ReadAnswer, fresh: bool) -> str:
         # Another line (a command typed by habit: /context) is not a "no": say so and ask again.
         for _ in range(REASKS):
-            answer = (await read_answer(event.text + " [y/N] ", False)).strip().lower()
+            answer = (await read_answer(text + " [y/N] ", fresh)).strip().lower()
             if answer in ("y", "yes", "是"):
                 return "y"
             if answer in ("", "n", "no", "否"):
@@ -257,29 +287,18 @@ class Renderer(Dispatcher):
 
     def on_tool_call(self, event: ToolCallStarted) -> None:
         self.end_answer()
-        key = MAIN_ARG.get(event.tool_name)
-        # One line: the approval question shows a command whole, this line only names it.
-        arg = plain(str(event.args.get(key, ""))).replace("\n", "↵") if key else ""
-        if len(arg) > 100:
-            arg = arg[:97] + "..."
-        line = Text("⏺ ", style="cyan")
-        line.append(plain(event.tool_name), style="bold")
-        if arg:
-            line.append(f" {arg}")
-        self.console.print(line)
+        self.console.print(tool_line(event.tool_name, event.args))
         self.wait(event.tool_name)
 
     def on_tool_result(self, event: ToolResult) -> None:
         self.stop_spinner()
         if event.is_error:
             first = event.content.strip().splitlines()[0] if event.content.strip() else t("tool_failed", self.lang)
-            self.console.print(Text(f"  ⎿ {plain(first[:200])}", style="red"))
+            self.console.print(Text(f"  ⎿ {plain(error_line(first, self.lang)[:200])}", style="red"))
         elif event.tool_name == "run_command":
             self._command_output(event.content)
         else:
-            lines = event.content.count("\n") + 1 if event.content else 0
-            self.console.print(Text(f"  ⎿ {t('tool_size', self.lang, lines=lines, chars=len(event.content))}",
-                                    style="dim"))
+            self.console.print(Text(f"  ⎿ {self._size(event)}", style="dim"))
         if event.diff:
             from rich.syntax import Syntax
 
@@ -289,6 +308,15 @@ class Renderer(Dispatcher):
                 shown += "\n" + t("diff_more_lines", self.lang, n=len(diff_lines) - DIFF_MAX_LINES)
             self.console.print(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
         self.wait()
+
+    def _size(self, event: ToolResult) -> str:
+        """How much the tool answered; for a read that is a part of its file, which part (the model is told
+        where to go on, the user sees that it did not get the whole file)."""
+        if event.tool_name == "read_file" and (span := read_span(event.content)) is not None:
+            first, last, total = span
+            return t("tool_read_part", self.lang, first=first, last=last, total=total)
+        lines = event.content.count("\n") + 1 if event.content else 0
+        return t("tool_size", self.lang, lines=lines, chars=len(event.content))
 
     def _ending(self, line: str) -> str:
         """agent.tools.shell's last line ("[exit code: 1]", "[killed: timed out after 5 seconds]") for the user."""

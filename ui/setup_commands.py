@@ -3,12 +3,11 @@ permissions, MCP servers and memory files. Like every command they talk only thr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from agent.text.i18n import t
-from ui.registry import COMMANDS, Command, command
 from ui.registry import CommandHost as App
+from ui.registry import command
 
 
 def _shown(value: object, lang: str) -> str:
@@ -33,6 +32,10 @@ async def cmd_config(app: App) -> None:
     perms = app.state.permissions
     rules = {kind: len(found) for kind, found in perms.rules.items()}
     lines.append(t("config_permissions", app.lang, mode=mode(app.state), waiting=len(perms.pending_allow), **rules))
+    lines += _project_lines(app)
+    from agent.tools.sandbox.status import config_lines
+
+    lines += config_lines(app.state.config.sandbox, app.lang)
     lines.append(t("config_files", app.lang))
     for layer, path in settings_paths(app.state.workspace).items():
         lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,
@@ -40,38 +43,19 @@ async def cmd_config(app: App) -> None:
     app.show(lines, names)
 
 
-# --- custom commands -----------------------------------------------------------------------
+def _project_lines(app: App) -> list[str]:
+    """The project's grants and whether they are used; the `env` names no project may set."""
+    from agent.provider.grants import summary
+    from agent.provider.trust import found_now
 
-
-@dataclass(frozen=True)
-class CustomCommand(Command):
-    """A command from a Markdown file: its texts are the file's, the same in every language."""
-
-    source: Any = None  # agent.turn.custom_commands.CustomCommand
-
-    def describe(self, lang: str) -> str:
-        return self.source.description or t("custom_command", lang, path=self.source.path)
-
-    def hint(self, lang: str) -> str:
-        return self.source.argument_hint or t("custom_command_args", lang)
-
-
-def add_custom_commands(app: App) -> None:
-    """Register the workspace's and the user's command files; a built-in name wins, with a warning."""
-    from agent.turn import custom_commands
-
-    for found in custom_commands.load(app.state.workspace):
-        if found.name in COMMANDS:
-            app.say(t("custom_command_shadowed", app.lang, name=found.name, path=found.path), "warn")
-            continue
-
-        # A project's command is someone else's text: the paths its body names are confined.
-        project = found.path.is_relative_to(app.state.workspace)
-
-        async def run(host: App, args: str, found: Any = found, project: bool = project) -> None:
-            await host.prompt(found.prompt(args), args if project else None)
-
-        app.custom[found.name] = CustomCommand(found.name, (), run, takes_args=True, source=found)
+    lines = []
+    if found := found_now(app.state):
+        status = t("config_grants_used" if app.state.project.trusted else "config_grants_waiting", app.lang)
+        lines.append(t("config_project_grants", app.lang, what=summary(found, app.lang), status=status))
+    settings = app.state.config.settings
+    for layer, name in settings.refused_env if settings is not None else ():
+        lines.append(t("config_env_refused", app.lang, name=name, layer=t(f"config_source_{layer}", app.lang)))
+    return lines
 
 
 # --- memory files --------------------------------------------------------------------------
@@ -100,14 +84,34 @@ async def cmd_init(app: App) -> None:
 # --- MCP servers ---------------------------------------------------------------------------
 
 
-@command("mcp")
-async def cmd_mcp(app: App) -> None:
+LOG_LINES = 40  # lines of a server's log /mcp log shows
+
+
+@command("mcp", takes_args=True)
+async def cmd_mcp(app: App, args: str = "") -> None:
     servers = app.state.mcp.servers
     if not servers:
         app.say(t("mcp_none", app.lang), "warn")
         return
+    action, _, name = args.partition(" ")
+    if not action:
+        _list_servers(app)
+        return
+    if action not in ("log", "retry", "reconnect") or not name.strip():
+        app.say(t("mcp_usage", app.lang), "warn")
+        return
+    server = servers.get(name.strip())
+    if server is None:
+        app.say(t("mcp_unknown", app.lang, name=name.strip()), "warn")
+    elif action == "log":
+        _show_log(app, server)
+    else:
+        await _retry(app, server)
+
+
+def _list_servers(app: App) -> None:
     lines, names = [t("mcp_title", app.lang)], []
-    for server in servers.values():
+    for server in app.state.mcp.servers.values():
         what = t(f"mcp_state_{server.state}", app.lang)
         if server.error:
             what += f": {server.error}"
@@ -115,4 +119,63 @@ async def cmd_mcp(app: App) -> None:
         lines.append(f"  {server.name} · {t(f'memory_scope_{server.scope}', app.lang)} · {what}")
         if server.tools:
             lines.append("    " + ", ".join(f"mcp__{server.name}__{tool}" for tool in server.tools))
+        if server.state == "failed":
+            lines.append(t("mcp_hint_failed", app.lang, name=server.name))
     app.show(lines, names)
+
+
+def _show_log(app: App, server: Any) -> None:
+    """The log's last lines as the server wrote them: the UI escapes what is not printable."""
+    from agent.tools.mcp_log import log_path, tail
+
+    path = log_path(app.state.workspace, server.name)
+    lines = tail(path, LOG_LINES)
+    if not lines:
+        app.say(t("mcp_log_none", app.lang, name=server.name, path=path))
+        return
+    app.show([t("mcp_log_title", app.lang, n=len(lines), name=server.name, path=path), *lines])
+
+
+async def _retry(app: App, server: Any) -> None:
+    from agent.tools import mcp_servers
+
+    if server.state == "waiting":
+        app.say(t("mcp_retry_waiting", app.lang, name=server.name), "warn")
+        return
+    if server.state == "starting":
+        app.say(t("mcp_retry_starting", app.lang, name=server.name))
+        return
+    await mcp_servers.restart(app.state, server)
+    if server.state == "ready":
+        app.say(t("mcp_retry_ready", app.lang, name=server.name, n=len(server.tools)))
+
+
+# --- sub-agents ----------------------------------------------------------------------------
+
+
+@command("agents")
+async def cmd_agents(app: App) -> None:
+    from agent.provider import agent_files
+
+    defined = agent_files.load(app.state.workspace)
+    if not defined:
+        app.say(t("agents_none", app.lang), "warn")
+        return
+    lines, strong = [t("agents_title", app.lang)], [""]
+    for agent in defined:
+        lines.append(t("agents_line", app.lang, name=agent.name, scope=t(f"memory_scope_{agent.scope}", app.lang),
+                       path=agent.path))
+        strong.append(f"  {agent.name}")
+        if agent.description:
+            lines.append(f"    {' '.join(agent.description.split())[:200]}")
+            strong.append("")
+        tools = ", ".join(agent.tools) if agent.tools is not None else t("agents_all_tools", app.lang)
+        if agent.model is None:
+            model = t("agents_inherit", app.lang)
+        elif agent_files.is_claude_model(agent.model):
+            model = t("agents_claude_model", app.lang, model=agent.model)
+        else:
+            model = agent.model
+        lines.append(t("agents_detail", app.lang, tools=tools, model=model))
+        strong.append("")
+    app.show(lines, strong)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from rich.text import Text
 
-import compact
 import session
-from agent.compaction import billing, cost, policy
-from agent.compaction.gauge import gauge_text, read_gauge
+from agent.compaction import backoff_text
+from agent.provider import prices
+from agent.state import billing
 from agent.state.app import AppState
 from agent.text.i18n import t
+from agent.tools.sandbox.status import status_line as sandbox_status
+from ui.gauge import gauge_text, read_gauge
 from ui.registry import COMPACT_UNDO
 
 BAR_WIDTH = 30
@@ -47,7 +49,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     off_reason = state.compaction.off_reason
     auto = t("switch_on", lang) if cfg.auto_compact and not off_reason else (
         t("switch_off", lang) + (f" ({off_reason})" if off_reason else ""))
-    if cfg.auto_compact and not off_reason and (backed_off := compact.backoff_text(state)):
+    if cfg.auto_compact and not off_reason and (backed_off := backoff_text(state)):
         auto = f"{auto} ({backed_off})"
     line = Text(t("status_context", lang, gauge=gauge_text(gauge)) + t("status_where", lang, limit=limit,
                                                                                 known=known))
@@ -56,6 +58,7 @@ def status_lines(state: AppState) -> list[Text | str]:
     lines: list[Text | str] = [
         t("status_model", lang, model=cfg.model, endpoint=cfg.endpoint) + served_text(state),
         t("status_thinking", lang, mode=thinking_mode(state)),
+        *([sandbox] if (sandbox := sandbox_status(cfg, state.workspace, lang)) else []),
         t("status_session", lang, id=state.session_id, path=session_path),
         t("status_messages", lang, n=len(state.history)),
         line,
@@ -96,10 +99,11 @@ def money_lines(state: AppState) -> list[Text | str]:
     if now is None and not stats.priced_requests:
         lines: list[Text | str] = [t("cost_unknown", lang, model=model, hit=hit, miss=miss, out=out)]
     else:
-        currency = stats.cost_currency or (policy.prices(state) or cost.RELATIVE).currency
+        price = prices.now(state.config)
+        currency = stats.cost_currency or (price.currency if price else "")
 
         def fmt(amount: float) -> str:
-            return cost.format_money(amount, currency)
+            return prices.format_money(amount, currency)
 
         total = stats.cost_hit + stats.cost_miss + stats.cost_output
         lines = [t("cost_line", lang, total=fmt(total), hit=hit, hit_cost=fmt(stats.cost_hit), miss=miss,
@@ -122,10 +126,10 @@ def money_lines(state: AppState) -> list[Text | str]:
 
 def subagent_line(state: AppState) -> str:
     """The sub-agents' requests and tokens (agent.tools.subagent), priced like the agent's own."""
-    stats, prices = state.stats, policy.prices(state)
+    stats, price = state.stats, prices.now(state.config)
     hit, out = stats.subagent_cache_hit_tokens, stats.subagent_output_tokens
     miss = max(0, stats.subagent_input_tokens - hit)
-    amount = f" · {cost.format_money(cost.money(hit, miss, out, prices), prices.currency)}" if prices else ""
+    amount = f" · {prices.format_money(prices.money(hit, miss, out, price), price.currency)}" if price else ""
     return t("subagent_line", state.lang, runs=stats.subagent_runs, requests=stats.subagent_requests,
              input=stats.subagent_input_tokens, hit=hit, out=out, cost=amount)
 
@@ -136,8 +140,8 @@ def tier_line(state: AppState) -> str:
     if not stats.tier_choice:
         return t("tier_none", lang, mode=mode)
     if stats.tier_reason == "cheaper" and stats.tier_clear_cost is not None and stats.tier_summary_cost is not None:
-        why = t("tier_cheaper", lang, clear=cost.format_money(stats.tier_clear_cost, stats.tier_currency),
-                summary=cost.format_money(stats.tier_summary_cost, stats.tier_currency))
+        why = t("tier_cheaper", lang, clear=prices.format_money(stats.tier_clear_cost, stats.tier_currency),
+                summary=prices.format_money(stats.tier_summary_cost, stats.tier_currency))
     else:
         why = t(f"tier_{stats.tier_reason}", lang)
     return t("tier_line", lang, mode=stats.tier_mode or mode, choice=t(f"tier_{stats.tier_choice}", lang), why=why)

@@ -1,4 +1,51 @@
-"""Compaction: the watermark and gauge (context, gauge), the decision (budgets, cost, policy), the pure
-rebuild (rebuild, tiers, summary), the summary request (summarizer), fitting the window (overflow,
-oversize), the summary written in the background (background) and /compact undo (undo).
-May import agent/tools/ and every part below it; never agent/turn/."""
+"""Compaction: the watermark, and when the history is over it, a plan, one await and a commit.
+
+Read flow.py first: it tells one compaction top to bottom. Its callers are in checks.py (before a
+turn, before each request inside one) and compact.py (/compact). Behind them, each module has one
+job: the sizes and the threshold (watermark), the learned margin (margin), clearing or a summary by
+cost (policy), the rebuilt history and the summary's text (rebuild, summary: pure), the summary
+request (request), the fit to the window (fit), the summary written in the background (background)
+and /compact undo (undo). Outside this package, import only the names below (a test holds it).
+May import agent/tools/ and every part below it; never agent/turn/.
+"""
+
+from agent.compaction.background import cancel_background
+from agent.compaction.checks import (
+    MAX_COMPACT_FAILURES,
+    REARM_TURNS,
+    Refit,
+    auto_limit,
+    backoff_text,
+    before_request,
+    before_turn,
+    failed,
+)
+from agent.compaction.fit import attach, attachments_refused, check_message
+from agent.compaction.flow import Plan, compact, plan
+from agent.compaction.margin import refused, too_long
+from agent.compaction.summary import files_touched, head_end
+from agent.compaction.undo import UndoPlan, last_summary, plan_undo, undo_compaction
+from agent.compaction.watermark import (
+    CompactAtOutOfRange,
+    Figures,
+    compact_at_range,
+    compact_threshold,
+    context_tokens,
+    figures,
+    fixed_prefix_tokens,
+    history_tokens,
+    lower_mark,
+    measured,
+    output_reserve,
+    prefix_tokens,
+    threshold,
+)
+
+__all__ = [
+    "MAX_COMPACT_FAILURES", "REARM_TURNS", "CompactAtOutOfRange", "Figures", "Plan", "Refit",
+    "UndoPlan", "attach", "attachments_refused", "auto_limit", "backoff_text", "before_request", "before_turn",
+    "cancel_background", "check_message", "compact", "compact_at_range", "compact_threshold", "context_tokens",
+    "failed", "figures", "files_touched", "fixed_prefix_tokens", "head_end", "history_tokens", "last_summary",
+    "lower_mark", "measured", "output_reserve", "plan", "plan_undo", "prefix_tokens", "refused", "threshold",
+    "too_long", "undo_compaction",
+]

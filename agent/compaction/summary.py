@@ -1,38 +1,54 @@
-"""The summary: the compaction prompt, extracting the model's answer, and the summary message.
+"""The summary: the prompt that asks for it, reading the reply, and the messages a rebuilt history
+opens with.
 
-What must survive a compaction is checked mechanically here rather than trusted to the model:
-every user message (verbatim) and every file the agent changed.
+What must survive a compaction is checked mechanically here rather than trusted to the model: every
+user message (verbatim, carried from one summary to the next within a budget) and every file the
+agent changed (from the session's own tool calls). Pure: values in, values out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import cache
 from typing import TYPE_CHECKING
 
+from agent.marks import (
+    CARRIED,
+    NOTE_KEY,
+    SUMMARY_KEY,
+    is_agent_note,
+    is_error_text,
+    is_hook_message,
+    is_summary,
+    summary_text,
+)
 from agent.text.prompts import load_prompt
 from agent.tokens import count as tokens
-from session import NOTE_KEY, SUMMARY_KEY
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelRequest
 
-# One very long paste must not take the whole budget (the budget itself: agent.compaction.budgets).
+# One very long paste must not take the whole budget of user messages.
 USER_MESSAGE_MAX_CHARS = 8_000
-# Transcripts named in the summary message, newest last.
-ARCHIVES_SHOWN = 5
-# A message is cut to fit what is left of the budget only if this much is left; else it goes.
+# A message is cut to what is left of the budget only if this much is left; else it goes.
 MIN_CUT_TOKENS = 32
-# Marks (NOTE_KEY) the message that opens a rebuilt history with the user messages carried.
-CARRIED = "carried"
+# Beyond the budget a user message is still named by its first words, fewer when little room is
+# left (a 4k window has a few dozen tokens for them): the newest older ones are named before none.
+HEAD_CHARS, SHORT_HEAD_CHARS = 80, 24
+# Transcripts named in the summary message, newest last (all of them are in its metadata).
+ARCHIVES_SHOWN = 5
+# In a summary's or a left-out note's metadata: how many older user messages it could not carry.
+OLDER_KEY = "older_user_messages"
+_HEADING = re.compile(r"^\s*\d\.\s*([^:：]+)[:：]", re.M)
+_NUMBERED = re.compile(r"^\s*[1-6]\.\s", re.M)
 
 
 @dataclass
 class SummaryReply:
-    """What the compaction's LLM call brought back (agent.compaction.summarizer): the summary, how many of the
-    oldest messages it had to leave out, and the call's usage."""
+    """What the summary request brought back: the summary, how many of the oldest messages it had to
+    leave out, and the request's usage."""
 
     summary: str
     left_out: int
@@ -41,14 +57,7 @@ class SummaryReply:
     cache_hit_tokens: int
 
 
-def extract_summary(text: str) -> str:
-    """Drop <analysis>, take <summary>, else the whole text; strip stray tags (the design)."""
-    text = re.sub(r"<analysis>.*?</analysis>", "", text, flags=re.DOTALL)
-    match = re.search(r"<summary>(.*)</summary>", text, re.DOTALL)
-    if match is None:
-        match = re.search(r"<summary>(.*)", text, re.DOTALL)  # cut off before the closing tag
-    text = match.group(1) if match else text
-    return re.sub(r"</?(analysis|summary)>", "", text).strip()
+# --- asking and reading ------------------------------------------------------------------------
 
 
 def compaction_prompt(lang: str, extra: str = "", incremental: bool = False) -> str:
@@ -60,123 +69,122 @@ def compaction_prompt(lang: str, extra: str = "", incremental: bool = False) -> 
     return prompt
 
 
+def extract_summary(text: str) -> str:
+    """Drop <analysis>, take <summary> (to the end if it was cut off before its closing tag), else
+    the whole text; strip stray tags."""
+    text = re.sub(r"<analysis>.*?</analysis>", "", text, flags=re.DOTALL)
+    match = re.search(r"<summary>(.*)</summary>", text, re.DOTALL) or re.search(r"<summary>(.*)", text, re.DOTALL)
+    return re.sub(r"</?(analysis|summary)>", "", match.group(1) if match else text).strip()
+
+
+@cache
+def section_titles() -> tuple[str, ...]:
+    """The sections the prompt asks for, English and Chinese, by their first words (models write
+    "Primary requests:" for "Primary requests and intent")."""
+    prompts = load_prompt("compact", "en") + "\n" + load_prompt("compact", "zh")
+    titles = [m.group(1).strip().lower() for m in _HEADING.finditer(prompts)]
+    return tuple(" ".join(t.split()[:2]) if " " in t else t[:4] for t in titles)
+
+
+def is_summary_shaped(reply: str) -> bool:
+    """Whether a reply is a summary at all: a small model may answer "I'm ready to help. What's the
+    task?", which committed would replace the whole conversation. It has the <summary> block, a
+    numbered section, or names a section, in either language."""
+    lowered = " ".join(reply.lower().split())
+    return "<summary>" in reply or bool(_NUMBERED.search(reply)) or any(t in lowered for t in section_titles())
+
+
+def firmer_prompt(prompt: str, lang: str) -> str:
+    return prompt + "\n\n" + load_prompt("compact_firm", lang)
+
+
+def strip_wrapper(summary: str) -> str:
+    """The model's summary without the lines of our own summary message it copied (header, transcript
+    note, titles): quoting the previous summary message would nest it one level deeper each time."""
+    fixed = [text for lang in ("en", "zh") for line in _wrapper_lines(lang)
+             if len(text := line.split("{")[0].strip()) >= 12]
+    return "\n".join(line for line in summary.splitlines() if not any(text in line for text in fixed)).strip()
+
+
+def _wrapper_lines(lang: str) -> list[str]:
+    words = _sections(lang)
+    return (load_prompt("summary_wrapper", lang).splitlines() + load_prompt("summary_users", lang).splitlines()
+            + [words["user_messages_title"], words["files_title"], words["archives_more"]])
+
+
+@cache
 def _sections(lang: str) -> dict[str, str]:
-    lines = load_prompt("summary_sections", lang).splitlines()
-    return dict(line.split(": ", 1) for line in lines if ": " in line)
+    return dict(line.split(": ", 1) for line in load_prompt("summary_sections", lang).splitlines() if ": " in line)
 
 
-# --- what survives -------------------------------------------------------------------------
+# --- what survives -----------------------------------------------------------------------------
 
 
 def user_messages(messages: Sequence[ModelMessage]) -> list[str]:
-    """The user's own words, oldest first: prompts only (not tool results, not summaries, not our
-    notes; a note where messages were left out gives back the user's words it carries)."""
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-    from agent.tools.hooks import is_hook_message
-    from session import is_agent_note
-
-    found = []
+    """The user's own words, oldest first: prompts only (not tool results, not summaries, not
+    hooks' text; a note where
+    messages were left out gives back the user's words it carries)."""
+    found: list[str] = []
     for message in messages:
-        if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message):
+        if message.kind != "request" or is_summary(message) or is_hook_message(message):
             continue
         if is_agent_note(message.metadata):
             found += [m for m in (message.metadata or {}).get("user_messages") or [] if isinstance(m, str)]
             continue
-        for part in message.parts:
-            if isinstance(part, UserPromptPart) and isinstance(part.content, str) and part.content.strip():
-                found.append(part.content.strip())
+        found += [p.content.strip() for p in message.parts
+                  if p.part_kind == "user-prompt" and isinstance(p.content, str) and p.content.strip()]
     return found
 
 
 def older_user_count(messages: Sequence[ModelMessage]) -> int:
     """How many user messages the summaries and notes among `messages` could not carry at all."""
-    older = ((getattr(m, "metadata", None) or {}).get(OLDER_KEY) for m in messages)
-    return sum(n for n in older if isinstance(n, int))
-
-
-# In a summary's or a left-out note's metadata: how many older user messages it could not carry.
-OLDER_KEY = "older_user_messages"
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _cut(text: str, chars: int, marker: str) -> str:
-    return text[:chars] + " " + marker.format(n=len(text) - chars)
-
-
-def carried_user_messages(messages: Sequence[str], budget: int, lang: str) -> list[str]:
-    """The user messages a summary guarantees verbatim, oldest first: newest first within `budget`
-    tokens; a long one is cut (with the cut marker) to USER_MESSAGE_MAX_CHARS, and the one that
-    crosses the budget is cut to what is left. `messages` are every user message so far: the
-    previous summary's carried list, then those since; so the guarantee holds across compactions."""
-    marker = _sections(lang)["cut"]
-    newest_first = [_cut(m, USER_MESSAGE_MAX_CHARS, marker) if len(m) > USER_MESSAGE_MAX_CHARS else m
-                    for m in reversed(messages)]
-    kept: list[str] = []
-    left = budget
-    # Counted a batch at a time (tokens.count_texts): a long session has thousands of them.
-    for start in range(0, len(newest_first), 128):
-        chunk = newest_first[start : start + 128]
-        for text, cost in zip(chunk, tokens.count_texts(chunk), strict=True):
-            if cost > left:
-                if left >= MIN_CUT_TOKENS:
-                    kept.append(_cut_to(text, left, marker))
-                return kept[::-1]
-            left -= cost
-            kept.append(text)
-    return kept[::-1]
-
-
-# A user message beyond the budget is still named by its first words and the cut marker; by fewer
-# words when the room left is small (a 4k window has a few dozen tokens for them), so that the
-# newest of the older ones are named before none is.
-HEAD_CHARS, SHORT_HEAD_CHARS = 80, 24
+    return sum(n for m in messages if isinstance(n := (getattr(m, "metadata", None) or {}).get(OLDER_KEY), int))
 
 
 def carried_and_older(messages: Sequence[str], budget: int, lang: str) -> tuple[list[str], int]:
-    """The user's messages a summary or a left-out note carries, oldest first: the newest verbatim
-    within `budget` (carried_user_messages), the older ones by their first words and the cut marker
-    within half as much again; and how many are left that not even so fit (the transcripts have
-    them, and the text says how many)."""
-    carried = carried_user_messages(messages, budget, lang)
-    older = messages[: len(messages) - len(carried)]
-    heads = message_heads(older, budget // 2, lang)
-    return heads + carried, len(older) - len(heads)
-
-
-def message_heads(messages: Sequence[str], budget: int, lang: str) -> list[str]:
-    """The newest of `messages` as their first words and the cut marker, within `budget` tokens:
-    what stands for user messages older than a budget holds verbatim. Newest first, each as long a
-    head as fits; the first that fits not even shortened ends the list (only the oldest go)."""
-    marker = _sections(lang)["cut"]
+    """The user messages a summary or a left-out note carries, oldest first: newest first verbatim
+    within `budget` tokens (a long one cut to USER_MESSAGE_MAX_CHARS, the one that crosses the budget
+    cut to what is left), then the older ones by their first words within half as much again; and
+    how many are left that not even so fit (the transcripts have them)."""
+    cut = _sections(lang)["cut"]
+    newest = [_cut(m, USER_MESSAGE_MAX_CHARS, cut) for m in reversed(messages)]
     kept: list[str] = []
-    left = budget
-    for message in reversed(messages):
+    left, full = budget, False
+    for start in range(0, len(newest), 128):  # counted a batch at a time: a long session has thousands
+        chunk = newest[start : start + 128]
+        for text, size in zip(chunk, tokens.count_texts(chunk), strict=True):
+            if size > left:
+                kept += [_cut_to(text, left, cut)] if left >= MIN_CUT_TOKENS else []
+                full = True
+                break
+            left -= size
+            kept.append(text)
+        if full:
+            break
+    older, heads, left = messages[: len(messages) - len(kept)], [], budget // 2
+    for message in reversed(older):
         for chars in (HEAD_CHARS, SHORT_HEAD_CHARS):
-            head = _cut(message, chars, marker) if len(message) > chars else message
-            cost = tokens.count_text(head)
-            if cost <= left:
+            head = _cut(message, chars, cut)
+            if (size := tokens.count_text(head)) <= left:
                 break
         else:
             break
-        left -= cost
-        kept.append(head)
-    return kept[::-1]
+        left -= size
+        heads.append(head)
+    return heads[::-1] + kept[::-1], len(older) - len(heads)
+
+
+def _cut(text: str, chars: int, marker: str) -> str:
+    return text if len(text) <= chars else text[:chars] + " " + marker.format(n=len(text) - chars)
 
 
 def _cut_to(text: str, budget: int, marker: str) -> str:
     """`text` cut (marker included) to at most `budget` tokens."""
     original = _uncut(text, marker)
     chars = len(original) * budget // max(1, tokens.count_text(original))
-    while chars > 0:
-        cut = _cut(original, chars, marker)
-        if tokens.count_text(cut) <= budget:
-            return cut
+    while chars > 0 and tokens.count_text(cut := _cut(original, chars, marker)) > budget:
         chars = int(chars * 0.8)
-    return _cut(original, 0, marker)
+    return cut if chars > 0 else _cut(original, 0, marker)
 
 
 def _uncut(text: str, marker: str) -> str:
@@ -187,26 +195,8 @@ def _uncut(text: str, marker: str) -> str:
 
 def missing_user_messages(summary: str, carried: Sequence[str], lang: str) -> list[str]:
     """The carried user messages the summary does not quote verbatim (up to a cut marker)."""
-    marker = _sections(lang)["cut"]
-    flat = _normal(summary)
-    return [text for text in carried if _normal(_uncut(text, marker)) not in flat]
-
-
-def strip_wrapper(summary: str) -> str:
-    """The model's summary without the lines of our own summary message that it copied (its
-    header, transcript note, section titles): quoting the previous summary message whole would
-    nest it, header and all, one level deeper at every compaction."""
-    fixed: list[str] = []
-    for lang in ("en", "zh"):
-        lines = load_prompt("summary_wrapper", lang).splitlines() + load_prompt("summary_users", lang).splitlines()
-        words = _sections(lang)
-        lines += [words["user_messages_title"], words["files_title"], words["archives_more"]]
-        for line in lines:
-            text = line.split("{")[0].strip()
-            if len(text) >= 12:
-                fixed.append(text)
-    kept = [line for line in summary.splitlines() if not any(text in line for text in fixed)]
-    return "\n".join(kept).strip()
+    marker, flat = _sections(lang)["cut"], " ".join(summary.split())
+    return [text for text in carried if " ".join(_uncut(text, marker).split()) not in flat]
 
 
 @dataclass
@@ -217,38 +207,24 @@ class FileRecord:
 
     def describe(self, lang: str, exists: bool) -> str:
         words = _sections(lang)
-        parts = []
-        if self.created:
-            parts.append(words["created"])
+        parts = [words["created"]] if self.created else []
         if self.edits:
             parts.append(words["edited"].format(n=self.edits))
         if self.writes and not (self.created and self.writes == 1):
             parts.append(words["written"].format(n=self.writes))
-        if not exists:
-            parts.append(words["deleted"])
-        return ", ".join(parts)
+        return ", ".join(parts + ([] if exists else [words["deleted"]]))
 
 
 def files_touched(messages: Sequence[ModelMessage], earlier: dict[str, dict] | None = None) -> dict[str, FileRecord]:
     """Files the agent changed, from the tool calls and their successful results in the history."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
-
-    from agent.tools.answers import is_error_text
-
     records = {path: FileRecord(**fields) for path, fields in (earlier or {}).items()}
-    calls: dict[str, ToolCallPart] = {}
+    calls = {}
     for message in messages:
-        if isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, ToolCallPart) and part.tool_name in ("write_file", "edit_file"):
-                    calls[part.tool_call_id] = part
-        elif isinstance(message, ModelRequest):
-            for part in message.parts:
-                call = calls.pop(getattr(part, "tool_call_id", ""), None)
-                if call is None or not isinstance(part, ToolReturnPart):
-                    continue
-                result = part.model_response_str()
-                path = str(call.args_as_dict().get("path", ""))
+        for part in message.parts:
+            if part.part_kind == "tool-call" and part.tool_name in ("write_file", "edit_file"):
+                calls[part.tool_call_id] = part
+            elif (call := calls.pop(getattr(part, "tool_call_id", ""), None)) and part.part_kind == "tool-return":
+                result, path = part.model_response_str(), str(call.args_as_dict().get("path", ""))
                 if not path or is_error_text(result):
                     continue
                 record = records.setdefault(path, FileRecord())
@@ -260,14 +236,13 @@ def files_touched(messages: Sequence[ModelMessage], earlier: dict[str, dict] | N
     return records
 
 
-# --- the summary message -------------------------------------------------------------------
+# --- the messages a rebuilt history opens with -------------------------------------------------
 
 
 @dataclass
 class SummaryParts:
     summary: str
     archives: list[str]
-    missing_user_messages: list[str] = field(default_factory=list)
     # Every user message the summary guarantees (carried to the next compaction in metadata).
     user_messages: list[str] = field(default_factory=list)
     files: dict[str, FileRecord] = field(default_factory=dict)
@@ -275,100 +250,63 @@ class SummaryParts:
     older_user_messages: int = 0  # not even named by their first words here: in the transcripts
 
 
-def render_carried(parts: SummaryParts, lang: str) -> tuple[str, str]:
-    """The start of a rebuilt history, laid out for the provider's prefix cache: a fixed line, and
-    the user's messages verbatim, oldest first ("" if none). A later compaction only extends the
-    list (while the budget holds), so the request after it shares this start with the requests
-    after this one."""
-    words = _sections(lang)
-    quoted = "\n".join(f"- {m}" for m in parts.user_messages)
-    if parts.older_user_messages:
-        quoted += "\n" + words["older_users"].format(n=parts.older_user_messages)
-    return (load_prompt("summary_users", lang).strip(),
-            f"## {words['user_messages_title']}\n{quoted}" if parts.user_messages else "")
+def summary_parts(history: Sequence[ModelMessage], tail: Sequence[ModelMessage], summary: str, left_out: int,
+                  user_budget: int, lang: str) -> SummaryParts | None:
+    """The summary message's parts for compacting `history` but `tail`: the model's summary, every user
+    message so far (across any number of compactions) within `user_budget`, the files touched, the
+    archives of earlier compactions; None when the summary is empty."""
+    kept = {id(m) for m in tail}
+    compacted = [m for m in history if id(m) not in kept]
+    earlier = previous_summary(history)
+    meta = (earlier.metadata or {}) if earlier else {}
+    everyone = [m for m in meta.get("user_messages") or [] if isinstance(m, str)] + user_messages(compacted)
+    carried, older = carried_and_older(everyone, user_budget, lang)
+    summary = strip_wrapper(summary)
+    if not summary:
+        return None
+    return SummaryParts(summary, list(meta.get("archives", [])), carried, files_touched(compacted, meta.get("files")),
+                        left_out, older + older_user_count(compacted))
 
 
-def render_summary(parts: SummaryParts, lang: str, workspace: Path) -> str:
-    """What every compaction rewrites, so it comes last (after the restored files): the files
-    changed, the summary, the transcripts."""
+def summary_messages(parts: SummaryParts, lang: str, gone: Collection[str] = ()) -> tuple[list[ModelRequest],
+                                                                                          ModelRequest]:
+    """The carried messages (a fixed line, then the user's messages verbatim, oldest first: a later
+    compaction only extends the list, so the requests after it share this start) and the summary
+    message: the files changed (`gone`: those deleted since), the summary, the transcripts. Marked in
+    metadata, so later compactions find the previous summary, its archives and files."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
     words = _sections(lang)
+    texts = [load_prompt("summary_users", lang).strip()]
+    if parts.user_messages:
+        quoted = "\n".join(f"- {m}" for m in parts.user_messages)
+        older = "\n" + words["older_users"].format(n=parts.older_user_messages) if parts.older_user_messages else ""
+        texts.append(f"## {words['user_messages_title']}\n{quoted}{older}")
+    carried = [ModelRequest(parts=[UserPromptPart(content=text)], metadata={NOTE_KEY: CARRIED}) for text in texts]
     text = ""
     if parts.files:
-        lines = []
-        for path, record in sorted(parts.files.items()):
-            exists = (workspace / path).exists()
-            lines.append(f"- {path}: {record.describe(lang, exists)}")
+        lines = [f"- {path}: {record.describe(lang, path not in gone)}" for path, record in sorted(parts.files.items())]
         text += f"## {words['files_title']}\n" + "\n".join(lines) + "\n\n"
-    body = parts.summary
-    if parts.left_out:
-        body += "\n\n" + words["left_out"].format(n=parts.left_out)
-    transcript = parts.archives[-1] if parts.archives else ""
-    text += load_prompt("summary_wrapper", lang).format(summary=body, transcript=transcript)
+    body = parts.summary + ("\n\n" + words["left_out"].format(n=parts.left_out) if parts.left_out else "")
+    text += load_prompt("summary_wrapper", lang).format(summary=body, transcript=(parts.archives or [""])[-1])
     if len(parts.archives) > 1:
-        # The newest few: listing every one would grow the summary message at every compaction
-        # (the others are in the same folder, and in the metadata).
-        shown = parts.archives[-ARCHIVES_SHOWN:]
-        text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in shown)
-    return text
-
-
-def build_carried_messages(parts: SummaryParts, lang: str) -> list[ModelRequest]:
-    """The fixed line and the user messages carried (render_carried), each a message marked as the
-    agent's own: the restored files may go between them (agent.compaction.rebuild.compacted_history)."""
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-    return [ModelRequest(parts=[UserPromptPart(content=text)], metadata={NOTE_KEY: CARRIED})
-            for text in render_carried(parts, lang) if text]
-
-
-def build_summary_message(parts: SummaryParts, lang: str, workspace: Path) -> ModelRequest:
-    """The design's summary message: a user prompt, marked in metadata so later compactions find
-    the previous summary (to update it), the archives (to list them all) and the files touched."""
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
+        text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in parts.archives[-ARCHIVES_SHOWN:])
     files = {p: {"created": r.created, "edits": r.edits, "writes": r.writes} for p, r in parts.files.items()}
     metadata = {SUMMARY_KEY: parts.summary, "archives": parts.archives, "files": files,
                 "user_messages": parts.user_messages, OLDER_KEY: parts.older_user_messages}
-    return ModelRequest(parts=[UserPromptPart(content=render_summary(parts, lang, workspace))], metadata=metadata)
-
-
-def is_summary(message: ModelMessage) -> bool:
-    """Whether `message` is a compaction's own text: its summary message, or the carried user
-    messages that open the rebuilt history. The one rule (context, policy, tiers, undo, rewind, the
-    overflow and the /context view call it); never the user's words."""
-    metadata = getattr(message, "metadata", None) or {}
-    return summary_text(message) is not None or metadata.get(NOTE_KEY) == CARRIED
+    return carried, ModelRequest(parts=[UserPromptPart(content=text)], metadata=metadata)
 
 
 def head_end(messages: Sequence[ModelMessage]) -> int:
     """Where the head a compaction rebuilt ends (0 if `messages` do not start with one): the carried
-    user messages and the summary (the restored files follow it, as clearable as any tool result);
-    or, in a session written before that layout, the summary alone. The one owner of "where the
-    summary is": what fits a history to the window keeps the head whole, and a note of left-out
-    messages goes right after it."""
+    user messages and the summary (the restored files follow it, as clearable as any tool result); in
+    a session written before that layout, the summary alone. What fits a history to the window keeps
+    the head whole, and a note of left-out messages goes right after it."""
     if not messages or not is_summary(messages[0]):
         return 0
-    for index, message in enumerate(messages):
-        if summary_text(message) is not None:
-            return index + 1
-    return 1
-
-
-def summary_text(message: ModelMessage) -> str | None:
-    """The summary a summary message carries, as the model wrote it; None for any other message."""
-    text = (getattr(message, "metadata", None) or {}).get(SUMMARY_KEY)
-    return text if isinstance(text, str) else None
-
-
-def earlier_user_messages(summary: ModelMessage | None) -> list[str]:
-    """The user messages a previous summary carried (none for a summary from before they were)."""
-    carried = (getattr(summary, "metadata", None) or {}).get("user_messages") or []
-    return [m for m in carried if isinstance(m, str)]
+    return next((i + 1 for i, m in enumerate(messages) if summary_text(m) is not None), 1)
 
 
 def previous_summary(history: Sequence[ModelMessage]) -> ModelRequest | None:
     """The summary message (the one with the metadata), not the carried messages before it."""
-    for message in history:
-        if summary_text(message) is not None:
-            return message  # type: ignore[return-value]
-    return None
+    return next((m for m in history if summary_text(m) is not None), None)  # type: ignore[return-value]

@@ -142,7 +142,9 @@ def join(messages: list[dict[str, Any]], tools: Any, context: RequestContext | N
     sent = context.join if context is not None else None
     if sent is None or sent.stale or context.whole:
         return messages
-    if tools != sent.tools:
+    if tools != sent.tools and not context.lenient:
+        # A turn's tools may differ from the last request's (an MCP server came up or went away):
+        # the messages do not depend on them. A compaction's request must match whole.
         raise PrefixMismatch("the tools differ from the recorded request")
     lead, old = _lead(messages), _lead(sent.messages)
     # pydantic-ai adds system messages when something in the history needs them (the preamble for a

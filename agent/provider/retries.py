@@ -2,20 +2,17 @@
 
 The openai client's own retries (`max_retries`) wait in silence: the user would see a spinner that
 does not move for up to a minute. Here the client makes one attempt (max_retries=0) and pydantic-ai's
-`on_model_request_error` hook decides: for what the SDK itself would retry (429, 408, 409, 5xx, a
-lost connection, a timeout), it tells the UI (`Retrying`, through the run's deps), waits as the SDK
-would (the provider's Retry-After, up to 60 s; else 0.5 s doubling up to 8 s, less up to 25% jitter)
-and asks pydantic-ai for another attempt (`RetryModelRequest`).
+`on_model_request_error` hook (agent.tools.capabilities.Retries) decides with what is here: for what
+the SDK itself would retry (429, 408, 409, 5xx, a lost connection, a timeout), it tells the UI
+(`Retrying`, through the run's deps), waits as the SDK would (the provider's Retry-After, up to 60 s;
+else 0.5 s doubling up to 8 s, less up to 25% jitter) and asks pydantic-ai for another attempt
+(`RetryModelRequest`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import random
-from typing import Any
-
-from agent.events import Retrying
 
 # Three retries bound the wait to well under a minute.
 MAX_RETRIES = 3
@@ -43,26 +40,3 @@ def wait_before(retry: int, retry_after: float | None) -> float:
     if retry_after is not None and 0 < retry_after <= RETRY_AFTER_MAX:
         return retry_after
     return min(INITIAL_WAIT * 2 ** (retry - 1), MAX_WAIT) * (1 - 0.25 * random.random())
-
-
-def Retries(attempts: int | None = None) -> Any:  # noqa: N802 - reads as a class where the agent is built
-    """The capability; `attempts` retries at most (CODING_AGENT_MAX_RETRIES, else 3)."""
-    from pydantic_ai.capabilities import AbstractCapability
-    from pydantic_ai.exceptions import ModelHTTPError, RetryModelRequest
-
-    retries = max_retries() if attempts is None else attempts
-
-    class _Retries(AbstractCapability):
-        async def on_model_request_error(self, ctx: Any, *, request_context: Any, error: Exception) -> Any:
-            attempt = request_context.attempt  # 1 for the first
-            if attempt > retries or not retryable(error):
-                raise error
-            wait = wait_before(attempt, error.retry_after)  # type: ignore[attr-defined]
-            emit = getattr(ctx.deps, "emit", None)
-            if emit is not None:
-                status = error.status_code if isinstance(error, ModelHTTPError) else None
-                emit(Retrying(attempt + 1, retries + 1, wait, status))
-            await asyncio.sleep(wait)
-            raise RetryModelRequest()
-
-    return _Retries()

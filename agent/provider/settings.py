@@ -1,13 +1,15 @@
 """Settings files, Claude Code's layout under our folder names: the user's
 `~/.coding-agent/settings.json` (CODING_AGENT_HOME moves it), then the project's committed
 `.coding-agent/settings.json`, then its uncommitted `.coding-agent/settings.local.json`; a later file
-wins. All of them sit below the command line and the environment (main.py applies them only to what
-neither set).
+wins a preference. All of them sit below the command line and the environment (main.py applies them
+only to what neither set).
 
 A file never stops the agent: a bad file or value is one line naming the file and the key, and the
-rest is used. A project file is someone else's text (a cloned repository): it may not set API keys
-(`env`), and what it grants (allow rules, hooks, MCP servers) waits for the user's approval
-(agent.provider.trust).
+rest is used. Each file is the user's own or the project's (LAYER_FILES): a project's file is someone
+else's text (a cloned repository), so what it says about where traffic goes or what code runs
+(`baseUrl`, `env`, allow rules, hooks, MCP servers) is held back until the user approves it
+(agent.provider.grants, agent.provider.trust), the user's own value of such a key beats the
+project's, and some variables it may never set at all (agent.provider.protected_env).
 """
 
 from __future__ import annotations
@@ -21,19 +23,29 @@ from typing import Any
 
 from agent.config import REASONING_EFFORTS, data_home, env_name
 from agent.provider.keys import is_key_name
+from agent.provider.protected_env import protected, valid_name
 from agent.text.i18n import t
 
 PROJECT_DIR = ".coding-agent"
 USER, PROJECT, LOCAL = "user", "project", "local"
-LAYERS = (USER, PROJECT, LOCAL)  # lowest first
+# Each file: its layer's name, whose text it is (USER: the user's own; PROJECT: it sits in the
+# workspace, where a cloned repository may have put it, so it is approved like the project's), where
+# it is. Lowest first. Another tool's files (Claude Code's) join as rows here, under the same rules.
+LAYER_FILES: tuple[tuple[str, str, Callable[[Path], Path]], ...] = (
+    (USER, USER, lambda workspace: data_home() / "settings.json"),
+    (PROJECT, PROJECT, lambda workspace: workspace / PROJECT_DIR / "settings.json"),
+    (LOCAL, PROJECT, lambda workspace: workspace / PROJECT_DIR / "settings.local.json"),
+)
+LAYERS = tuple(name for name, _owner, _path in LAYER_FILES)
 
 
 def settings_paths(workspace: Path) -> dict[str, Path]:
-    return {
-        USER: data_home() / "settings.json",
-        PROJECT: workspace / PROJECT_DIR / "settings.json",
-        LOCAL: workspace / PROJECT_DIR / "settings.local.json",
-    }
+    return {name: path(workspace) for name, _owner, path in LAYER_FILES}
+
+
+def is_users(layer: str) -> bool:
+    """Whether the layer named `layer` is the user's own file (not the project's)."""
+    return any(name == layer and owner == USER for name, owner, _path in LAYER_FILES)
 
 
 class BadValue(ValueError):
@@ -105,9 +117,17 @@ FLAG_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "reasoningEffort": ("reasoning_effort", _one_of(*REASONING_EFFORTS)),
     "language": ("lang", _language),
     "debug": ("debug", _flag),
+    "trustProject": ("trust_project", _flag),
 }
-# Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table).
-SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers")
+# Where traffic goes: a project's value waits for the user's approval (agent.provider.grants), and the
+# user's own value, or a flag's, wins over it.
+GRANT_KEYS = ("baseUrl",)
+# Only the user's own file may say it.
+USER_ONLY_KEYS = ("trustProject",)
+# Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table,
+# agent.tools.sandbox.policy).
+SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox",
+                "mcpToolTimeout")
 # Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
 IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
@@ -130,6 +150,10 @@ class Settings:
     warnings: list[str] = field(default_factory=list)
     # key -> (effective value, where it came from: "flag", "env", a layer or "default"), for /config.
     origins: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    # A GRANT_KEYS value from a project's file that nothing of the user's overrides: used once approved.
+    pending: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    # (layer, name) of each `env` entry a project's file may never set (agent.provider.protected_env).
+    refused_env: list[tuple[str, str]] = field(default_factory=list)
 
     def section(self, key: str) -> list[tuple[str, Any]]:
         """(layer, value) of `key` in each file that has it, lowest first."""
@@ -138,12 +162,23 @@ class Settings:
     def path(self, layer: str) -> Path | None:
         return next((x.path for x in self.layers if x.name == layer), None)
 
-    @property
-    def env(self) -> dict[str, str]:
+    def _env(self, users: bool) -> dict[str, str]:
         merged: dict[str, str] = {}
-        for _layer, value in self.section("env"):
-            merged.update(value)
+        for layer, value in self.section("env"):
+            if is_users(layer) == users:
+                merged.update(value)
         return merged
+
+    @property
+    def user_env(self) -> dict[str, str]:
+        """The user's own files' `env`: set for the whole session, below the real environment."""
+        return self._env(users=True)
+
+    @property
+    def project_env(self) -> dict[str, str]:
+        """The project's files' `env`, without the names it may never set: for the programs the
+        session starts, once the project is approved (agent.provider.trust)."""
+        return self._env(users=False)
 
     @property
     def prices(self) -> dict[str, Any] | None:
@@ -174,22 +209,31 @@ def _read_json(path: Path, lang: str, warnings: list[str]) -> dict[str, Any]:
     return data
 
 
-def _check_env(value: Any, layer: str, path: Path, lang: str, warnings: list[str]) -> dict[str, str]:
+def _check_env(value: Any, layer: Layer, lang: str, settings: Settings) -> dict[str, str]:
     if not isinstance(value, dict):
         raise BadValue("env")
-    env = {}
+    env, warnings = {}, settings.warnings
     for name, text in value.items():
-        if not isinstance(text, (str, int, float)) or isinstance(text, bool):
+        if not valid_name(name) or not isinstance(text, (str, int, float)) or isinstance(text, bool) \
+                or "\0" in str(text):
             takes = BadValue("text").text(lang)
-            warnings.append(t("settings_bad_value", lang, path=path, name=f"env.{name}", takes=takes))
-        elif is_key_name(name) and layer != USER:
-            warnings.append(t("settings_key_refused", lang, path=path, name=f"env.{name}"))
+            warnings.append(t("settings_bad_value", lang, path=layer.path, name=f"env.{name}", takes=takes))
+        elif is_users(layer.name):
+            env[name] = str(text)
+        elif is_key_name(name):
+            warnings.append(t("settings_key_refused", lang, path=layer.path, name=f"env.{name}"))
+            settings.refused_env.append((layer.name, name))
+        elif protected(name):
+            warnings.append(t("settings_env_refused", lang, path=layer.path, name=f"env.{name}"))
+            settings.refused_env.append((layer.name, name))
         else:
-            env[str(name)] = str(text)
+            env[name] = str(text)
     return env
 
 
 def _check_section(key: str, value: Any) -> Any:
+    if key == "mcpToolTimeout":  # milliseconds, as Claude Code's MCP_TOOL_TIMEOUT
+        return _whole(1)(value)
     if key == "prices":
         if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
             raise BadValue("prices")
@@ -202,13 +246,23 @@ def _check_section(key: str, value: Any) -> Any:
     return value
 
 
+def _check_flag_key(key: str, value: Any, layer: Layer, lang: str, settings: Settings) -> None:
+    checked = FLAG_KEYS[key][1](value)
+    if is_users(layer.name) or key not in (*GRANT_KEYS, *USER_ONLY_KEYS):
+        settings.values[key] = (checked, layer.name)
+    elif key in GRANT_KEYS:
+        settings.pending[key] = (checked, layer.name)
+    else:
+        settings.warnings.append(t("settings_user_only", lang, path=layer.path, name=key))
+
+
 def _check_layer(layer: Layer, raw: dict[str, Any], lang: str, settings: Settings) -> None:
     for key, value in raw.items():
         try:
             if key in FLAG_KEYS:
-                settings.values[key] = (FLAG_KEYS[key][1](value), layer.name)
+                _check_flag_key(key, value, layer, lang, settings)
             elif key == "env":
-                layer.data[key] = _check_env(value, layer.name, layer.path, lang, settings.warnings)
+                layer.data[key] = _check_env(value, layer, lang, settings)
             elif key in SECTION_KEYS:
                 layer.data[key] = _check_section(key, value)
             elif key not in IGNORED_KEYS:
@@ -229,11 +283,15 @@ def load(workspace: Path, lang: str = "en") -> Settings:
 
 
 def apply_to_args(settings: Settings, args: Any, given: dict[str, str]) -> None:
-    """Set each dest the command line and environment (`given`: dest -> "flag" / "env") left alone."""
+    """Set each dest the command line and environment (`given`: dest -> "flag" / "env") left alone.
+    A project's value of a GRANT_KEYS key stays pending, and is dropped where the user set the key."""
     for key, (value, _layer) in settings.values.items():
         dest = FLAG_KEYS[key][0]
         if dest not in given:
             setattr(args, dest, value)
+    for key in list(settings.pending):
+        if key in settings.values or FLAG_KEYS[key][0] in given:
+            del settings.pending[key]
 
 
 def origins(settings: Settings, args: Any, given: dict[str, str]) -> dict[str, tuple[Any, str]]:
@@ -254,8 +312,10 @@ def env_given(dests: list[str]) -> set[str]:
 
 
 def apply_env(settings: Settings) -> None:
-    """`env` from the files, below the real environment (a variable already set wins)."""
-    for name, value in settings.env.items():
+    """`env` from the user's own files, below the real environment (a variable already set wins).
+    A project's never enters the agent's environment: agent.provider.trust gives it to the programs
+    the session starts, once approved."""
+    for name, value in settings.user_env.items():
         os.environ.setdefault(name, value)
 
 

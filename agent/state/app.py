@@ -13,7 +13,7 @@ from agent.events import Emit, Event
 from agent.provider.prefix import RequestRecorder
 from agent.state.file_history import FileHistory
 from agent.state.file_state import ReadFileState
-from agent.state.setup import Hooks, Permissions, Servers
+from agent.state.setup import Hooks, Permissions, Project, Servers
 from agent.state.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class Stats:
     # too long: the safety margin of every size check, kept across a resume.
     count_ratio: float = 1.0
     refused_requests: int = 0
-    # What the requests cost, each at its own time's prices (agent.compaction.billing), and how many were priced.
+    # What the requests cost, each at its own time's prices (agent.state.billing), and how many were priced.
     cost_hit: float = 0.0
     cost_miss: float = 0.0
     cost_output: float = 0.0
@@ -157,31 +157,24 @@ class CompactionState:
 
 @dataclass
 class Scratch:
-    """What the agent works with and never saves: the built agent, its prefix, the last request and
-    the turn in progress. It outlives a session switch (the agent depends on the model and workspace
-    only); the recorder is told to forget the old session's request."""
+    """What the agent works with and never saves: the built agent, its prefix and the last request (a
+    turn's own values are its run's: agent.turn.run_state). It outlives a session switch (the agent
+    depends on the model and workspace only); the recorder is told to forget the old session's request."""
 
     # The pydantic-ai Agent, built once per model (see agent.turn.loop.get_agent).
     agent: Agent[AppState, str] | None = None
-    # The agent's instructions (system prompt) as sent; byte-stable for the session (agent.compaction.context).
+    # The agent's instructions (system prompt) as sent; byte-stable for the session (agent.turn.loop.instructions).
     instructions: str = ""
     # Tokens of the tool definitions + instructions, measured once (they never change).
     fixed_prefix_tokens: int | None = None
-    # Whether fixed_prefix_tokens is the server's own figure (agent.compaction.context.calibrate_prefix).
+    # Whether fixed_prefix_tokens is the server's own figure (agent.compaction.watermark.calibrate_prefix).
     prefix_calibrated: bool = False
     # The last agent request as sent: the start of the next compaction request (agent.provider.prefix).
     recorder: RequestRecorder = field(default_factory=RequestRecorder)
-    # During a run: our history is turn_base + run.all_messages()[turn_offset:] (see agent.turn.loop).
-    turn_base: list[ModelMessage] = field(default_factory=list)
-    turn_offset: int = 0
     # The REPL's background warm-up (agent.turn.warmup.warm_up), awaited before the first turn.
     ready: asyncio.Future[None] | None = None
     # The session's totals as its stats file holds them: an input that changed none writes nothing.
     stats_on_disk: dict[str, object] = field(default_factory=dict)
-    # A turn request refused as too long: refitted before its next attempt (agent.turn.guard), at most
-    # guard.MAX_REFITS times a request.
-    refit_pending: bool = False
-    refits: int = 0
     # The subfolders' memory files attached during the model request whose calls run now, by that
     # request (agent.tools.nested_memory): two reads side by side load a file once.
     nested_pending: tuple[str, set[str]] = ("", set())
@@ -208,6 +201,8 @@ class AppState:
     always_allowed_domains: set[str] = field(default_factory=set)
     # The MCP servers of the settings files and .mcp.json (agent.tools.mcp_servers).
     mcp: Servers = field(default_factory=Servers)
+    # What the user's approval of the project switched on (agent.provider.trust).
+    project: Project = field(default_factory=Project)
     stats: Stats = field(default_factory=Stats)
     compaction: CompactionState = field(default_factory=CompactionState)
     turns: int = 0

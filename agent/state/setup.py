@@ -1,4 +1,5 @@
-"""The session's set-up as data (issue 24): the permission mode and rules, the hooks, the MCP servers.
+"""The session's set-up as data (issue 24): the permission mode and rules, the hooks, the MCP servers,
+and what the project's approval switched on.
 
 AppState holds them, and the tools and the turn act on them (agent/tools/permissions.py,
 agent/tools/hooks.py, agent/tools/mcp_servers.py), so the data lives here, below the tools, and the
@@ -30,9 +31,14 @@ class Permissions:
     rules: dict[str, list[Any]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
     # A project's allow rules, waiting for the user's approval of the project (agent.provider.trust).
     pending_allow: list[Any] = field(default_factory=list)
+    # A project's defaultMode where no flag or file of the user's set one: the mode once it is approved
+    # (kept after, as part of what was approved).
+    project_mode: str | None = None
+    # Allow rules written `{"rule": ..., "sandbox": false}`: their commands run outside the OS sandbox
+    # (agent.tools.sandbox.confine); a project's wait with its other allow rules.
+    outside_sandbox: list[Any] = field(default_factory=list)
+    pending_outside: list[Any] = field(default_factory=list)
     cycle: tuple[str, ...] = CYCLE
-    # The user approved the project's grants (agent.provider.trust.settle): its hooks and servers may run.
-    project_trusted: bool = False
 
     def next_mode(self, state: Any) -> str:
         """Shift+Tab: the mode after this one."""
@@ -43,8 +49,20 @@ class Permissions:
 
     def trust_project(self) -> None:
         self.rules["allow"] += self.pending_allow
-        self.pending_allow = []
-        self.project_trusted = True
+        self.outside_sandbox += self.pending_outside
+        self.pending_allow, self.pending_outside = [], []
+        if self.mode is None and self.project_mode is not None:
+            self.mode = self.project_mode
+
+
+@dataclass
+class Project:
+    """What the user's approval of the project switched on (agent.provider.trust): its hooks and MCP
+    servers may run, and its `env` goes to the programs the session starts (commands, hooks, MCP
+    servers), never into the agent's own environment."""
+
+    trusted: bool = False
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

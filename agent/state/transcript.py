@@ -15,7 +15,9 @@ every load makes the same repairs again.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 import session
 from agent import debuglog
 from agent.store.faults import fault
+from agent.store.project_dirs import archive_dir
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -189,6 +192,14 @@ class Transcript:
         self._messages = kept
 
     # --- rewriting -------------------------------------------------------------------------
+
+    def check_archive(self) -> None:
+        """Raises OSError unless the archive folder can be written (a compaction asks before it pays
+        for its summary)."""
+        folder = archive_dir(self.workspace)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError(errno.EACCES, "permission denied", str(folder))
 
     def _archive(self) -> Path:
         """Save what the file lacks, then copy the whole file into the archive: the transcript as

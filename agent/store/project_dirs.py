@@ -11,6 +11,8 @@ from pathlib import Path
 from agent.config import data_home
 
 ARCHIVE_DIR_NAME = "compact-history"
+TOOL_RESULTS_DIR_NAME = "tool-results"
+MCP_LOGS_DIR_NAME = "mcp-logs"
 
 
 def private_dir(path: Path) -> Path:
@@ -70,3 +72,13 @@ def project_dir(workspace: Path | None = None) -> Path:
 def archive_dir(workspace: Path | None = None) -> Path:
     """Where full transcripts are archived before a compaction rewrites the session."""
     return project_dir(workspace) / ARCHIVE_DIR_NAME
+
+
+def tool_results_dir(workspace: Path | None = None) -> Path:
+    """Where a tool answer too big for the window is saved whole (agent.tools.answer_cap), for read_file."""
+    return project_dir(workspace) / TOOL_RESULTS_DIR_NAME
+
+
+def mcp_logs_dir(workspace: Path | None = None) -> Path:
+    """Where each MCP server's stderr and log messages are kept (agent.tools.mcp_log)."""
+    return project_dir(workspace) / MCP_LOGS_DIR_NAME

@@ -29,6 +29,21 @@ def open_regular(path: Path) -> BinaryIO:
         raise
 
 
+def read_confined(path: Path, root: Path, limit: int) -> str | None:
+    """The text of `path` if it resolves inside `root` to a regular file, cut at `limit` characters
+    (at most 4x that in bytes read: a link to a 3 GB file costs nothing). For a project's files (memory
+    files, commands, sub-agents) `root` is the repository's root: a symlink that leads out is not followed."""
+    try:
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve()):
+            return None
+        with open_regular(real) as f:  # no FIFO, no device, never blocks
+            data = f.read(limit * 4)
+    except (OSError, RuntimeError):
+        return None
+    return data.decode("utf-8", errors="replace")[:limit]
+
+
 def read_regular(path: Path) -> bytes:
     """The whole of `path` if it is a regular file; NotRegularFile if not (a session or archive file
     another process replaced by a FIFO, or a link to /dev/zero, would block or never end)."""

@@ -6,14 +6,19 @@ import locale
 import os
 
 from agent.text.i18n_caps import CAPS_TEXTS
+from agent.text.i18n_commands import COMMAND_TEXTS
 from agent.text.i18n_files import FILES_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
 from agent.text.i18n_habits import HABIT_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
 from agent.text.i18n_prices import PRICE_TEXTS
+from agent.text.i18n_sandbox import SANDBOX_TEXTS
 from agent.text.i18n_security import SECURITY_TEXTS
 from agent.text.i18n_session import SESSION_TEXTS
 from agent.text.i18n_setup import SETUP_TEXTS
+from agent.text.i18n_start import START_TEXTS
+from agent.text.i18n_tools import TOOL_TEXTS
+from agent.text.i18n_trust import TRUST_TEXTS
 from agent.text.i18n_ui import UI_TEXTS
 
 TEXTS: dict[str, tuple[str, str]] = {
@@ -221,6 +226,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "@{path} 是文件夹，没有附上内容：请写出要附上的文件（@{path}/…），或让助手去查看这个文件夹。",
     ),
     "tool_size": ("{lines:,} lines, {chars:,} chars", "{lines:,} 行，{chars:,} 字符"),
+    # A part of a file (read_file capped, or from an offset): which lines the model got.
+    "tool_read_part": ("lines {first:,}–{last:,} of {total:,}", "第 {first:,}–{last:,} 行，共 {total:,} 行"),
     "lines_above": ("… {n:,} more lines above", "…… 上面还有 {n:,} 行"),
     "exit_code": ("[exit code: {code}]", "[退出码：{code}]"),
     "timed_out": ("[killed: timed out after {seconds} seconds]", "[超时 {seconds} 秒，已终止]"),
@@ -368,16 +375,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
 }
 # The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
-TEXTS.update(UI_TEXTS)
-TEXTS.update(SECURITY_TEXTS)
-TEXTS.update(GUARD_TEXTS)
-TEXTS.update(PRICE_TEXTS)
-TEXTS.update(SETUP_TEXTS)  # issue 24: settings, permissions, hooks, MCP, commands, memory
-TEXTS.update(CAPS_TEXTS)  # issue 25's capabilities
-TEXTS.update(SESSION_TEXTS)
-TEXTS.update(LOCAL_TEXTS)  # local servers (issue 21)
-TEXTS.update(HABIT_TEXTS)  # a Claude Code user's files and habits
-TEXTS.update(FILES_TEXTS)
+# The texts of each topic live in their own module.
+for _topic in (UI_TEXTS, SECURITY_TEXTS, GUARD_TEXTS, PRICE_TEXTS, SETUP_TEXTS, CAPS_TEXTS, SESSION_TEXTS, LOCAL_TEXTS,
+               SANDBOX_TEXTS, COMMAND_TEXTS, TOOL_TEXTS, START_TEXTS, FILES_TEXTS, TRUST_TEXTS,
+               HABIT_TEXTS):
+    TEXTS.update(_topic)
 
 
 def t(key: str, lang: str, **values: object) -> str:

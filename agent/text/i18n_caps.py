@@ -7,8 +7,10 @@ CAPS_TEXTS: dict[str, tuple[str, str]] = {
     # key: (en, zh)
     # -p mode
     "unknown_tools": (
-        "Unknown tool(s) {names} in {flag}; the tools are: {known}",
-        "{flag} 里有不认识的工具 {names}；可用的工具：{known}",
+        "{flag}: {names} is neither a tool ({known}, or Claude Code's name of one: Bash, Read, Edit, ...) nor a "
+        "permission rule (Bash(git diff:*), Edit(docs/**), mcp__server__tool)",
+        "{flag}：{names} 既不是工具（{known}，或 Claude Code 的工具名：`Bash`、`Read`、`Edit` 等），也不是权限规则"
+        "（如 `Bash(git diff:*)`、`Edit(docs/**)`、`mcp__server__tool`）",
     ),
     "stdin_empty": (
         "-p - reads the message from stdin, but stdin was empty",

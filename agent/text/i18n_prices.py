@@ -1,4 +1,4 @@
-"""Texts about models and prices (agent.compaction.billing, ui.status), merged into agent.text.i18n.TEXTS."""
+"""Texts about models and prices (agent.state.billing, ui.status), merged into agent.text.i18n.TEXTS."""
 
 from __future__ import annotations
 

@@ -16,6 +16,13 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
                              "设置文件 {path}：未知的键 '{name}'，已忽略"),
     "settings_bad_value": ("Settings {path}: '{name}' takes {takes}; it is ignored",
                            "设置文件 {path}：'{name}' 应为{takes}，已忽略"),
+    "settings_env_refused": (
+        "Settings {path}: '{name}' changes how programs load code or where they connect; a project's file may "
+        "never set it, approved or not (set it in your own settings or environment)",
+        "设置文件 {path}：'{name}' 会改变程序加载代码的方式或连接的地址；项目的设置文件无论是否被信任都不能设置它"
+        "（请在你自己的设置文件或环境变量中设置）"),
+    "settings_user_only": ("Settings {path}: '{name}' is read from your own settings file only; it is ignored",
+                           "设置文件 {path}：'{name}' 只能写在你自己的设置文件中，已忽略"),
     "settings_key_refused": (
         "Settings {path}: '{name}' is an API key; a project's file may not set one (use the environment)",
         "设置文件 {path}：'{name}' 是 API Key；项目的设置文件不能设置它（请用环境变量）"),
@@ -68,17 +75,6 @@ SETUP_TEXTS.update({
     "mode_changed": ("Permission mode: {mode} ({what})", "权限模式：{mode}（{what}）"),
 })
 SETUP_TEXTS.update({
-    # --- a project's grants ---
-    "trust_intro": ("This project ({path}) asks for what its files would let run:",
-                    "这个项目（{path}）的文件要求允许运行以下内容："),
-    "trust_question": ("Use them? They can run code on this machine (asked again when they change)",
-                       "是否启用？它们可以在本机运行代码（内容变化后会再次询问）"),
-    "trust_declined": ("The project's allow rules, hooks and MCP servers are not used in this session",
-                       "本次会话不使用该项目的允许规则、钩子和 MCP 服务器"),
-    "trust_not_saved": ("Approved for this session only: the approval could not be saved ({error})",
-                        "仅本次会话有效：无法保存这次批准（{error}）"),
-})
-SETUP_TEXTS.update({
     # --- hooks ---
     "hook_unknown_event": ("Settings {path}: hooks for an unknown event '{event}' are ignored",
                            "设置文件 {path}：未知事件 '{event}' 的钩子已忽略"),
@@ -98,11 +94,7 @@ SETUP_TEXTS.update({
     "hook_stop_continues": ("A Stop hook asks the model to go on: {reason}", "`Stop` 钩子要求模型继续：{reason}"),
 })
 SETUP_TEXTS.update({
-    # --- custom commands, memory files ---
-    "custom_command": ("Your command ({path})", "自定义命令（{path}）"),
-    "custom_command_args": ("[arguments]", "[参数]"),
-    "custom_command_shadowed": ("The command file {path} is not used: /{name} is a built-in command",
-                                "命令文件 {path} 未使用：/{name} 是内置命令"),
+    # --- memory files (custom commands: agent.text.i18n_commands) ---
     "cmd_memory": ("List the memory files (AGENTS.md, CLAUDE.md) in the instructions, with their sizes",
                    "列出指令中包含的记忆文件（`AGENTS.md`、`CLAUDE.md`）及其大小"),
     "cmd_init": ("Ask the model to write a starter AGENTS.md for this repository",
@@ -125,11 +117,39 @@ SETUP_TEXTS.update({
                 "{{\"type\": \"http\", \"url\", \"headers\"}}; it is skipped",
                 "MCP 配置 {path}：服务器 '{name}' 的格式不对（应为 `{{\"command\", \"args\", \"env\"}}` 或 "
                 "`{{\"type\": \"http\", \"url\", \"headers\"}}`），已跳过"),
-    "mcp_failed": ("MCP server {name} stopped working ({error}); the session goes on without its tools",
-                   "MCP 服务器 {name} 无法工作（{error}）；会话继续，但没有它的工具"),
-    "mcp_slow": ("MCP server {name} has not started after {seconds} s; this turn goes on without it",
-                 "MCP 服务器 {name} 在 {seconds} 秒内没有启动；本轮先不使用它"),
-    "cmd_mcp": ("List the MCP servers, their state and tools", "列出 MCP 服务器及其状态和工具"),
+    "mcp_failed": ("MCP server {name} stopped working ({error}); the session goes on without its tools. "
+                   "/mcp log {name} shows its log, /mcp retry {name} starts it again",
+                   "MCP 服务器 {name} 无法工作（{error}）；会话继续，但没有它的工具。"
+                   "/mcp log {name} 查看它的日志，/mcp retry {name} 重新启动它"),
+    "mcp_start_timeout": ("MCP server {name} did not start within {seconds} s and is marked failed; turns no "
+                          "longer wait for it. /mcp log {name} shows its log, /mcp retry {name} tries again "
+                          "(MCP_TIMEOUT sets the wait, in milliseconds)",
+                          "MCP 服务器 {name} 在 {seconds} 秒内没有启动，已标记为失败，之后的对话轮次不再等它。"
+                          "/mcp log {name} 查看它的日志，/mcp retry {name} 重试"
+                          "（等待时间由 MCP_TIMEOUT 设置，单位毫秒）"),
+    "mcp_bad_timeout": ("{name}={value} is not a number of milliseconds above 0; the default is used",
+                        "{name}={value} 不是大于 0 的毫秒数；使用默认值"),
+    "mcp_output_tokens_ignored": ("MAX_MCP_OUTPUT_TOKENS is not read here: an MCP answer is cut like a read_file "
+                                  "answer, to a share of the context window, and the whole of it saved for "
+                                  "read_file (docs/settings.md)",
+                                  "这里不读取 MAX_MCP_OUTPUT_TOKENS：MCP 的回答与 read_file 的回答一样按上下文窗口的"
+                                  "一定比例截断，完整内容另存，可用 read_file 分段读取（见 docs/settings.md）"),
+    "spin_mcp_starting": ("Starting MCP server {names}", "正在启动 MCP 服务器 {names}"),
+    "cmd_mcp": ("List the MCP servers, their state and tools; `log NAME` shows a server's log, `retry NAME` "
+                "starts it again",
+                "列出 MCP 服务器及其状态和工具；`log 名称` 查看某个服务器的日志，`retry 名称` 重新启动它"),
+    "cmd_mcp_args": ("[log NAME | retry NAME]", "[log 名称 | retry 名称]"),
+    "mcp_hint_failed": ("    /mcp log {name} shows its log, /mcp retry {name} starts it again",
+                        "    /mcp log {name} 查看日志，/mcp retry {name} 重新启动"),
+    "mcp_log_title": ("The last {n} lines of {name}'s log ({path}):", "{name} 的日志最后 {n} 行（{path}）："),
+    "mcp_log_none": ("{name} has written nothing yet ({path})", "{name} 还没有写过日志（{path}）"),
+    "mcp_unknown": ("No MCP server is named {name}; /mcp lists them", "没有名为 {name} 的 MCP 服务器；/mcp 列出全部"),
+    "mcp_usage": ("Usage: /mcp, /mcp log NAME or /mcp retry NAME", "用法：/mcp、/mcp log 名称 或 /mcp retry 名称"),
+    "mcp_retry_waiting": ("{name} is the project's and waits for your approval of the project; it starts once "
+                          "you approve it (restart the agent to be asked again)",
+                          "{name} 属于项目，需要你先批准该项目；批准后才会启动（重新启动本程序会再次询问）"),
+    "mcp_retry_starting": ("{name} is starting already", "{name} 已在启动中"),
+    "mcp_retry_ready": ("MCP server {name} is ready: {n} tools", "MCP 服务器 {name} 已就绪：{n} 个工具"),
     "mcp_none": ("No MCP servers: add them to .mcp.json or under mcpServers in a settings file",
                  "没有 MCP 服务器：可在 `.mcp.json` 或设置文件的 `mcpServers` 中添加"),
     "mcp_title": ("MCP servers:", "MCP 服务器："),

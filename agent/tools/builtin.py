@@ -22,6 +22,7 @@ from agent.tools.answers import ToolError, cap_text
 from agent.tools.file_diff import file_diff
 from agent.tools.read_cap import read_token_cap
 from agent.tools.reading import LINE_CAP, READ_LIMIT, read_for_model, readable_roots
+from agent.tools.sandbox import confine, offer
 from agent.tools.shell import command_env, execute
 from agent.tools.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
 
@@ -299,7 +300,8 @@ async def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     files = await asyncio.to_thread(_grep_targets, base, workspace)
     timeout = float(os.environ.get("CODING_AGENT_GREP_TIMEOUT", GREP_TIMEOUT))
     outcome = await grep_worker.run(pattern, files, line_cap=LINE_CAP, show_cap=GREP_LINE_CAP,
-                                    max_matches=GREP_CAP, timeout=timeout, env=command_env())
+                                    max_matches=GREP_CAP, timeout=timeout, env=command_env(),
+                                    sandbox=confine.for_commands(ctx.deps.config, workspace))
     found = outcome.lines
     if len(found) > GREP_CAP:
         found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]
@@ -326,19 +328,26 @@ async def run_command(ctx: RunContext[AppState], command: str, timeout: int = 12
     deps = ctx.deps
     if "\0" in command:  # no shell can be given one: say so rather than end the turn
         return "Error: the command contains a NUL byte, which no shell command can hold"
+    sandbox = confine.for_command(deps, command)
     try:
-        await permissions.command(deps, command)
+        await permissions.command(deps, command, sandboxed=sandbox is not None)
     except permissions.Refused as exc:
         return f"Error: {exc}"
-    return await run_allowed(deps, command, min(max(timeout, 1), MAX_TIMEOUT))
+    return await run_allowed(deps, command, min(max(timeout, 1), MAX_TIMEOUT), sandbox)
 
 
-async def run_allowed(state: AppState, command: str, timeout: float) -> str:
+async def run_allowed(state: AppState, command: str, timeout: float, sandbox: confine.Sandbox | None) -> str:
     """A command that may run (agent.tools.permissions said so), run as every such command is: the
-    model's, and a custom command's `!` lines (agent.turn.custom_commands)."""
+    model's, and a custom command's `!` lines (agent.turn.custom_commands); in the OS sandbox if
+    given one (confine.for_command), with the approved project's env."""
     state.emit(CommandRunning(command))
+    env = command_env(state.project.env)
     try:
-        return await execute(command, state.workspace, timeout)
+        output = await execute(command, state.workspace, timeout, sandbox, env=env)
+        if sandbox is None:
+            return output
+        return await offer.rerun_outside(state, command, output, sandbox,
+                                         lambda: execute(command, state.workspace, timeout, env=env))
     except OSError as exc:
         return f"Error: cannot run the command: {exc.strerror or exc}"
 

@@ -20,8 +20,12 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.tools.process_slots import holds_slot
+
+if TYPE_CHECKING:
+    from agent.tools.sandbox.confine import Sandbox
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: agent/tools/ is two folders down
 
@@ -59,12 +63,22 @@ class Outcome:
 
 @holds_slot
 async def run(pattern: str, files: list[tuple[str, str]], *, line_cap: int, show_cap: int, max_matches: int,
-              timeout: float, env: dict[str, str]) -> Outcome:
+              timeout: float, env: dict[str, str], sandbox: Sandbox | None = None) -> Outcome:
     """The matching lines (at most max_matches + 1); killed after `timeout` s or when cancelled.
-    Waits for a free process slot first (agent.tools.process_slots)."""
+    Waits for a free process slot first (agent.tools.process_slots). In `sandbox`, if given, with
+    nothing to write (agent.tools.sandbox)."""
     code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from agent.tools.grep_worker import main; main()"
+    argv = [sys.executable, "-I", "-S", "-c", code]
+    if sandbox is None:
+        return await _search_in(argv, env, pattern, files, line_cap, show_cap, max_matches, timeout)
+    with sandbox.launch(argv, sandbox.workspace, env, write=False) as launch:
+        return await _search_in(launch.argv, launch.env, pattern, files, line_cap, show_cap, max_matches, timeout)
+
+
+async def _search_in(argv: list[str], env: dict[str, str], pattern: str, files: list[tuple[str, str]],
+                     line_cap: int, show_cap: int, max_matches: int, timeout: float) -> Outcome:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-S", "-c", code, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL, env=env, limit=1 << 20,
     )
     lines: list[str] = []

@@ -21,6 +21,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.marks import HOOK_KEY, is_hook_message  # noqa: F401 - is_hook_message re-exported
 from agent.text.i18n import t
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact", "Stop")
@@ -55,6 +56,8 @@ class Outcome:
 
 
 def load(settings: Any, lang: str) -> tuple[Hooks, list[str]]:
+    from agent.provider.settings import is_users
+
     hooks, warnings = Hooks(), []
     for layer, section in settings.section("hooks") if settings is not None else ():
         path = settings.path(layer)
@@ -63,7 +66,7 @@ def load(settings: Any, lang: str) -> tuple[Hooks, list[str]]:
                 warnings.append(t("hook_unknown_event", lang, path=path, event=event))
                 continue
             for hook in _parse_groups(event, groups, layer, path, lang, warnings):
-                (hooks.active if layer == "user" else hooks.pending).append(hook)
+                (hooks.active if is_users(layer) else hooks.pending).append(hook)
     return hooks, warnings
 
 
@@ -110,7 +113,7 @@ def _base_input(state: Any, event: str) -> dict[str, Any]:
 def _env(state: Any) -> dict[str, str]:
     from agent.tools.shell import command_env
 
-    return {**command_env(), "CODING_AGENT_PROJECT_DIR": str(state.workspace),
+    return {**command_env(state.project.env), "CODING_AGENT_PROJECT_DIR": str(state.workspace),
             "CLAUDE_PROJECT_DIR": str(state.workspace)}
 
 
@@ -242,13 +245,6 @@ def with_notes(result: Any, notes: list[str], event: str) -> Any:
 
 # In the metadata of a message that carries a hook's text to the model: framed as the hook's, never
 # listed or carried as the user's words (/rewind, a compaction's user messages).
-HOOK_KEY = "hook"
-
-
-def is_hook_message(message: Any) -> bool:
-    return bool((getattr(message, "metadata", None) or {}).get(HOOK_KEY))
-
-
 def hook_message(prompt: str, text: str, event: str, lang: str) -> Any:
     """A request carrying a hook's text, framed by the prompt `prompt` as the hook's own."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart

@@ -2,27 +2,36 @@
 "url", "headers"}}}` in the project's `.mcp.json` and under `mcpServers` in any settings file
 (`${VAR}` and `${VAR:-default}` are taken from the environment, which holds no API key of ours).
 
-Each server runs through pydantic-ai's MCP client (MCPToolset). It starts in the background, so the
-prompt never waits for it; a project's servers start only once the user approved the project. Its
-tools reach the model as `mcp__<server>__<tool>` (as in Claude Code), pass the same permission rules
-and hooks as ours (agent.tools.tool_gate), and their results are tool results like any other (counted,
-cleared by the cheap tier). A server that fails to start or dies is one line; the session goes on
-without it.
+Each server runs through pydantic-ai's MCP client (MCPToolset), a stdio one in a process of ours
+(agent.tools.mcp_stdio) whose stderr goes to its log (agent.tools.mcp_log). It starts in the
+background, so the prompt never waits for it; a project's servers start only once the user approved
+the project. Its tools reach the model as `mcp__<server>__<tool>` (as in Claude Code), pass the same
+permission rules and hooks as ours (agent.tools.tool_gate), and their results are tool results like
+any other (cut to a share of the window, counted, cleared by the cheap tier: agent.tools.mcp_calls).
+A server that fails to start, does not start in time or dies is one line, once; the session goes
+on without it, and `/mcp retry` starts it again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import os
 import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.text.i18n import t
 
-START_TIMEOUT = 30.0  # seconds a turn waits for a server still starting; start-up itself never waits
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# Seconds a server has to start (Claude Code's MCP_TIMEOUT, in ms, changes it); a turn waits for one
+# still starting, the prompt never does. One that does not make it is failed, once; /mcp retry tries again.
+START_TIMEOUT = 30.0
+# Seconds one tool call may take (MCP_TOOL_TIMEOUT or mcpToolTimeout, in ms): as long as a command may run.
+TOOL_TIMEOUT = 600.0
+STOP_GRACE = 10.0  # seconds a server that gave up has to be stopped before a turn stops waiting for it
 PREFIX = "mcp__"
 
 
@@ -42,6 +51,9 @@ class Server:
     task: asyncio.Task | None = None
     started: asyncio.Event = field(default_factory=asyncio.Event)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    log: Any = None  # agent.tools.mcp_log.ServerLog, from its first start
+    # The calls waiting for an answer (agent.tools.mcp_calls): each is told when a message is lost.
+    waiting: set[asyncio.Future] = field(default_factory=set)
 
 
 def server_of(tool_name: str) -> str | None:
@@ -49,16 +61,6 @@ def server_of(tool_name: str) -> str | None:
     if not tool_name.startswith(PREFIX):
         return None
     return tool_name[len(PREFIX):].split("__", 1)[0]
-
-
-def _expand(value: Any) -> Any:
-    if isinstance(value, str):
-        return _VAR.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), value)
-    if isinstance(value, list):
-        return [_expand(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _expand(v) for k, v in value.items()}
-    return value
 
 
 def _valid(config: Any) -> bool:
@@ -72,15 +74,16 @@ def _valid(config: Any) -> bool:
 
 def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
     """Every server named in the settings files and .mcp.json; a later file's wins a shared name."""
-    from agent.provider.trust import MCP_JSON, read_mcp_json
+    from agent.provider.grants import MCP_JSON, read_mcp_json
+    from agent.provider.settings import is_users
 
     found: dict[str, tuple[Any, str, str]] = {}
     for layer, section in settings.section("mcpServers") if settings is not None else ():
         for name, config in section.items():
-            found[name] = (config, "user" if layer == "user" else "project", str(settings.path(layer)))
+            found[name] = (config, "user" if is_users(layer) else "project", str(settings.path(layer)))
     for name, config in read_mcp_json(workspace).items():
         found.setdefault(name, (config, "project", str(workspace / MCP_JSON)))
-    servers, warnings = Servers(), []
+    servers, warnings = Servers(), bad_limits(lang) if found else []
     for name, (config, scope, where) in found.items():
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or "__" in name or not _valid(config):
             warnings.append(t("mcp_bad", lang, path=where, name=name))
@@ -92,23 +95,62 @@ def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
 # --- running -------------------------------------------------------------------------------
 
 
-def _client(server: Server, workspace: Any) -> Any:
-    from fastmcp.client import Client
-    from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
+def _client(server: Server, state: Any) -> Any:
+    from fastmcp.client.transports import SSETransport, StreamableHttpTransport
 
+    from agent.provider.grants import expand
+    from agent.tools.mcp_calls import capped_client
+    from agent.tools.mcp_stdio import ServerProcess
     from agent.tools.shell import command_env
 
-    config = _expand(server.config)
+    config = expand(server.config)
     kind = config.get("type", "stdio")
     if kind == "stdio":
-        env = {**command_env(), **{k: str(v) for k, v in (config.get("env") or {}).items()}}
-        transport = StdioTransport(config["command"], list(config.get("args", [])), env=env,
-                                   cwd=str(config.get("cwd") or workspace))
+        env = {**command_env(state.project.env), **{k: str(v) for k, v in (config.get("env") or {}).items()}}
+        transport = ServerProcess(config["command"], list(config.get("args", [])), env,
+                                  str(config.get("cwd") or state.workspace), server.log)
     elif kind == "sse":
         transport = SSETransport(config["url"], headers=config.get("headers") or None)
     else:
         transport = StreamableHttpTransport(config["url"], headers=config.get("headers") or None)
-    return Client(transport)
+    return capped_client(transport, _cap(server, state), message_handler=_on_message(server),
+                         log_handler=_on_log(server))
+
+
+def _cap(server: Server, state: Any) -> Any:
+    """How an answer of this server is cut: one read's share of the window now, the rest saved."""
+
+    def cap(result: Any) -> Any:
+        from agent.tools.answer_cap import cap_result, saved_path
+        from agent.tools.read_cap import read_token_cap
+
+        path = saved_path(state.workspace, state.session_id, f"{server.name}-{uuid.uuid4().hex[:12]}")
+        return cap_result(result, read_token_cap(state.config.context_window), path)
+
+    return cap
+
+
+def _on_message(server: Server) -> Any:
+    """What the session tells the client besides answers: a message it could not read ends the
+    calls waiting on this server (the answer one of them waits for may be the one lost)."""
+
+    async def handle(message: Any) -> None:
+        if isinstance(message, Exception):
+            reason = _reason(message)
+            server.log.note(f"[client] a message from the server could not be read: {reason}")
+            for waiter in list(server.waiting):
+                if not waiter.done():
+                    waiter.set_result(reason)
+
+    return handle
+
+
+def _on_log(server: Server) -> Any:
+    async def handle(message: Any) -> None:
+        text = message.data if isinstance(message.data, str) else json.dumps(message.data, ensure_ascii=False)
+        server.log.note(f"[{message.level}{' ' + message.logger if message.logger else ''}] {text[:10_000]}")
+
+    return handle
 
 
 def _notice(state: Any, key: str, level: str = "warn", **values: Any) -> None:
@@ -129,14 +171,23 @@ async def _serve(state: Any, server: Server) -> None:
         await asyncio.to_thread(_import_client)
         from pydantic_ai.mcp import MCPToolset
 
-        toolset = MCPToolset(_client(server, state.workspace), tool_error_behavior="failed")
-        async with toolset:
-            listed = await toolset.list_tools()
+        from agent.tools.mcp_calls import Guarded
+
+        toolset = MCPToolset(_client(server, state), tool_error_behavior="failed")
+        async with contextlib.AsyncExitStack() as stack:
+            limit = timeouts(state).start
+            try:
+                async with asyncio.timeout(limit):
+                    await stack.enter_async_context(toolset)
+                    listed = await toolset.list_tools()
+            except TimeoutError:
+                raise StartTimeout(limit) from None
             server.tools = [tool.name for tool in listed]
             defs = [{"name": f"{PREFIX}{server.name}__{x.name}", "description": x.description or "",
                      "parameters": x.input_schema} for x in listed]
             server.definition_tokens = tokens.count_text(json.dumps(defs, ensure_ascii=False))
-            server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server, state=state)
+            server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server,
+                                     fail=lambda exc: fail(state, server, exc), timeout=lambda: timeouts(state).tool)
             server.state = "ready"
             server.started.set()
             await server.stop.wait()
@@ -150,9 +201,30 @@ async def _serve(state: Any, server: Server) -> None:
         server.started.set()
 
 
+class StartTimeout(Exception):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"did not finish starting in {seconds:g} s")
+        self.seconds = seconds
+
+
 def _import_client() -> None:
     import fastmcp.client  # noqa: F401 - a second of imports, kept off the event loop
     import pydantic_ai.mcp  # noqa: F401
+
+    # The client libraries log to the terminal (fastmcp puts a handler on stderr at import; mcp's
+    # records reach Python's last-resort handler): over the REPL, and with a server's text in them.
+    # What a server does is in its own log (agent.tools.mcp_log); their records go to --debug's.
+    for name in ("mcp", "fastmcp"):
+        logger = logging.getLogger(name)
+        logger.handlers = [_DebugLog()]
+        logger.propagate = False
+
+
+class _DebugLog(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        from agent import debuglog
+
+        debuglog.log("mcp_library", logger=record.name, level=record.levelname, message=record.getMessage()[:2000])
 
 
 def fail(state: Any, server: Server, exc: BaseException) -> None:
@@ -160,7 +232,11 @@ def fail(state: Any, server: Server, exc: BaseException) -> None:
         return
     server.state, server.toolset = "failed", None
     server.error = _reason(exc)
-    _notice(state, "mcp_failed", name=server.name, error=server.error)
+    server.log.note(f"[client] failed: {server.error}")
+    if isinstance(exc, StartTimeout):
+        _notice(state, "mcp_start_timeout", name=server.name, seconds=f"{exc.seconds:g}")
+    else:
+        _notice(state, "mcp_failed", name=server.name, error=server.error)
 
 
 def _reason(exc: BaseException) -> str:
@@ -169,81 +245,100 @@ def _reason(exc: BaseException) -> str:
     return (str(exc) or type(exc).__name__).splitlines()[0][:300]
 
 
+def _launch(state: Any, server: Server) -> None:
+    from agent.tools.mcp_log import ServerLog, log_path
+
+    server.state, server.error, server.tools, server.toolset, server.definition_tokens = "starting", "", [], None, 0
+    server.started, server.stop = asyncio.Event(), asyncio.Event()
+    server.log = ServerLog(log_path(state.workspace, server.name))
+    server.task = asyncio.get_running_loop().create_task(_serve(state, server))
+
+
 def start(state: Any, trusted: bool) -> None:
     """Start the servers in the background: the user's always, the project's once it is approved."""
     for server in state.mcp.servers.values():
         if server.scope == "project" and not trusted:
             continue
-        server.state = "starting"
-        server.task = asyncio.get_running_loop().create_task(_serve(state, server))
+        _launch(state, server)
+
+
+async def restart(state: Any, server: Server) -> None:
+    """/mcp retry: stop the server if it runs, start it again and wait until it is up or failed."""
+    if server.task is not None and not server.task.done():
+        server.stop.set()
+        await asyncio.wait([server.task], timeout=timeouts(state).start)
+        server.task.cancel()
+    _launch(state, server)
+    await wait_started(state)
 
 
 async def wait_started(state: Any) -> None:
-    """Before a turn: the servers still starting get a bounded wait, so their tools are there."""
+    """Before a turn: the servers still starting, until each is up or has given up (once: a server
+    that does not start in time is marked failed, and later turns do not wait for it)."""
+    from agent.events import WaitingForModel
+
     starting = [s for s in state.mcp.servers.values() if s.state == "starting"]
     if not starting:
         return
-    try:
-        await asyncio.wait_for(asyncio.gather(*(s.started.wait() for s in starting)), START_TIMEOUT)
-    except TimeoutError:
-        for server in starting:
-            if server.state == "starting":
-                _notice(state, "mcp_slow", name=server.name, seconds=f"{START_TIMEOUT:g}")
+    state.emit(WaitingForModel(t("spin_mcp_starting", state.lang, names=", ".join(s.name for s in starting))))
+    waits = [asyncio.ensure_future(s.started.wait()) for s in starting]
+    # The server's own task gives up at its limit; this bound only covers its stopping after that.
+    _done, pending = await asyncio.wait(waits, timeout=timeouts(state).start + STOP_GRACE)
+    for waiting in pending:
+        waiting.cancel()
 
 
 async def stop_all(state: Any) -> None:
     servers = [s for s in state.mcp.servers.values() if s.task is not None and not s.task.done()]
     for server in servers:
         server.stop.set()
+        if server.state == "starting":
+            server.task.cancel()  # it would not see `stop` before its start ends
     if servers:
         done, pending = await asyncio.wait([s.task for s in servers], timeout=5)
         for task in pending:
             task.cancel()
 
 
-def _connection_lost(exc: BaseException | None) -> bool:
-    """Whether `exc` (or what caused it) says the server is gone rather than that its tool failed."""
-    seen = 0
-    while exc is not None and seen < 10:
-        if isinstance(exc, (OSError, EOFError)) or "Connection closed" in str(exc) or \
-                type(exc).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
-            return True
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
+# --- limits ----------------------------------------------------------------------------------
 
 
-def Guarded(wrapped: Any, *, server: Server, state: Any) -> Any:  # noqa: N802 - reads as a class
-    """The server's toolset for the agent: a server that dies costs its tools, not the turn."""
-    from dataclasses import dataclass as _dataclass
+@dataclass(frozen=True)
+class Timeouts:
+    start: float  # seconds a server has to start
+    tool: float  # seconds one tool call may take
 
-    from pydantic_ai.toolsets import WrapperToolset
 
-    @_dataclass
-    class _Guarded(WrapperToolset):
-        async def __aenter__(self) -> Any:
-            return self  # the connection is held by the server's own task (_serve)
+def _millis(name: str) -> float | None:
+    """An environment variable in milliseconds, as Claude Code reads MCP_TIMEOUT and MCP_TOOL_TIMEOUT."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    return value / 1000 if value > 0 else None
 
-        async def __aexit__(self, *args: Any) -> bool | None:
-            return None
 
-        async def get_tools(self, ctx: Any) -> Any:
-            if server.state != "ready":
-                return {}
-            try:
-                return await self.wrapped.get_tools(ctx)
-            except Exception as exc:  # noqa: BLE001
-                fail(state, server, exc)
-                return {}
+def timeouts(state: Any) -> Timeouts:
+    """MCP_TIMEOUT (the environment) for a start; MCP_TOOL_TIMEOUT, then `mcpToolTimeout` of the
+    settings, for a call (both in milliseconds, as Claude Code's)."""
+    settings = state.config.settings
+    tool = _millis("MCP_TOOL_TIMEOUT")
+    if tool is None and settings is not None and (given := settings.section("mcpToolTimeout")):
+        tool = given[-1][1] / 1000
+    return Timeouts(start=_millis("MCP_TIMEOUT") or START_TIMEOUT, tool=tool or TOOL_TIMEOUT)
 
-        async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
-            if server.state != "ready":
-                return f"Error: the MCP server {server.name} is not running ({server.error or server.state})"
-            try:
-                return await self.wrapped.call_tool(name, tool_args, ctx, tool)
-            except Exception as exc:
-                if not _connection_lost(exc):
-                    raise  # the tool's own error: the model reads it (pydantic-ai's retry prompt)
-                fail(state, server, exc)
-                return f"Error: the MCP server {server.name} failed: {server.error}"
 
-    return _Guarded(wrapped)
+def bad_limits(lang: str) -> list[str]:
+    """One line per MCP_TIMEOUT / MCP_TOOL_TIMEOUT that is not a number of milliseconds above 0, and
+    one if Claude Code's MAX_MCP_OUTPUT_TOKENS is set: answers are cut by read_file's rule here."""
+    bad = []
+    for name in ("MCP_TIMEOUT", "MCP_TOOL_TIMEOUT"):
+        text = os.environ.get(name, "").strip()
+        if text and _millis(name) is None:
+            bad.append(t("mcp_bad_timeout", lang, name=name, value=text[:40]))
+    if os.environ.get("MAX_MCP_OUTPUT_TOKENS", "").strip():
+        bad.append(t("mcp_output_tokens_ignored", lang))
+    return bad

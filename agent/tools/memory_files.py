@@ -15,28 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.config import data_home
-from agent.state.file_state import open_regular
+from agent.store.regular_file import read_confined  # noqa: F401 - the memory files' reader, also imported from here
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")  # the first a folder has is read
 MEMORY_LIMIT = 20_000  # characters of one file: a huge AGENTS.md must not eat the window
 
 if TYPE_CHECKING:
     from agent.tools.memory_imports import Skipped
-
-
-def read_confined(path: Path, root: Path, limit: int) -> str | None:
-    """The text of `path` if it resolves inside `root` to a regular file, cut at `limit` characters
-    (at most 4x that in bytes read: a link to a 3 GB file costs nothing). `root` is the repository's
-    root, not the workspace: a parent folder's AGENTS.md counts, as in Claude Code and Codex."""
-    try:
-        real = path.resolve(strict=True)
-        if not real.is_relative_to(root.resolve()):
-            return None
-        with open_regular(real) as f:  # read_file's opener: no FIFO, no device, never blocks
-            data = f.read(limit * 4)
-    except (OSError, RuntimeError):
-        return None
-    return data.decode("utf-8", errors="replace")[:limit]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
+from agent.marks import MENTION_KEY
 from agent.state.app import AppState
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
@@ -24,18 +25,10 @@ from agent.tools.read_cap import read_token_cap
 from agent.tools.reading import continues_at, read_for_model, readable_roots
 from agent.tools.workspace import PathError, resolve_path
 
-# Marks the read of an @-mention in the messages' metadata: it belongs with the user's message after
-# it, and is kept with it wherever that message is kept (agent.compaction.rebuild.with_attachments).
-MENTION_KEY = "mention"
 # "@" at the start or after whitespace, so "a@b.com" is not a mention.
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 # Punctuation that ends a sentence rather than a path: "look at @main.py, then ...".
 _TRAILING = ".,;:!?)]}'\""
-
-
-def is_mention(message: ModelMessage) -> bool:
-    """Whether `message` is part of an @-mention's read (the call or its answer)."""
-    return bool((message.metadata or {}).get(MENTION_KEY))
 
 
 def find_mentions(text: str) -> list[str]:

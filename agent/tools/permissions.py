@@ -22,7 +22,20 @@ from typing import Any
 from agent.events import ApprovalRequest, ask
 from agent.text.i18n import t
 from agent.tools.preapproval import preapproved
-from agent.tools.rule_match import EDIT_TOOLS, BadRule, Rule, command_matches, names_git, parse_rule, path_matches
+from agent.tools.rule_match import (
+    EDIT_TOOLS,
+    BadRule,
+    Rule,
+    command_allows,
+    command_may_match,
+    escape_command,
+    escape_path,
+    fully_read,
+    names_git,
+    names_one_file,
+    parse_rule,
+    path_matches,
+)
 
 # `state` below is the AppState (agent.state.app holds a Permissions: importing it here would be a cycle),
 # `risk` an agent.tools.write_guard.Risk.
@@ -39,42 +52,56 @@ HOOK_DECISION: ContextVar[tuple[str, str] | None] = ContextVar("hook_decision", 
 
 
 def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permissions, list[str]]:
-    """The mode (flag, then the files' `permissions.defaultMode`) and the rules of every layer."""
+    """The mode (flag, then the user's files' `permissions.defaultMode`, then the project's once it is
+    approved) and the rules of every layer (a project's allow rules once it is approved)."""
+    from agent.provider.settings import is_users
+
     perms, warnings = Permissions(), []
-    file_mode = None
+    modes: dict[bool, str | None] = {True: None, False: None}  # the user's files' mode, the project's
     for layer, section in settings.section("permissions") if settings is not None else ():
-        path = settings.path(layer)
+        path, users = settings.path(layer), is_users(layer)
         for key in set(section) - {*KINDS, "defaultMode", *CLAUDE_ONLY}:
             warnings.append(t("settings_unknown_key", lang, path=path, name=f"permissions.{key}"))
         for kind in KINDS:
-            for text in _rule_texts(section.get(kind, []), path, kind, lang, warnings):
+            for text, outside in _rule_texts(section.get(kind, []), path, kind, lang, warnings):
                 try:
                     rule = parse_rule(text)
                 except BadRule:
                     warnings.append(t("rule_bad", lang, path=path, rule=text))
                     continue
-                trusted = layer == "user" or kind != "allow"
+                trusted = users or kind != "allow"
                 (perms.rules[kind] if trusted else perms.pending_allow).append(rule)
+                if outside:
+                    (perms.outside_sandbox if trusted else perms.pending_outside).append(rule)
         wanted = section.get("defaultMode")
         if wanted is not None:
             if wanted not in MODES:
                 warnings.append(t("settings_bad_value", lang, path=path, name="permissions.defaultMode",
                                   takes=t("takes_mode", lang)))
-            elif wanted == "bypassPermissions" and layer != "user":
+            elif wanted == "bypassPermissions" and not users:
                 warnings.append(t("rule_bypass_refused", lang, path=path))
             else:
-                file_mode = wanted
-    perms.mode = "bypassPermissions" if yes else (mode or file_mode)
+                modes[users] = wanted
+    perms.mode = "bypassPermissions" if yes else (mode or modes[True])
+    if perms.mode is None:
+        perms.project_mode = modes[False]
     if perms.mode == "bypassPermissions":
         perms.cycle = (*CYCLE, "bypassPermissions")
     return perms, warnings
 
 
-def _rule_texts(value: Any, path: Path | None, kind: str, lang: str, warnings: list[str]) -> list[str]:
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return value
+def _rule_texts(value: Any, path: Path | None, kind: str, lang: str, warnings: list[str]) -> list[tuple[str, bool]]:
+    """Each rule's text, and whether its commands run outside the OS sandbox: an allow rule may be
+    written `{"rule": "Bash(git push:*)", "sandbox": false}`."""
+    if isinstance(value, list) and all(isinstance(v, str) or kind == "allow" and _outside_rule(v) for v in value):
+        return [(v, False) if isinstance(v, str) else (v["rule"], True) for v in value]
     warnings.append(t("settings_bad_value", lang, path=path, name=f"permissions.{kind}", takes=t("takes_rules", lang)))
     return []
+
+
+def _outside_rule(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"rule", "sandbox"} and isinstance(value["rule"], str) \
+        and value["sandbox"] is False
 
 
 # --- deciding ------------------------------------------------------------------------------
@@ -86,33 +113,10 @@ def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, work
     if rule.specifier is None:
         return True
     if command is not None:
-        if command_matches(rule.specifier, command):
-            return True
-        # A deny or ask rule also catches its command inside a list or substitution (`ls; rm -rf x`).
-        return loose and any(command_matches(rule.specifier, part) for part in _parts(command))
+        # A deny or ask rule sees every command in the line and fails closed; an allow rule matches
+        # only what the parser fully resolved (agent.tools.rule_match).
+        return (command_may_match if loose else command_allows)(rule.specifier, command)
     return path is not None and path_matches(rule.specifier, path, workspace)
-
-
-def _parts(command: str) -> list[str]:
-    """The text of every command inside `command` (lists, pipelines, substitutions)."""
-    try:
-        import bashlex
-    except ImportError:  # pragma: no cover
-        return []
-    found: list[str] = []
-
-    class Visitor(bashlex.ast.nodevisitor):
-        def visitcommand(self, node, parts):  # noqa: N802 - bashlex's name
-            words = [p.word for p in parts if p.kind == "word"]
-            if words:
-                found.append(" ".join(words))
-
-    try:
-        for tree in bashlex.parse(command):
-            Visitor().visit(tree)
-    except Exception:  # noqa: BLE001 - unparsable: the whole is asked, never allowed by a wildcard
-        return []
-    return found
 
 
 def decide(perms: Permissions, tool: str, workspace: Path, *, command: str | None = None,
@@ -123,6 +127,13 @@ def decide(perms: Permissions, tool: str, workspace: Path, *, command: str | Non
             if _matches(rule, tool, command, path, workspace, loose=kind != "allow"):
                 return kind, rule
     return "none", None
+
+
+def command_decision(perms: Permissions, command: str) -> tuple[str, Rule | None]:
+    """What the rules say of a command line: "deny", "ask", "allow" or "none" (no rule speaks), and
+    the rule. The one answer for every caller that runs commands (run_command, a sandbox that runs
+    without asking unless a deny or ask rule matches)."""
+    return decide(perms, "run_command", Path("."), command=command)
 
 
 # --- asking --------------------------------------------------------------------------------
@@ -158,11 +169,16 @@ def _with_hook(kind: str) -> str:
     return "ask" if hook is not None and hook[0] == "ask" and kind != "deny" else kind
 
 
-def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None) -> None:
+# Why a deny rule matched a line the parser could not fully read: for the model, to write it plainly.
+UNSURE = (": the line could not be read for sure (case, [[ ]], $((...)), a substitution inside a ~word or "
+          "${...}, an alias, a shell reading a stream), so it may run what the rule names; write plain commands")
+
+
+def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None, why: str = "") -> None:
     if hook is not None and hook[0] == "deny":
         raise Refused(f"a PreToolUse hook refused this call: {hook[1] or 'no reason given'}")
     if kind == "deny" and rule is not None:
-        raise Refused(f"the permission rule {rule.text!r} (deny) refuses this call")
+        raise Refused(f"the permission rule {rule.text!r} (deny) refuses this call{why}")
 
 
 def _plan(state: AppState) -> None:
@@ -171,21 +187,24 @@ def _plan(state: AppState) -> None:
                       "Read what you need, then propose a plan; the user leaves plan mode with Shift+Tab")
 
 
-async def command(state: AppState, text: str) -> None:
-    """run_command: raises Refused unless the command may run."""
-    kind, rule = decide(state.permissions, "run_command", state.workspace, command=text)
+async def command(state: AppState, text: str, sandboxed: bool = False) -> None:
+    """run_command: raises Refused unless the command may run. A command that will run in the OS
+    sandbox (`sandboxed`) runs unasked unless a deny or ask rule (or a hook) speaks."""
+    kind, rule = command_decision(state.permissions, text)
     kind, hook = _with_hook(kind), _hook_word()
-    _refuse_by(kind, rule, hook)
+    unsure = kind == "deny" and not fully_read(text)
+    _refuse_by(kind, rule, hook, UNSURE if unsure else "")
     _plan(state)
-    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
-                          or preapproved(state.config, "run_command") or text in state.always_allowed):
+    if kind != "ask" and (sandboxed or hook and hook[0] == "allow" or kind == "allow"
+                          or mode(state) == "bypassPermissions" or preapproved(state.config, "run_command")
+                          or text in state.always_allowed):
         return
     request = ApprovalRequest("command", text)
     answer = await ask(state.emit, request)
     if answer == "always":
         state.always_allowed.add(text)
     elif answer == "project":
-        remember_for_project(state, f"run_command({text})")
+        remember_for_project(state, f"run_command({escape_command(text)})")
     elif answer != "y":
         raise Refused("the user declined to run this command")
 
@@ -209,7 +228,7 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None,
     if risk is not None:
         # Only a rule that names the file: `.git` in so many words, or (a file with other links) its path.
         named = kind == "allow" and rule is not None and rule.specifier is not None and (
-            names_git(rule.specifier) if risk.key == "git" else not set("*?[{") & set(rule.specifier))
+            names_git(rule.specifier) if risk.key == "git" else names_one_file(rule.specifier))
         if now == "bypassPermissions" or named or display in state.always_allowed_writes:
             return
         why = risk.text(state.lang)
@@ -225,7 +244,7 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None,
     if answer == "always":
         state.always_allowed_writes.add(display)
     elif answer == "project":
-        remember_for_project(state, f"Edit({display})")
+        remember_for_project(state, f"Edit({escape_path(display)})")
     elif answer != "y":
         reason = risk.text("en") if risk is not None else "an edit, and the permission mode asks before edits"
         raise Refused(f"the user declined this write to {display}: it is {reason}")
@@ -255,7 +274,9 @@ async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:
     answer = await ask(state.emit, ApprovalRequest("tool", subject))
     if answer == "always":
         state.always_allowed.add(tool)
-    elif answer == "project":
+    elif answer == "project" and "*" not in tool:
         remember_for_project(state, tool)
+    elif answer == "project":  # a server's tool named with a star would save a wildcard: this session only
+        state.always_allowed.add(tool)
     elif answer != "y":
         raise Refused(f"the user declined this call of {tool}")

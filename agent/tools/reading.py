@@ -18,13 +18,20 @@ from agent.tools.workspace import PathError, resolve_path
 READ_LIMIT = 2000  # lines read_file returns by default
 LINE_CAP = 2000  # characters kept of one line
 READ_CAP = 100_000  # characters of one read_file answer
-# The end of a part: "[... continue with offset=N]"; written by _numbered, read by continues_at.
+# The end of a part: "[...; the file has T lines; continue with offset=N]"; written by numbered (through
+# _continue), read by continues_at and read_span.
 _CONTINUE = "continue with offset={n}]"
 _CONTINUES_AT = re.compile(r"continue with offset=(\d+)\]\Z")
+_TOTAL = re.compile(r"the file has (\d+) lines; continue with offset=\d+\]\Z")
+_NUMBERED = re.compile(r" *(\d+)\t")
+# Bytes read past a part's end to count the file's lines; a larger rest is not counted.
+COUNT_CAP = 64 << 20
 
 
 def readable_roots(workspace: Path) -> list[Path]:
-    return [session.archive_dir(workspace)]
+    from agent.store.project_dirs import tool_results_dir
+
+    return [session.archive_dir(workspace), tool_results_dir(workspace)]
 
 
 def numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None) -> str:
@@ -37,17 +44,17 @@ def numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None
         if n < offset:
             continue
         if n >= offset + limit:
-            out.append(f"[more lines follow; {_CONTINUE.format(n=n)}")
+            out.append(f"[more lines follow; {_continue(n, _lines_after(f, n))}")
             break
         entry = f"{n:6}\t{line}"
         if out and size + len(entry) > READ_CAP:
-            out.append(f"[output capped at {READ_CAP} characters; {_CONTINUE.format(n=n)}")
+            out.append(f"[output capped at {READ_CAP} characters; {_continue(n, _lines_after(f, n))}")
             break
         if max_tokens is not None:
             cost = tokens.count_text(entry) + 1
             if out and used + cost > max_tokens:
                 out.append(f"[output capped at {max_tokens} tokens (a share of the context window); "
-                           f"{_CONTINUE.format(n=n)}")
+                           f"{_continue(n, _lines_after(f, n))}")
                 break
             used += cost
         out.append(entry)
@@ -91,6 +98,39 @@ def read_for_model(
     return text
 
 
+def _lines_after(f: BinaryIO, n: int) -> int | None:
+    """The file's lines, `n` read so far: the rest of `f` counted, None when it is over COUNT_CAP bytes."""
+    count = size = 0
+    last = b"\n"
+    while chunk := f.read(1 << 20):
+        count += chunk.count(b"\n")
+        size += len(chunk)
+        last = chunk[-1:]
+        if size > COUNT_CAP:
+            return None
+    return n + count + (last != b"\n")
+
+
+def _continue(n: int, total: int | None) -> str:
+    return (f"the file has {total} lines; " if total is not None else "") + _CONTINUE.format(n=n)
+
+
+def read_span(answer: str) -> tuple[int, int, int] | None:
+    """(first line, last line, the file's lines) of a read that is a part of its file; None for a whole
+    file, an error, or a part whose file was too large to count."""
+    lines = answer.split("\n")
+    first = _NUMBERED.match(lines[0])
+    if first is None:
+        return None
+    if (next_at := continues_at(lines[-1])) is not None:
+        total = _TOTAL.search(lines[-1])
+        return (int(first.group(1)), next_at - 1, int(total.group(1))) if total else None
+    last = _NUMBERED.match(lines[-1])
+    if int(first.group(1)) == 1 or last is None:
+        return None
+    return int(first.group(1)), int(last.group(1)), int(last.group(1))
+
+
 def continues_at(answer: str) -> int | None:
     """The line the next part of a read starts at, if `answer` is a part (None: the whole rest)."""
     found = _CONTINUES_AT.search(answer)
@@ -104,13 +144,16 @@ def shorten(answer: str, max_tokens: int) -> str:
 
     lines = answer.split("\n")
     marker = lines.pop() if lines and continues_at(lines[-1]) is not None else None
+    span = read_span(answer)
+    last = _NUMBERED.match(lines[-1]) if lines else None
+    total = span[2] if span else int(last.group(1)) if last and marker is None else None
     kept: list[str] = []
     used = 0
     for line in lines:
         number = line.split("\t", 1)[0].strip()
         cost = tokens.count_text(line) + 1
         if kept and used + cost > max_tokens and number.isdigit():
-            kept.append(f"[output capped at {max_tokens} tokens to fit the window; {_CONTINUE.format(n=number)}")
+            kept.append(f"[output capped at {max_tokens} tokens to fit the window; {_continue(int(number), total)}")
             return "\n".join(kept)
         used += cost
         kept.append(line)

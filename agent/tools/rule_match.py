@@ -1,19 +1,23 @@
 """Permission rules, Claude Code's syntax: `Tool`, `Tool(specifier)`, `mcp__server`, `mcp__server__tool`,
 `mcp__server__*`. Our tool names and Claude's (`Bash`, `Edit`, `Write`, `Read`, `Grep`, `Glob`) both work.
 
-A rule never matches more than it says. A command rule with a wildcard (`npm test:*`, `git * main`)
-matches one plain command only: the command line is parsed (bashlex) and anything that could run
-something the rule does not name refuses the match — a list or pipeline (`;`, `&&`, `|`, `&`, a
-newline), a command or process substitution, a parameter expansion, a variable assignment in front
-(`LD_PRELOAD=x ls`), a redirection to a file, a compound command, a line break. A rule without a wildcard matches
-that exact command line only.
+A rule matches only what the parser fully resolved (agent.tools.shell_parse). An allow rule with a
+wildcard matches one plain command whose every word is a literal; anything the shell would expand
+or run besides (a list, a substitution, a parameter, a glob, a redirection to a file, a variable in
+front, a line bashlex cannot parse) is asked. A deny or ask rule looks at every command the line
+runs, wrappers read through (agent.tools.shell_wrappers), and matches where it cannot be sure.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+
+from agent.tools.shell_parse import Word, parse
+from agent.tools.shell_wrappers import commands_run, strip_plain_wrappers
 
 READ_TOOLS = ("read_file", "grep", "list_files")
 EDIT_TOOLS = ("write_file", "edit_file")
@@ -78,65 +82,134 @@ def parse_rule(text: str) -> Rule:
 # --- commands ------------------------------------------------------------------------------
 
 
-def simple_words(command: str) -> list[str] | None:
-    """The words of `command` if it is one plain command (see the module's rule), else None."""
-    if any(c in command for c in "\n\r\0"):
-        return None  # a second line is a second command (or a continuation no one reads as one)
-    try:
-        import bashlex
-    except ImportError:  # pragma: no cover - bashlex is a dependency; refuse more without it
-        return _shlex_words(command)
-    try:
-        trees = bashlex.parse(command)
-    except Exception:  # noqa: BLE001 - bashlex raises many kinds; what it cannot parse matches nothing
-        return None
-    if len(trees) != 1 or trees[0].kind != "command":
-        return None
-    words = []
-    for part in trees[0].parts:
-        if part.kind == "redirect":
-            # `2>&1`, `>&2`: one output joined to another, no file named.
-            if part.type in (">&", "<&") and isinstance(part.output, int):
-                continue
-            return None
-        if part.kind != "word":
-            return None  # an assignment (LD_PRELOAD=...), a reserved word
-        if any(sub.kind != "tilde" for sub in getattr(part, "parts", ())):
-            return None  # $(...), `...`, <(...), $VAR
-        words.append(part.word)
-    return words or None
+@dataclass(frozen=True)
+class CommandPattern:
+    """A command rule's specifier, read as Claude Code reads it: `npm test:*` a prefix (word-bounded),
+    a pattern with an unescaped `*` a wildcard (`\\*` a literal star, `\\\\` a literal backslash),
+    anything else one exact command line."""
+
+    kind: str  # "exact", "prefix" or "wildcard"
+    text: str  # the command, the prefix or the pattern (escapes read, but a wildcard's)
+    words: tuple[str, ...]  # the exact command's or the prefix's words
+
+    def regex(self) -> re.Pattern[str]:
+        return _wildcard(self.text)
 
 
-_META = set(";&|<>$`(){}\n\r\\*?[]!#'\"~")
-
-
-def _shlex_words(command: str) -> list[str] | None:
-    import shlex
-
-    if _META & set(command):
-        return None
-    try:
-        return shlex.split(command) or None
-    except ValueError:
-        return None
-
-
-def command_matches(specifier: str, command: str) -> bool:
+@lru_cache(maxsize=256)
+def command_pattern(specifier: str) -> CommandPattern:
     spec = specifier.strip()
-    if "*" not in spec:
-        return command.strip() == spec
-    words = simple_words(command)
-    if words is None:
+    if len(spec) > 2 and spec.endswith(":*"):
+        prefix = _unescape(spec[:-2])
+        return CommandPattern("prefix", prefix, _rule_words(prefix))
+    if _STAR.search(spec):
+        return CommandPattern("wildcard", spec, ())
+    exact = _unescape(spec)
+    return CommandPattern("exact", exact, _rule_words(exact))
+
+
+_STAR = re.compile(r"(?<!\\)(?:\\\\)*\*")  # a star after an even number of backslashes
+_ESCAPE = re.compile(r"\\([\\*])")
+
+
+def _unescape(text: str) -> str:
+    # Only a text that escapes a star is read for escapes: Claude Code compares other exact rules as written.
+    return _ESCAPE.sub(r"\1", text) if "\\*" in text else text
+
+
+def _rule_words(text: str) -> tuple[str, ...]:
+    try:
+        return tuple(shlex.split(text))
+    except ValueError:
+        return tuple(text.split())
+
+
+@lru_cache(maxsize=256)
+def _wildcard(pattern: str) -> re.Pattern[str]:
+    pieces, stars = [], 0
+    for token in re.findall(r"\\[\\*]|\*|[^\\*]+|\\", pattern):
+        if token == "*":
+            pieces.append(".*")
+            stars += 1
+        else:
+            pieces.append(re.escape(token[1] if len(token) == 2 and token[0] == "\\" else token))
+    regex = "".join(pieces)
+    # `git *` also matches bare `git`, as Claude Code's single trailing wildcard does.
+    if stars == 1 and regex.endswith("\\ .*"):
+        regex = regex[:-4] + "(?: .*)?"
+    return re.compile(regex, re.S)
+
+
+def escape_command(command: str) -> str:
+    """The specifier of a rule that matches exactly `command`, even one with a `*` in it."""
+    return command.replace("\\", "\\\\").replace("*", "\\*") if "*" in command else command
+
+
+def command_allows(specifier: str, command: str) -> bool:
+    """An allow rule: an exact rule matches that line as written; a prefix or wildcard rule only a
+    command the parser fully resolved: one simple command, every word a plain literal after quote
+    removal, no assignment in front, no redirection but `n>&m`. A pure wrapper in front (`timeout 5`,
+    `nice`, `nohup`, `stdbuf -oL`, `time`) is looked through, as Claude Code does."""
+    pattern = command_pattern(specifier)
+    if pattern.kind == "exact":
+        return command.strip() == pattern.text
+    if any(c in command for c in "\n\r"):
+        return False  # a second line is a second command (or a continuation no one reads as one)
+    parsed = parse(command)
+    plain = parsed.plain() if parsed is not None else None
+    if plain is None:
         return False
-    if spec.endswith(":*") and "*" not in spec[:-2]:
-        # The legacy prefix form: these words first, then anything (word-bounded: `ls:*` is not `lsblk`).
-        prefix = simple_words(spec[:-2])
-        return prefix is not None and words[: len(prefix)] == prefix
-    # `git *` also matches bare `git`, as Claude Code's trailing wildcard does.
-    tail = r"(?: .*)?" if spec.endswith(" *") else ""
-    body = spec[:-2] if tail else spec
-    pattern = "".join(".*" if piece == "*" else re.escape(piece) for piece in re.split(r"(\*)", body)) + tail
-    return re.fullmatch(pattern, " ".join(words), re.S) is not None
+    words = tuple(w for w in plain.words if w is not None)
+    inner = strip_plain_wrappers(words)
+    return _matches(pattern, words, plain.text) or (inner != words and _matches(pattern, inner, ""))
+
+
+def command_may_match(specifier: str, command: str) -> bool:
+    """A deny or ask rule: whether any command the line runs could be the one the rule names
+    (every simple command, wrappers read through); a line the parser cannot fully read could be."""
+    pattern = command_pattern(specifier)
+    if command.strip() == pattern.text:
+        return True
+    seen = commands_run(command)
+    if seen is None or seen.unsure:
+        return True
+    return any(_may_match(pattern, c.words, c.text) for c in seen.commands)
+
+
+def fully_read(command: str) -> bool:
+    """Whether the parser resolved every command the line runs (else deny and ask rules match it)."""
+    seen = commands_run(command)
+    return seen is not None and not seen.unsure
+
+
+def _matches(pattern: CommandPattern, words: tuple[str, ...], text: str, loose: bool = False) -> bool:
+    if pattern.kind == "prefix":
+        return words[: len(pattern.words)] == pattern.words
+    if pattern.kind == "exact":
+        return words == pattern.words or text.strip() == pattern.text
+    # A wildcard reads the command as written, or its words joined by spaces; where a word holds a
+    # space that join would hide where a word ends (`'git log' x` is not `git log x`), so an allow
+    # rule reads the words quoted instead.
+    bare = loose or not any(c.isspace() for word in words for c in word)
+    forms = [text.strip(), " ".join(words) if bare else shlex.join(words)]
+    return any(form and pattern.regex().fullmatch(form) for form in forms)
+
+
+def _may_match(pattern: CommandPattern, words: tuple[Word, ...], text: str) -> bool:
+    """Whether `words` can be the command the pattern names; from the first unknown word on, the
+    shell may put any number of words of any value."""
+    if None not in words:
+        return _matches(pattern, words, text, loose=True)  # type: ignore[arg-type]
+    known = tuple(w for w in words[: words.index(None)] if w is not None)
+    if pattern.kind == "prefix":
+        n = min(len(known), len(pattern.words))
+        return known[:n] == pattern.words[:n]
+    if pattern.kind == "exact":
+        return known == pattern.words[: len(known)]
+    start = " ".join(known) + " " if known else ""
+    star = _STAR.search(pattern.text)
+    head = _ESCAPE.sub(r"\1", pattern.text[: star.end() - 1] if star else pattern.text)
+    return start.startswith(head) or head.startswith(start)
 
 
 # --- paths ---------------------------------------------------------------------------------
@@ -165,6 +238,23 @@ def path_matches(specifier: str, target: Path, workspace: Path) -> bool:
     if pattern.endswith("/"):
         pattern += "**"
     return match_glob(pattern, rel)
+
+
+_GLOB_CHARS = "*?[{"  # `]` and `}` are plain once what opens them is
+_ONE_CHAR = re.compile(r"\[(.)\]")
+
+
+def escape_path(path: str) -> str:
+    """The specifier of an Edit rule for this one file: from the project's root (or `//` for an
+    absolute path), each glob character in a class of its own (`a[*].txt`), a trailing space kept."""
+    body = path.rstrip(" ")
+    escaped = "".join(f"[{c}]" if c in _GLOB_CHARS else c for c in body) + "[ ]" * (len(path) - len(body))
+    return "/" + escaped
+
+
+def names_one_file(specifier: str) -> bool:
+    """Whether a path rule is no pattern at all (a glob character only as `[c]`, one character)."""
+    return not set(_GLOB_CHARS) & set(_ONE_CHAR.sub("", specifier))
 
 
 def names_git(specifier: str | None) -> bool:

@@ -1,16 +1,21 @@
 """Running a shell command: bounded output, its own process group, killed whole on timeout
-or Ctrl-C, and no API keys in its environment."""
+or Ctrl-C, no API keys in its environment, and the OS sandbox around it when there is one."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.provider.keys import is_key_name
 from agent.tools.memory_guard import command_preexec
 from agent.tools.process_slots import holds_slot
+
+if TYPE_CHECKING:
+    from agent.tools.sandbox.confine import Sandbox
 
 COMMAND_HEAD = 15_000  # bytes of output kept from the start...
 COMMAND_TAIL = 15_000  # ...and from the end
@@ -18,11 +23,12 @@ KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_GRACE = 1.0  # seconds to keep reading after the shell exits (background children)
 
 
-def command_env() -> dict[str, str]:
-    """The environment for commands: ours without API keys, so a command cannot leak them."""
+def command_env(project: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for commands: ours without API keys, so a command cannot leak them, over an
+    approved project's `env` (agent.provider.trust: a variable already set wins, as in the settings)."""
     # The agent removes them from its own environment at start-up (agent.provider.keys); this is for callers
     # that did not (tests, library use).
-    return {k: v for k, v in os.environ.items() if not is_key_name(k)}
+    return {k: v for k, v in {**(project or {}), **os.environ}.items() if not is_key_name(k)}
 
 
 class HeadTail:
@@ -82,20 +88,33 @@ async def _open_output(read_fd: int) -> tuple[asyncio.StreamReader, asyncio.Read
 
 
 @holds_slot
-async def execute(command: str, cwd: Path, timeout: float) -> str:
-    """Run `command` in a shell; its output (capped) and how it ended. Waits for a process slot."""
+async def execute(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None,
+                  env: dict[str, str] | None = None) -> str:
+    """Run `command` in a shell (in `sandbox`, if given: agent.tools.sandbox; in `env`, else
+    command_env()); its output (capped) and how it ended. Waits for a process slot."""
+    env = command_env() if env is None else env
+    if sandbox is None:
+        return await _run(["/bin/sh", "-c", command], cwd, timeout, env)
+    with sandbox.launch(["/bin/sh", "-c", command], cwd, env) as launch:
+        output = await _run(launch.argv, cwd, timeout, launch.env)
+    if swapped := sandbox.swapped_links(launch.layout):
+        output += f"\n[warning: the command replaced {', '.join(map(str, swapped))}, which the sandbox protects]"
+    return output
+
+
+async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> str:
     # Our own pipe rather than PIPE: asyncio's wait() would wait for every holder of the pipe to
     # close it, forever if the command left a background child (`server &`) behind.
     read_fd, write_fd = os.pipe()
     try:
-        proc = await asyncio.create_subprocess_shell(
-            command,
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
             cwd=cwd,
             start_new_session=True,  # its own process group, so it can be killed whole
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
             stderr=write_fd,
-            env=command_env(),
+            env=env,
             preexec_fn=command_preexec(),  # no CAP_SYS_PTRACE: our memory stays out of reach
         )
     except BaseException:

@@ -5,26 +5,33 @@ The sub-agent runs the same model with the parent's instructions plus prompts/su
 tools the parent chose (read-only by default), the same approval rules (the user is asked as for
 the parent, the question saying it comes from the sub-agent; "always" answers hold for both), the
 parent's file history (its writes are part of the turn: /undo and /rewind take them back), and a
-token budget. Its own client records nothing: the parent's recorded request (agent.provider.prefix) stays the
-parent's. Its whole transcript is written beside the session's archives and named in the result;
-its tokens and cost go into the session's stats (/status). Several task calls in one response run
-at once (pydantic-ai runs non-sequential tools concurrently).
+token budget. A sub-agent defined in `.claude/agents/` (agent.provider.agent_files; `subagent_type`)
+brings its own system prompt, tools and model. Its own client records nothing: the parent's recorded
+request (agent.provider.prefix) stays the parent's. Its whole transcript is written beside the
+session's archives and named in the result; its tokens and cost go into the session's stats
+(/status). Several task calls in one response run at once (pydantic-ai runs non-sequential tools
+concurrently).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai import RunContext, Tool
+from pydantic_ai.tools import ToolDefinition
 
 import session
 from agent.events import ApprovalRequest, CommandRunning, Notice, ToolCallStarted
+from agent.provider import agent_files
+from agent.provider.agent_files import AgentFile, is_claude_model
 from agent.state.app import AppState, Scratch, Stats  # at run time: pydantic-ai reads the tool's type hints
 from agent.text.i18n import t
+from agent.tools.preapproval import CLAUDE_TOOLS, our_names
 
 READ_ONLY = ("read_file", "list_files", "grep")
 # What a parent may give a sub-agent: not `task` (no sub-agents of sub-agents) nor `todo` (the plan
@@ -47,7 +54,8 @@ def grantable_tools(names: list[str] | None, config: Any) -> list[Tool[AppState]
     if unknown:
         raise ValueError(f"a sub-agent cannot have {', '.join(unknown)}; it may have {', '.join(GRANTABLE)}")
     every = [*TOOLS, Tool(fetch_url, takes_ctx=True)]
-    return [tool for tool in every if tool.name in wanted and tool.name not in config.disallowed_tools]
+    taken = our_names(config.disallowed_tools)
+    return [tool for tool in every if tool.name in wanted and tool.name not in taken]
 
 
 def child_state(parent: AppState, label: str) -> AppState:
@@ -69,7 +77,9 @@ def child_state(parent: AppState, label: str) -> AppState:
     return AppState(config=parent.config, transcript=Transcript("", parent.workspace), read_file_state=ReadFileState(),
                     file_history=parent.file_history, emit=emit, always_allowed=parent.always_allowed,
                     always_allowed_writes=parent.always_allowed_writes,
-                    always_allowed_domains=parent.always_allowed_domains, stats=Stats(), scratch=Scratch())
+                    always_allowed_domains=parent.always_allowed_domains, stats=Stats(), scratch=Scratch(),
+                    # The session's set-up is the parent's: its rules and mode, hooks, the approved project.
+                    permissions=parent.permissions, hooks=parent.hooks, project=parent.project)
 
 
 def save_transcript(parent: AppState, messages: list) -> Path | None:
@@ -112,22 +122,26 @@ async def _tool_calls(ctx: RunContext[AppState], stream: Any) -> None:
 
 
 async def run_subagent(parent: AppState, description: str, prompt: str, tools: list[Tool[AppState]],
-                       budget: int) -> str:
+                       budget: int, definition: AgentFile | None = None) -> str:
     from pydantic_ai import Agent, capture_run_messages
     from pydantic_ai.usage import UsageLimits
 
     from agent.provider.model import build_model, model_settings
-    from agent.provider.retries import Retries
     from agent.text.prompts import load_prompt
+    from agent.tools.capabilities import Retries, ToolGate
     from agent.tools.memory_files import instructions
-    from agent.tools.tool_gate import ToolGate
 
     label = t("subagent_label", parent.lang, description=description)
-    # The parent's instructions as sent (rendered when its agent was built), the sub-agent's after them.
+    # The parent's instructions as sent (rendered when its agent was built), the sub-agent's after them,
+    # then its definition's own system prompt (.claude/agents/<name>.md).
     base = parent.scratch.instructions or instructions(parent.workspace, parent.lang)
-    model = build_model(parent.config)
-    agent = Agent(model, model_settings=model_settings(parent.config),  # type: ignore[arg-type]
-                  instructions=base + "\n\n" + load_prompt("subagent", parent.lang),
+    own = f"\n\n# {definition.name}\n\n{definition.prompt}" if definition is not None and definition.prompt else ""
+    config = parent.config
+    if definition is not None and definition.model and not is_claude_model(definition.model):
+        config = dataclasses.replace(config, model=definition.model)
+    model = build_model(config)
+    agent = Agent(model, model_settings=model_settings(config),  # type: ignore[arg-type]
+                  instructions=base + "\n\n" + load_prompt("subagent", parent.lang) + own,
                   deps_type=AppState, tools=tools, retries=3,
                   # Retries: a retry's wait is told through the sub-agent's deps; ToolGate: its tool
                   # calls pass the same hooks and permission rules as the parent's.
@@ -153,8 +167,24 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
             f"cached), {output:,} output; its transcript: {where}]")
 
 
+def defined_tools(definition: AgentFile, config: Any) -> tuple[list[Tool[AppState]], str]:
+    """The tools a definition names (Claude Code's names or ours; none named: every grantable one),
+    and a note on those a sub-agent cannot have here."""
+    named = definition.tools
+    wanted = list(GRANTABLE) if named is None else [CLAUDE_TOOLS.get(name, name) for name in named]
+    missing = [name for name in (named or ()) if CLAUDE_TOOLS.get(name, name) not in GRANTABLE]
+    note = f"not available to a sub-agent here: {', '.join(missing)}" if missing else ""
+    return grantable_tools([name for name in wanted if name in GRANTABLE], config), note
+
+
+def _model_note(definition: AgentFile, config: Any) -> str:
+    if definition.model and is_claude_model(definition.model):
+        return f"its model {definition.model} is one of Claude's, not served here: it ran with {config.model}"
+    return ""
+
+
 async def task(ctx: RunContext[AppState], description: str, prompt: str, tools: list[str] | None = None,
-               token_budget: int | None = None) -> str:
+               token_budget: int | None = None, subagent_type: str | None = None) -> str:
     """Hand a self-contained job (a search, reading across many files) to a sub-agent with a fresh
     context; only its final report comes back. Its prompt must say all the job needs: it sees none
     of this conversation. Several task calls at once run in parallel.
@@ -164,13 +194,56 @@ async def task(ctx: RunContext[AppState], description: str, prompt: str, tools: 
         prompt: The whole job, self-contained.
         tools: Its tools (default read_file, list_files, grep; also write_file, edit_file, run_command, fetch_url).
         token_budget: Tokens for all its requests (default 300000).
+        subagent_type: A sub-agent defined for this project, by name (its own instructions and tools).
     """
     deps = ctx.deps
-    try:
-        granted = grantable_tools(tools, deps.config)
-    except ValueError as exc:
-        return f"Error: {exc}"
     if not prompt.strip():
         return "Error: the prompt is empty; say the whole job"
+    notes, definition = [], None
+    try:
+        if subagent_type:
+            definition = agent_files.find(deps.workspace, subagent_type)
+            if definition is None:
+                known = ", ".join(a.name for a in agent_files.load(deps.workspace)) or "none"
+                return f"Error: no sub-agent is named {subagent_type!r}; the defined ones: {known}"
+            granted, note = defined_tools(definition, deps.config)
+            notes += [note, _model_note(definition, deps.config)]
+        else:
+            granted = grantable_tools(tools, deps.config)
+    except ValueError as exc:
+        return f"Error: {exc}"
     budget = min(max(token_budget or DEFAULT_BUDGET, 1_000), MAX_BUDGET)
-    return await run_subagent(deps, " ".join(description.split())[:80] or "task", prompt, granted, budget)
+    report = await run_subagent(deps, " ".join(description.split())[:80] or "task", prompt, granted, budget,
+                                definition)
+    return "\n".join([report, *(f"[{note}]" for note in notes if note)])
+
+
+AGENT_TYPE = "subagent_type"
+
+
+@functools.cache
+def _agent_type_schema() -> dict[str, Any]:
+    return Tool(task, takes_ctx=True).function_schema.json_schema["properties"][AGENT_TYPE]
+
+
+def task_tool() -> Tool[AppState]:
+    """The task tool as the agent is built with it: `subagent_type` is offered only while sub-agents
+    are defined (list_defined), so without them its definition, and its tokens in every request, are
+    what they were."""
+    tool = Tool(task, takes_ctx=True, prepare=list_defined)
+    tool.function_schema.json_schema["properties"].pop(AGENT_TYPE, None)
+    return tool
+
+
+async def list_defined(ctx: RunContext[AppState], tool_def: ToolDefinition) -> ToolDefinition:
+    """With the project's sub-agents defined: the task tool's `subagent_type`, and its description
+    naming them (none defined: the definition is left as it is, byte for byte, and the prefix with it)."""
+    defined = agent_files.load(ctx.deps.workspace)
+    if not defined:
+        return tool_def
+    lines = [f"- {a.name}: {' '.join(a.description.split())[:300]}" for a in defined]
+    text = "\n\nSub-agents defined for this project (pass the name as subagent_type):\n" + "\n".join(lines)
+    schema = dict(tool_def.parameters_json_schema)
+    schema["properties"] = {**schema["properties"], AGENT_TYPE: _agent_type_schema()}
+    return dataclasses.replace(tool_def, description=(tool_def.description or "") + text,
+                               parameters_json_schema=schema)

@@ -23,7 +23,9 @@ def _target(state: Any, args: dict[str, Any]) -> Any:
         return None
 
 
-class _Gate:
+class Gate:
+    """The gate's logic; agent.tools.capabilities.ToolGate makes it a pydantic-ai capability."""
+
     async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
         state = ctx.deps
         from agent.tools import hooks
@@ -47,11 +49,3 @@ class _Gate:
         result = await hooks.post_tool_use(state, name, given, call.tool_call_id, result)
         return hooks.with_notes(result, pre.context, "PreToolUse")
 
-
-def ToolGate() -> Any:  # noqa: N802 - reads as a class where the agent is built
-    from pydantic_ai.capabilities import AbstractCapability
-
-    class _ToolGate(_Gate, AbstractCapability):
-        pass
-
-    return _ToolGate()

@@ -1,12 +1,11 @@
 """The tools the agent is built with: every tool the agent has, less those the user took away
-(--disallowed-tools). Which of them run without asking is agent.tools.preapproval's.
+(--disallowed-tools, by our name or Claude Code's). Which of them run without asking is agent.tools.preapproval's.
 
 The set is fixed when the agent is built, so the request prefix (tool definitions included) stays
 byte-stable for the whole session."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,24 +21,16 @@ def all_tools() -> list[Tool[AppState]]:
 
     from agent.tools.builtin import TOOLS
     from agent.tools.fetch_url import fetch_url
-    from agent.tools.subagent import task
+    from agent.tools.subagent import task_tool
     from agent.tools.todo import todo
 
     # `task` is not sequential: several sub-agents asked for at once run at the same time.
     return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True),
-            Tool(task, takes_ctx=True)]
+            task_tool()]
 
 
 def tool_names() -> list[str]:
     return [tool.name for tool in all_tools()]
-
-
-def unknown_tools(names: Iterable[str]) -> list[str]:
-    names = list(names)
-    if not names:  # the tool set imports pydantic-ai, the slowest import: a start without the flags must not wait
-        return []
-    known = set(tool_names())
-    return [name for name in names if name not in known]
 
 
 # The task list, web fetch and sub-agents add ~750 tokens of definitions to every request: at a 4k or
@@ -50,6 +41,8 @@ EXTRAS_MIN_WINDOW = 16_000
 
 
 def active_tools(config: Config) -> list[Tool[AppState]]:
+    from agent.tools.preapproval import our_names
+
     small = config.context_window < EXTRAS_MIN_WINDOW
-    return [tool for tool in all_tools()
-            if tool.name not in config.disallowed_tools and not (small and tool.name in EXTRAS)]
+    taken = our_names(config.disallowed_tools)
+    return [tool for tool in all_tools() if tool.name not in taken and not (small and tool.name in EXTRAS)]

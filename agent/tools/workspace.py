@@ -73,8 +73,8 @@ GIT_SAFETY = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-
               "-c", "safe.bareRepository=explicit", "-c", "protocol.allow=never", "-c", "core.untrackedCache=false")
 
 
-def _safe_path_dirs(workspace: Path) -> str:
-    """PATH without relative entries or entries inside the workspace (a `git` the model wrote)."""
+def safe_path_dirs(workspace: Path) -> str:
+    """PATH without relative entries or entries inside the workspace (a `git` or `bwrap` the model wrote)."""
     root = str(workspace.resolve())
     dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep)
             if os.path.isabs(d) and not (d == root or d.startswith(root + os.sep))]
@@ -84,7 +84,7 @@ def _safe_path_dirs(workspace: Path) -> str:
 def git_env(workspace: Path) -> dict[str, str]:
     """A fixed, minimal environment for git: no keys, no system or user config, no prompts."""
     return {
-        "PATH": _safe_path_dirs(workspace),
+        "PATH": safe_path_dirs(workspace),
         "LC_ALL": "C",
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": "/dev/null",
@@ -97,7 +97,7 @@ def git_env(workspace: Path) -> dict[str, str]:
 
 def git_argv(workspace: Path, *args: str) -> list[str] | None:
     """`git <safety settings> <args>`, or None when no git is installed outside the workspace."""
-    git = shutil.which("git", path=_safe_path_dirs(workspace))
+    git = shutil.which("git", path=safe_path_dirs(workspace))
     return [git, "--no-pager", *GIT_SAFETY, *args] if git else None
 
 

@@ -1,84 +1,145 @@
-"""Custom slash commands, Claude Code's format: a Markdown file per command in the project's
-`.coding-agent/commands/` (or `.claude/commands/`) or the user's `~/.coding-agent/commands/`. The file
-name is the command (`review.md` is /review); optional front matter gives `description` and
-`argument-hint`; the body is the prompt, with `$ARGUMENTS` (everything typed after the name), `$1`,
-`$2`, ... (its words) put in. `@file` mentions in it are read like the user's own (agent.tools.mentions).
-Claude Code's `!`command`` lines would run a shell command unasked: they are left as text.
+"""Running a custom slash command (its file: agent.provider.command_files), in the REPL and in -p alike:
+the arguments put in, each `` !`command` `` run and its output put in its place, then one turn with
+the command's `allowed-tools` granted and its `model` used, for that turn only.
+
+A `!` command is asked like any command the model would run (the same rules, mode and answers),
+unless a rule allows it: the user's own, or the command's `allowed-tools`. A project's command file is
+someone else's text: its `allowed-tools` count only once the user trusted the project, and one of
+them declined leaves the prompt unsent.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
-from dataclasses import dataclass
-from pathlib import Path
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
-from agent.config import data_home
+from agent.events import Notice
+from agent.provider.command_files import INLINE, CommandFile
+from agent.state.app import AppState
+from agent.text.i18n import t
+from agent.tools import permissions
+from agent.tools.rule_match import BadRule, Rule, parse_rule
+from agent.turn import model_switch
 
-MAX_COMMAND_FILE = 100_000  # characters: a command is a prompt, not a document
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+INLINE_TIMEOUT = 120  # seconds, as a command the model runs gets by default
+OK_ENDING = "[exit code: 0]"
 
 
-@dataclass(frozen=True)
-class CustomCommand:
-    name: str
-    path: Path
-    description: str
-    argument_hint: str
-    body: str
+def may_grant(state: AppState, command: CommandFile) -> bool:
+    """The one check of whose text a command is: the user's own file grants what it says; a project's
+    only when the user trusted the project and its grants are still the ones they saw."""
+    if command.scope == "user":
+        return True
+    from agent.provider import trust
 
-    def prompt(self, arguments: str) -> str:
-        """The body with the arguments put in."""
+    return state.project.trusted and trust.is_trusted(state)
+
+
+def turn_rules(state: AppState, command: CommandFile) -> list[Rule]:
+    """The command's `allowed-tools` as rules, if it may grant them; each one not taken is said."""
+    if not command.allowed_tools:
+        return []
+    if not may_grant(state, command):
+        state.emit(Notice(t("command_grants_untrusted", state.lang, name=command.name,
+                            rules=", ".join(command.allowed_tools)), "warn"))
+        return []
+    rules = []
+    for text in command.allowed_tools:
         try:
-            words = shlex.split(arguments)
-        except ValueError:
-            words = arguments.split()
-
-        def positional(m: re.Match[str]) -> str:
-            n = int(m.group(1))
-            return words[n - 1] if 0 < n <= len(words) else ""
-
-        text = self.body.replace("$ARGUMENTS", arguments)
-        return re.sub(r"\$(\d+)", positional, text)
+            rules.append(parse_rule(text))
+        except BadRule:
+            state.emit(Notice(t("command_rule_ignored", state.lang, name=command.name, rule=text), "warn"))
+    return rules
 
 
-def command_dirs(workspace: Path) -> list[Path]:
-    """Where commands are looked for; an earlier folder's command wins over a later one's."""
-    return [workspace / ".coding-agent" / "commands", workspace / ".claude" / "commands", data_home() / "commands"]
+async def _inline(state: AppState, command: CommandFile, line: str) -> str | None:
+    """One `!` command's output, or None when it may not run (declined, refused by a rule)."""
+    from agent.tools.builtin import run_allowed
+    from agent.tools.sandbox import confine
 
-
-def _front_matter(text: str) -> tuple[dict[str, str], str]:
-    if not text.startswith("---"):
-        return {}, text
-    head, sep, body = text[3:].partition("\n---")
-    if not sep:
-        return {}, text
-    fields = {}
-    for line in head.splitlines():
-        key, colon, value = line.partition(":")
-        if colon and key.strip():
-            fields[key.strip()] = value.strip().strip("'\"")
-    return fields, body.lstrip("\n").removeprefix("-").lstrip("\n")
-
-
-def _read(path: Path, workspace: Path) -> CustomCommand | None:
-    from agent.tools.memory_files import read_confined
-
-    text = read_confined(path, workspace if path.is_relative_to(workspace) else data_home(), MAX_COMMAND_FILE)
-    if text is None:
+    sandbox = confine.for_command(state, line)
+    try:
+        await permissions.command(state, line)
+    except permissions.Refused:
+        state.emit(Notice(t("command_inline_declined", state.lang, name=command.name, command=line), "warn"))
         return None
-    fields, body = _front_matter(text)
-    return CustomCommand(path.stem, path, fields.get("description", ""), fields.get("argument-hint", ""), body.strip())
+    output = await run_allowed(state, line, INLINE_TIMEOUT, sandbox)
+    state.emit(Notice(t("command_inline_ran", state.lang, command=line, n=output.count("\n") + 1), "dim"))
+    text = output.rstrip("\n")
+    return text[: -len(OK_ENDING)].rstrip("\n") if text.endswith(OK_ENDING) else text
 
 
-def load(workspace: Path) -> list[CustomCommand]:
-    found: dict[str, CustomCommand] = {}
-    for folder in command_dirs(workspace):
-        try:
-            files = sorted(folder.glob("*.md"))
-        except OSError:
-            continue
-        for path in files:
-            if _NAME.match(path.stem) and path.stem not in found and (cmd := _read(path, workspace)):
-                found[path.stem] = cmd
-    return list(found.values())
+async def expand(state: AppState, command: CommandFile, arguments: str) -> str | None:
+    """The prompt: the body with the arguments and each `!` command's output put in; None if one
+    could not run (the prompt would ask about something it does not hold)."""
+    text = command.prompt(arguments)
+    parts, at = [], 0
+    for match in INLINE.finditer(text):
+        output = await _inline(state, command, match.group(1).strip())
+        if output is None:
+            return None
+        parts += [text[at:match.start()], output]
+        at = match.end()
+    return "".join(parts) + text[at:]
+
+
+@contextlib.asynccontextmanager
+async def _model_for_turn(state: AppState, command: CommandFile) -> AsyncIterator[None]:
+    """The command's `model` for its turn, then the session's again."""
+    wanted = command.model
+    if not wanted or wanted == state.config.model:
+        yield
+        return
+    from agent.provider.agent_files import is_claude_model
+
+    if is_claude_model(wanted):
+        state.emit(Notice(t("command_model_claude", state.lang, name=command.name, model=wanted,
+                            current=state.config.model), "warn"))
+        yield
+        return
+    try:
+        switch = model_switch.plan(state, wanted)
+    except ValueError as exc:
+        switch, why = None, str(exc)
+    if switch is None or switch.compact_first:
+        why = why if switch is None else t("command_model_small", state.lang, window=switch.window)
+        state.emit(Notice(t("command_model_not_used", state.lang, name=command.name, model=wanted, why=why), "warn"))
+        yield
+        return
+    config = state.config
+    before = {"model": config.model, "context_window": config.context_window, "window_known": config.window_known}
+    await model_switch.close_agent(model_switch.switch_model(state, switch))
+    state.emit(Notice(t("command_model", state.lang, name=command.name, model=wanted), "dim"))
+    try:
+        yield
+    finally:
+        await model_switch.close_agent(model_switch.apply(state, **before))
+
+
+@contextlib.asynccontextmanager
+async def _granted(state: AppState, rules: list[Rule]) -> AsyncIterator[None]:
+    allow = state.permissions.rules["allow"]
+    allow.extend(rules)
+    try:
+        yield
+    finally:
+        for rule in rules:
+            for n, held in enumerate(allow):
+                if held is rule:
+                    del allow[n]
+                    break
+
+
+async def run(state: AppState, command: CommandFile, arguments: str,
+              submit: Callable[[str, str | None], Awaitable[Any]]) -> Any:
+    """Expand `command` and hand its prompt to `submit(prompt, typed)` (a turn); None when it was not
+    sent. `typed` is what the user typed into a project's command (main.on_submit confines the image
+    paths only the file names), None for the user's own."""
+    async with _granted(state, turn_rules(state, command)):
+        text = await expand(state, command, arguments)
+        if text is None:
+            state.emit(Notice(t("command_not_sent", state.lang, name=command.name), "warn"))
+            return None
+        async with _model_for_turn(state, command):
+            return await submit(text, arguments if command.scope == "project" else None)

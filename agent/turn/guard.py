@@ -2,16 +2,16 @@
 
 One request ("refactor the module and fix all tests") can run dozens of tool calls and fill the
 window inside a single turn, where the before-turn check never looks. A pydantic-ai capability's
-`before_model_request` sees every request and calls the hook the turn was given (`TurnGuard`, a
-capability of that run alone; the compaction layer's midturn.before_request), which may compact and
+`before_model_request` sees every request and calls the hook the turn was given (compact.before_request,
+through agent.tools.capabilities.TurnGuard, a capability of that run alone), which may compact and
 say so (`Refit`); the run then goes on from the compacted history. The loop knows nothing of compaction.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.compaction import Refit
 from agent.text.clean_text import clean_messages
 
 if TYPE_CHECKING:
@@ -19,19 +19,12 @@ if TYPE_CHECKING:
 
     from agent.provider.prefix import RequestContext
     from agent.state.app import AppState
-
-
-@dataclass(frozen=True)
-class Refit:
-    """What a before-request hook did to the run's history: replaced `state.history` (the run goes on
-    from it), or, with `once`, only this request is sent as these messages."""
-
-    once: list[ModelMessage] | None = None
+    from agent.turn.run_state import Turn
 
 
 class BeforeRequest(Protocol):
     """Called before every model request of a turn with our copy of the run's messages: compaction
-    (the layer above, midturn.before_request) may replace the history or shrink this one request."""
+    (the layer above: compact.before_request) may replace the history or shrink this one request."""
 
     async def __call__(self, state: AppState, messages: list[ModelMessage]) -> Refit | None: ...
 
@@ -40,51 +33,50 @@ class BeforeRequest(Protocol):
 MAX_REFITS = 2
 
 
-class _Guard:
-    """Runs the turn's before-request hook before every model request of its run (a pydantic-ai
-    capability given to that run only: `TurnGuard`)."""
+class Guard:
+    """Runs the turn's before-request hook before every model request of its run (given to that run
+    only, as agent.tools.capabilities.TurnGuard)."""
 
-    def __init__(self, hook: BeforeRequest | None, context: RequestContext) -> None:
-        self.hook, self.context = hook, context
+    def __init__(self, hook: BeforeRequest | None, context: RequestContext, turn: Turn) -> None:
+        self.hook, self.context, self.turn = hook, context, turn
+        # A request refused as too long is refitted before its next attempt, at most MAX_REFITS times.
+        self.refits, self.refit_pending = 0, False
 
     async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
-        state: AppState = ctx.deps
-        state.scratch.refits, state.scratch.refit_pending = 0, False
-        return await self._fit(ctx, state, request_context)
+        self.refits, self.refit_pending = 0, False
+        return await self._fit(ctx, ctx.deps, request_context)
 
     async def prepare_model_request(self, ctx: Any, request_context: Any) -> Any:
         """The attempt after a refusal for length (`on_model_request_error`) is fitted again, with
         the margin the refusal taught: never the same request twice."""
-        state: AppState = ctx.deps
-        if not state.scratch.refit_pending:
+        if not self.refit_pending:
             return request_context
-        state.scratch.refit_pending = False
-        return await self._fit(ctx, state, request_context)
+        self.refit_pending = False
+        return await self._fit(ctx, ctx.deps, request_context)
 
     async def on_model_request_error(self, ctx: Any, *, request_context: Any, error: Exception) -> Any:
         from pydantic_ai.exceptions import RetryModelRequest
 
-        from agent.compaction import margin
-        from agent.compaction.context import history_tokens
+        from agent.compaction import history_tokens, refused, too_long
         from agent.provider.server_errors import server_window
 
         state: AppState = ctx.deps
-        if not margin.too_long(error) or state.scratch.refits >= MAX_REFITS:
+        if not too_long(error) or self.refits >= MAX_REFITS:
             raise error  # the next capability's (agent.provider.retries), else the turn's
         named = server_window(error)
         if named is not None and named < state.config.context_window:
             # The server's window is smaller than ours: no refit to ours can fit it. One refusal, and
             # the error says which --context-window to set (agent/provider/error_text.py).
             raise error
-        messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
-        margin.refused(state, history_tokens(state, messages), error)
-        state.scratch.refits += 1
-        state.scratch.refit_pending = True
+        messages = self.turn.base + list(ctx.messages[self.turn.offset :])
+        refused(state, history_tokens(state, messages), error)
+        self.refits += 1
+        self.refit_pending = True
         raise RetryModelRequest()
 
     async def _fit(self, ctx: Any, state: AppState, request_context: Any) -> Any:
-        # Our own (unmerged) copy of the history, with what the run added since (see agent.turn.loop).
-        messages = state.scratch.turn_base + list(ctx.messages[state.scratch.turn_offset :])
+        # Our own (unmerged) copy of the history, with what the run added since (agent.turn.run_state).
+        messages = self.turn.base + list(ctx.messages[self.turn.offset :])
         # What the model and the tools sent may hold lone surrogates; what the session file has was
         # cleaned when it was saved or loaded (only the rest: O(new), not O(history), bench/overhead.py).
         clean_messages(messages[state.transcript.saved_prefix(messages) :])
@@ -96,25 +88,11 @@ class _Guard:
             request_context.messages = refit.once
             self.context.whole = True
             return request_context
-        if refit is not None:
-            self._replace(ctx, state, request_context)
+        if refit is not None:  # the run goes on from the compacted history
+            ctx.messages[:] = state.history
+            request_context.messages = list(state.history)
+            self.turn.moved(state.history, len(ctx.messages))
             messages = list(state.history)
         # The history this request is built from: a compaction reuses the request (agent.provider.prefix).
         state.scratch.recorder.expect(messages)
         return request_context
-
-    def _replace(self, ctx: Any, state: AppState, request_context: Any) -> None:
-        """The run goes on from the compacted history."""
-        ctx.messages[:] = state.history
-        request_context.messages = list(state.history)
-        state.scratch.turn_base, state.scratch.turn_offset = list(state.history), len(ctx.messages)
-
-
-def TurnGuard(hook: BeforeRequest | None, context: RequestContext) -> Any:  # noqa: N802 - reads as a class
-    """The capability for one turn's run: `hook` before each request, `context` the run's (agent.provider.prefix)."""
-    from pydantic_ai.capabilities import AbstractCapability
-
-    class _TurnGuard(_Guard, AbstractCapability):
-        pass
-
-    return _TurnGuard(hook, context)

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import debuglog
-from agent.compaction import billing
-from agent.compaction.cost import response_cache_hits  # noqa: F401 - its owner is agent.compaction.cost; summarizer imports it here
 from agent.events import (
     Notice,
     TextDelta,
@@ -24,10 +21,12 @@ from agent.events import (
     UsageUpdate,
     WaitingForModel,
 )
+from agent.state import billing
 from agent.state.app import AppState
 from agent.text.clean_text import clean_messages
 from agent.text.i18n import t
 from agent.turn.repair import ENDED, INTERRUPTED, repair
+from agent.turn.run_state import Turn
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
@@ -62,10 +61,18 @@ def get_agent(state: AppState) -> Agent[AppState, str]:
 
 
 def _build_agent(state: AppState) -> None:
-    from agent.compaction.context import instructions
-
     instructions(state)
     state.scratch.agent = new_agent(state)
+
+
+def instructions(state: AppState) -> str:
+    """The agent's instructions (the system prompt with the memory files), rendered once: byte-stable
+    for the session, so every request shares one cacheable prefix; the compaction reads them."""
+    if not state.scratch.instructions:
+        from agent.tools.memory_files import instructions as with_memory_files
+
+        state.scratch.instructions = with_memory_files(state.workspace, state.lang)
+    return state.scratch.instructions
 
 
 def new_agent(state: AppState) -> Agent[AppState, str]:
@@ -73,7 +80,7 @@ def new_agent(state: AppState) -> Agent[AppState, str]:
     from pydantic_ai import Agent
 
     from agent.provider.model import build_model, model_settings
-    from agent.provider.retries import Retries
+    from agent.tools.capabilities import Retries
     from agent.tools.toolset import active_tools
 
     return Agent(
@@ -114,148 +121,119 @@ async def run_turn(
 ) -> TurnOutcome:
     """Run one turn. `prelude` are messages placed before the user's text (@-mention reads);
     `user_input` None: the last of them is the request (a Stop hook's framed message);
-    `before_request` is called before each of its model requests (compaction mid-turn, agent.turn.guard)."""
+    `before_request` is called before each of its model requests (compaction mid-turn, agent.turn.guard).
+    It ends in one place (`_ended`) whatever ends it: an error, or Ctrl-C (which is raised on)."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    start = list(state.history)
+    base = start + (prelude or [])
+    prompt = [] if user_input is None else [ModelRequest(parts=[UserPromptPart(user_input)])]
+    # Without a prompt pydantic-ai takes the last request out of the history and sends it as the run's
+    # own: it comes back among the run's messages, so our base ends before it.
+    turn = Turn(start, base if user_input is not None else base[:-1], asked=[*base, *prompt])
+    try:
+        await _run(state, turn, user_input, before_request)
+    except asyncio.CancelledError as exc:
+        _ended(state, turn, exc)
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
+        return _ended(state, turn, exc)
+    return TurnOutcome(ok=True)
+
+
+async def _run(state: AppState, turn: Turn, user_input: str | None, before_request: BeforeRequest | None) -> None:
+    """The design's loop: the model's request, its tools, until it answers; every message saved as it comes."""
     from pydantic_ai.usage import UsageLimits
 
     from agent.provider import prefix
-    from agent.tools.tool_gate import ToolGate
-    from agent.turn.guard import TurnGuard
+    from agent.tools.capabilities import ToolGate, TurnGuard
+    from agent.turn.guard import Guard
 
     agent = get_agent(state)
-    start = list(state.history)
-    tool_results: dict[str, Any] = {}
-    got_response = False
-    in_flight = False  # a request sent and not answered yet: Ctrl-C then still counts it
-    run = None
-    save_errors: list[str] = []
-    # The text of the answer streaming now, kept should Ctrl-C cut it off.
-    partial: list[str] = []
-
-    def save(messages: list[ModelMessage]) -> None:
-        # One notice per turn, not one per message, while the disk stays full.
-        if (error := sync_history(state, messages)) and not save_errors:
-            save_errors.append(error)
-            state.emit(Notice(error, level="warn"))
-
-    base = start + (prelude or [])
     # pydantic-ai builds only what follows the last request; the client puts that in front.
-    given, context = prefix.reuse(state.scratch.recorder, base)
-    try:
-        # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
-        limits = UsageLimits(request_limit=state.config.max_requests)
-        # The MCP servers that are up now (agent.tools.mcp_servers): one may come or go between turns.
-        toolsets = state.mcp.ready_toolsets()
-        async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
-                              toolsets=toolsets or None,
-                              model_settings=prefix.settings(context),  # type: ignore[arg-type]
-                              # The turn's guard, and the gate every tool call of a turn passes
-                              # (hooks, permission rules): a compaction's run has neither.
-                              capabilities=[TurnGuard(before_request, context), ToolGate()]) as run:
-            # Without a prompt pydantic-ai takes the last request out of the history and sends it as
-            # the run's own: it comes back among the run's messages, so the base ends before it.
-            state.scratch.turn_base, state.scratch.turn_offset = base if user_input is not None else base[:-1], -1
-            async for node in run:
-                if state.scratch.turn_offset < 0 and not agent.is_user_prompt_node(node):
-                    # The run's own messages start after its cleaned copy of the history we passed.
-                    state.scratch.turn_offset = len(run.all_messages())
-                if agent.is_model_request_node(node):
-                    state.emit(WaitingForModel(_waiting_label(state)))
-                    partial.clear()
-                    in_flight = True
-                    async with node.stream(run.ctx) as stream:
-                        async for event in stream:
-                            if (text := _emit_stream_event(state, event)) is not None:
-                                partial.append(text)
-                        in_flight = False
-                        _record_usage(state, stream.response)
-                    partial.clear()
-                    if stream.response.finish_reason == "length":
-                        # Cut at max_tokens (ours or the server's -n): never shown as if complete.
-                        state.emit(Notice(t("answer_cut", state.lang, n=stream.response.usage.output_tokens), "warn"))
-                    got_response = True
-                elif agent.is_call_tools_node(node):
-                    async with node.stream(run.ctx) as stream:
-                        async for event in stream:
-                            _emit_tool_event(state, event, tool_results)
-                save(_ours(state, run))
-        return TurnOutcome(ok=True)
-    except asyncio.CancelledError:
-        from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-        if in_flight:
-            # The server got it and worked on it (it may have billed it): the totals say so.
-            state.stats.requests += 1
-        prompt = [] if user_input is None else [ModelRequest(parts=[UserPromptPart(user_input)])]
-        asked = start + (prelude or []) + prompt
-        _interrupted(state, run, asked, tool_results, "".join(partial), got_response, save)
-        raise
-    except Exception as exc:  # noqa: BLE001 - every failure ends the turn the same way, in one place
-        from agent.provider.error_text import describe_error
-
-        message = describe_error(exc, state.config)
-        debuglog.log("turn_error", error=repr(exc)[:500])
-        state.emit(Notice(message, level="error"))
-        _settle(state, run, start, tool_results, got_response, save, ENDED)
-        return TurnOutcome(ok=False, error=message)
+    # What the run is given: the base, and without a prompt the request it sends (turn.asked).
+    given, context = prefix.reuse(state.scratch.recorder, turn.base if user_input is not None else turn.asked)
+    # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
+    limits = UsageLimits(request_limit=state.config.max_requests)
+    # The MCP servers that are up now (agent.tools.mcp_servers): one may come or go between turns.
+    toolsets = state.mcp.ready_toolsets()
+    async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
+                          toolsets=toolsets or None,
+                          model_settings=prefix.settings(context),  # type: ignore[arg-type]
+                          # The turn's guard, and the gate every tool call of a turn passes (hooks,
+                          # permission rules): a compaction's run has neither.
+                          capabilities=[TurnGuard(Guard(before_request, context, turn)), ToolGate()]) as run:
+        turn.run = run
+        async for node in run:
+            if turn.offset < 0 and not agent.is_user_prompt_node(node):
+                # The run's own messages start after its cleaned copy of the history we passed.
+                turn.offset = len(run.all_messages())
+            if agent.is_model_request_node(node):
+                state.emit(WaitingForModel(_waiting_label(state)))
+                turn.partial.clear()
+                turn.in_flight = True
+                async with node.stream(run.ctx) as stream:
+                    async for event in stream:
+                        if (text := _emit_stream_event(state, event)) is not None:
+                            turn.partial.append(text)
+                    turn.in_flight = False
+                    _record_usage(state, stream.response)
+                turn.partial.clear()
+                if stream.response.finish_reason == "length":
+                    # Cut at max_tokens (ours or the server's -n): never shown as if complete.
+                    state.emit(Notice(t("answer_cut", state.lang, n=stream.response.usage.output_tokens), "warn"))
+                turn.got_response = True
+            elif agent.is_call_tools_node(node):
+                async with node.stream(run.ctx) as stream:
+                    async for event in stream:
+                        _emit_tool_event(state, event, turn.results)
+            _save(state, turn, turn.ours())
 
 
-def _interrupted(
-    state: AppState, run: Any, asked: list[ModelMessage], results: dict[str, Any], partial: str, got: bool,
-    save: Callable[[list[ModelMessage]], None],
-) -> None:
-    """After Ctrl-C: the user's message stays (the model learns it was asked), with what completed,
-    every dangling tool call closed, and an answer cut off (or none yet) marked as interrupted."""
+def _ended(state: AppState, turn: Turn, error: BaseException) -> TurnOutcome:
+    """How a turn that did not finish ends. Ctrl-C: the user's message stays (the model learns it was
+    asked), with what completed, every dangling tool call closed, and an answer cut off (or none yet)
+    marked as interrupted. An error: what completed stays, every dangling call gets a result; if
+    nothing came back the turn never happened (the file loses what it saved of it, an @-mention's
+    read; the user's text stays in the input history)."""
     from pydantic_ai.messages import ModelResponse, TextPart
 
-    # Until the run's first request the user's message is only in `asked` (agent.turn.loop._ours).
-    messages = _ours(state, run) if run is not None and state.scratch.turn_offset >= 0 else asked
-    messages = repair(messages, results, INTERRUPTED)
-    if partial.strip() or not got:
-        text = f"{partial}\n\n{ANSWER_INTERRUPTED}" if partial.strip() else ANSWER_INTERRUPTED
-        messages = messages + [ModelResponse(parts=[TextPart(text)])]
-    save(messages)
+    if isinstance(error, asyncio.CancelledError):
+        if turn.in_flight:
+            # The server got it and worked on it (it may have billed it): the totals say so.
+            state.stats.requests += 1
+        messages = repair(turn.ours() if turn.offset >= 0 else turn.asked, turn.results, INTERRUPTED)
+        partial = "".join(turn.partial)
+        if partial.strip() or not turn.got_response:
+            text = f"{partial}\n\n{ANSWER_INTERRUPTED}" if partial.strip() else ANSWER_INTERRUPTED
+            messages = messages + [ModelResponse(parts=[TextPart(text)])]
+        _save(state, turn, messages)
+        return TurnOutcome(ok=False, cancelled=True)
+    from agent.provider.error_text import describe_error
+
+    message = describe_error(error, state.config)
+    debuglog.log("turn_error", error=repr(error)[:500])
+    state.emit(Notice(message, level="error"))
+    _save(state, turn, repair(turn.ours(), turn.results, ENDED) if turn.got_response else turn.start)
+    return TurnOutcome(ok=False, error=message)
+
+
+def _save(state: AppState, turn: Turn, messages: list[ModelMessage]) -> None:
+    # One notice per turn, not one per message, while the disk stays full.
+    if (error := sync_history(state, messages)) and not turn.save_errors:
+        turn.save_errors.append(error)
+        state.emit(Notice(error, level="warn"))
 
 
 def keep_interrupted_before_turn(state: AppState, user_input: str, prelude: list[ModelMessage]) -> None:
     """Ctrl-C before the turn's run began (in the compaction before it): the user's message joins
     the history all the same, with its attachments and an answer marked interrupted, as when Ctrl-C
-    cuts a run off (the fuzzer's 16k seed 2 lost a message this way)."""
+    cuts a run off."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
     asked = [*prelude, ModelRequest(parts=[UserPromptPart(user_input)]),
              ModelResponse(parts=[TextPart(ANSWER_INTERRUPTED)])]
     sync_history(state, list(state.history) + asked)
-
-
-def _settle(
-    state: AppState,
-    run: Any,
-    start: list[ModelMessage],
-    results: dict[str, Any],
-    got: bool,
-    save: Callable[[list[ModelMessage]], None],
-    note: str,
-) -> None:
-    """After an error or Ctrl-C: keep what completed, give every dangling tool call a result."""
-    if run is None or not got:
-        # Nothing came back: the turn never happened (the file loses what it saved of it, e.g. an
-        # @-mention's read). The user's text stays in the input history.
-        save(start)
-        return
-    save(repair(_ours(state, run), results, note))
-
-
-def _ours(state: AppState, run: Any) -> list[ModelMessage]:
-    """Our history: the turn's base plus what the run produced since.
-
-    pydantic-ai merges adjacent requests of the history it is given at the start of every run (a
-    normalisation for the provider). We keep our own unmerged copy instead of its merged one: the
-    session file then only ever grows by appends, and our messages keep their metadata (the
-    summary's). `turn_base`/`turn_offset` move when a mid-turn compaction rebuilds the history.
-    """
-    messages = run.all_messages()
-    offset = state.scratch.turn_offset if state.scratch.turn_offset >= 0 else len(messages)
-    return state.scratch.turn_base + list(messages[offset:])
 
 
 def _emit_stream_event(state: AppState, event: Any) -> str | None:
@@ -287,7 +265,7 @@ def _emit_stream_event(state: AppState, event: Any) -> str | None:
 def _emit_tool_event(state: AppState, event: Any, results: dict[str, Any]) -> None:
     from pydantic_ai.messages import FunctionToolCallEvent, FunctionToolResultEvent, ToolReturnPart
 
-    from agent.tools.answers import is_error_text
+    from agent.marks import is_error_text
 
     if isinstance(event, FunctionToolCallEvent):
         args = event.part.args_as_dict() if event.args_valid is not False else {}
@@ -308,7 +286,7 @@ def _waiting_label(state: AppState) -> str:
 
     if not is_local(state.config):
         return ""
-    from agent.compaction.context import context_tokens
+    from agent.compaction import context_tokens
 
     return t("spin_local_prompt", state.lang, n=context_tokens(state))
 
@@ -321,11 +299,8 @@ def _record_usage(state: AppState, response: ModelResponse) -> None:
     billing.bill(stats, state.config, response, hits)
     sent = state.scratch.recorder.last  # the request this response answers
     if sent is not None:
-        from agent.compaction import margin
-        from agent.compaction.context import calibrate_prefix, history_tokens
+        from agent.compaction import measured
 
-        calibrate_prefix(state, sent.history, usage.input_tokens)
-        # After the calibration: the margin is what is left of the error once the prefix is the server's.
-        margin.observe(state, history_tokens(state, sent.history), usage.input_tokens)
+        measured(state, sent.history, usage.input_tokens)
     debuglog.log("usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     state.emit(UsageUpdate(usage.input_tokens, usage.output_tokens, hits, usage.input_tokens + usage.output_tokens))

@@ -4,7 +4,7 @@ a restart.
 A switch rebuilds the agent (its model and settings are fixed at build, agent.turn.loop.get_agent) and
 forgets the recorded request: the new model's provider has none of this conversation in its prefix
 cache, so its first request bills the whole context at the miss price; the switch says what that
-costs at the current size. The window and prices follow the model (agent.compaction.prices); a switch
+costs at the current size. The window and prices follow the model (agent.provider.prices); a switch
 to a window the context no longer fits under compacts first (the caller runs it, with the old model,
 whose cache the summary request still hits)."""
 
@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.compaction import cost
-from agent.compaction.context import CompactAtOutOfRange, compact_threshold, context_tokens
-from agent.compaction.prices import known_context_window, lookup
+from agent.compaction import CompactAtOutOfRange, compact_threshold, context_tokens
 from agent.config import RETIRED_MODELS, is_deepseek_url
+from agent.provider.prices import format_money, known_context_window, money, now
 from agent.state.app import AppState
 from agent.text.i18n import t
 
@@ -60,11 +59,11 @@ def plan(state: AppState, model: str, window: int | None = None) -> Switch:
 
 def cache_note(state: AppState, old_model: str, used: int) -> str:
     """What the first request after a switch costs, for it is served from no cache."""
-    prices = lookup(state.config.model, overrides=state.config.prices)
+    prices = now(state.config)
     if prices is None:
         return t("model_cache_tokens", state.lang, old=old_model, tokens=used)
-    cold = cost.format_money(cost.money(0, used, 0, prices), prices.currency)
-    warm = cost.format_money(cost.money(used, 0, 0, prices), prices.currency)
+    cold = format_money(money(0, used, 0, prices), prices.currency)
+    warm = format_money(money(used, 0, 0, prices), prices.currency)
     return t("model_cache_cost", state.lang, old=old_model, tokens=used, cold=cold, warm=warm)
 
 
@@ -81,3 +80,10 @@ def apply(state: AppState, **changes: object) -> object | None:
 
 def switch_model(state: AppState, switch: Switch) -> object | None:
     return apply(state, model=switch.model, context_window=switch.window, window_known=switch.window_known)
+
+
+async def close_agent(agent: object | None) -> None:
+    """An old agent's HTTP client, closed now rather than at garbage collection."""
+    client = getattr(getattr(agent, "model", None), "client", None)
+    if client is not None:
+        await client.close()

@@ -52,6 +52,7 @@ async def run_command(state: AppState, command: str) -> None:
     """Run `command` in the workspace, show its output, and add both to the history; Ctrl-C kills it
     and the history says it was interrupted."""
     from agent.tools.builtin import run_allowed
+    from agent.tools.sandbox import confine
 
     if "\0" in command:
         state.emit(Notice(t("quick_nul", state.lang), "error"))
@@ -59,7 +60,7 @@ async def run_command(state: AppState, command: str) -> None:
     state.file_history.make_checkpoint(len(state.history), "!" + command)
     output = INTERRUPTED
     try:
-        output = await run_allowed(state, command, SHELL_TIMEOUT)
+        output = await run_allowed(state, command, SHELL_TIMEOUT, confine.for_command(state, command))
     finally:
         _add(state, "user_shell", "shell", command=command, output=output)
         if output != INTERRUPTED:

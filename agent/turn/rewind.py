@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import session
-from agent.compaction.summary import files_touched, is_summary
+from agent.compaction import files_touched
+from agent.marks import is_hook_message, is_summary
 from agent.store.regular_file import read_regular
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ class Turn:
 
 def _prompt_text(message: ModelMessage) -> str | None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-    from agent.tools.hooks import is_hook_message
 
     if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message):
         return None
@@ -130,7 +129,7 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
 
 def rewind_conversation(state: AppState, turn: Turn) -> Path:
     """The conversation as it was before `turn`; the current one is archived first. Returns the archive."""
-    from agent.compaction.background import cancel_background
+    from agent.compaction import cancel_background
 
     cancel_background(state)
     messages = state.history if turn.source is None else session.parse_lines(read_regular(turn.source)).messages
@@ -146,7 +145,7 @@ def rewind_conversation(state: AppState, turn: Turn) -> Path:
 
 def back(state: AppState, archive: Path) -> Path:
     """Undo the newest rewind: the conversation it archived comes back whole (the current one is archived)."""
-    from agent.compaction.background import cancel_background
+    from agent.compaction import cancel_background
 
     cancel_background(state)
     messages = session.parse_lines(read_regular(archive)).messages

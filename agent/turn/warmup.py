@@ -7,8 +7,8 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from agent import debuglog
-from agent.compaction import prices
-from agent.compaction.context import context_tokens, fixed_prefix_tokens, lower_mark
+from agent.compaction import context_tokens, fixed_prefix_tokens, lower_mark
+from agent.provider import prices
 from agent.provider.prefix import PRIME_PROMPT, Primed, RequestContext, settings
 from agent.turn.loop import get_agent, new_agent
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.compaction.cost import money
-from agent.compaction.prices import for_reports
+from agent.provider.prices import for_reports, money
 from tests.fuzz.oracle import INVARIANTS
 from tests.fuzz.player import MODEL, Played
 

@@ -5,8 +5,8 @@ kept through the fit to the window."""
 from __future__ import annotations
 
 import compact
-from agent.compaction.summary import is_summary
 from agent.events import CompactionFinished, Notice, UsageUpdate
+from agent.marks import is_summary
 from main import on_submit
 from tests.local_model.test_window import numbered_code
 

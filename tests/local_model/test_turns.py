@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.compaction.context import context_tokens
+from agent.compaction.watermark import context_tokens
 from agent.events import Notice, TextDelta, ToolCallStarted, ToolResult, UsageUpdate, WaitingForModel
 from agent.tokens import count as tokens
 from agent.tools.builtin import TOOLS

@@ -16,11 +16,23 @@ from pathlib import Path
 
 import session
 from tests.fake_openai import Error, FakeOpenAI, ToolCalls
-from tests.robustness import attacks_19, attacks_19_screen, attacks_files, attacks_git, harness
+from tests.robustness import (
+    attacks_19,
+    attacks_19_screen,
+    attacks_files,
+    attacks_git,
+    attacks_mcp,
+    attacks_repo_trust,
+    attacks_repo_trust_screen,
+    attacks_rules,
+    attacks_sandbox,
+    harness,
+)
 from tests.robustness.attack_kit import ROUND_TWO, ROUNDS, SCENARIOS, _ctx, _dirs, _run, _text, scenario
 
 # The attack modules register their scenarios on import.
-__all__ = ["ROUND_TWO", "ROUNDS", "SCENARIOS", "attacks_19", "attacks_19_screen", "attacks_files", "attacks_git"]
+__all__ = ["ROUND_TWO", "ROUNDS", "SCENARIOS", "attacks_19", "attacks_19_screen", "attacks_files", "attacks_git",
+           "attacks_mcp", "attacks_repo_trust", "attacks_repo_trust_screen", "attacks_rules", "attacks_sandbox"]
 
 # --- 4. a failed write ---------------------------------------------------------------------
 

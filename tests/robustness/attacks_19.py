@@ -123,7 +123,9 @@ def key_read_from_the_agents_memory(base: Path) -> list[str]:
     command = f"{sys.executable} scan.py $PPID {harness.FAKE_KEY[3:]} > {result} 2>&1"
     with FakeOpenAI(api_key=harness.FAKE_KEY) as server:
         server.script(ToolCalls([("run_command", {"command": command})]))
-        done = harness.run_agent(ws, home, server, "--yes", "-p", "scan", API_KEY=harness.FAKE_KEY)
+        # Outside the OS sandbox: the guard must hold where there is none (attacks_sandbox.py plays it inside).
+        done = harness.run_agent(ws, home, server, "--yes", "--sandbox", "danger-full-access", "-p", "scan",
+                                 API_KEY=harness.FAKE_KEY)
     seen = result.read_text() if result.exists() else ""
     if done.returncode != 0 or "found" not in seen:
         return [f"the scan did not run: {done.stderr[-300:]} {seen[-300:]}"]

@@ -207,7 +207,7 @@ def control_character_in_the_folder_name(base: Path) -> list[str]:
     with harness.data_home(home):
         state = AppState(config=Config(workspace=ws, lang="en"), transcript=Transcript("s1", ws))
 
-        async def nothing(app: App, text: str) -> None:
+        async def nothing(app: App, text: str, typed: bool = True) -> None:
             return None
 
         try:

@@ -203,7 +203,6 @@ def command_body_that_is_a_slash_command(base: Path) -> list[str]:
     runs a slash command the user did not type."""
     import main
     from ui.app import App
-    from ui.setup_commands import add_custom_commands
 
     _, ws = _dirs(base)
     (ws / ".coding-agent" / "commands").mkdir(parents=True)
@@ -219,7 +218,7 @@ def command_body_that_is_a_slash_command(base: Path) -> list[str]:
 
         app = App(state, main.submit, console=Console(file=StringIO()))
         state.emit = EventLog()
-        add_custom_commands(app)
+        app.refresh_custom()
         await main.on_submit(state, "first")
         before = state.session_id
         await dispatch(app, "/tidy")

@@ -5,13 +5,25 @@ Ctrl-C stops a grep whose regex would never end."""
 from __future__ import annotations
 
 import threading
-import time
+from pathlib import Path
 
 import pexpect
 
 from tests.fake_openai import Hang, Text, ToolCalls
 from tests.robustness.harness import wait_for
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: fixture
+from tests.test_repl_pty import ASKED, live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: fixture
+
+
+def _grep_worker(agent: int) -> int | None:
+    """The agent's grep worker (agent.tools.grep_worker), once it runs: a child process of `agent`."""
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if parent == agent and b"grep_worker" in (entry / "cmdline").read_bytes():
+                return int(entry.name)
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
 
 
 def _declined(child: pexpect.spawn) -> None:
@@ -25,7 +37,7 @@ def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):  # no
     pushed = "touch pwned-by-newlines" + "\n" * 60 + "ls -la"
     live_server.script(ToolCalls([("run_command", {"command": erased})]), Text("Declined, then."),
                        ToolCalls([("run_command", {"command": pushed})]))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "tidy up")
     # The escapes are printed as text: the line is not erased, the real start stays in view.
@@ -48,7 +60,7 @@ def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_s
     answer = threading.Event()  # the model answers (asks to run a command) only when the test says so
     live_server.script(Hang(600, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})]),
                             release=answer))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "do something")
     assert wait_for(lambda: live_server.requests, 20)  # the model is thinking
@@ -72,9 +84,11 @@ def test_ctrl_c_stops_a_regex_that_never_ends(workspace, home, live_server, monk
     wait_prompt(child)
     type_line(child, "search for it")
     child.expect("grep")
-    time.sleep(1.0)
+    assert wait_for(lambda: _grep_worker(child.pid) is not None, 20)  # the regex is being matched
+    worker = _grep_worker(child.pid)
     child.sendintr()
     child.expect("Interrupted", timeout=5)
+    assert wait_for(lambda: not Path(f"/proc/{worker}").exists(), 10)  # stopped, not left running
     wait_prompt(child)
     type_line(child, "still there?")
     child.expect("Echo: still there", timeout=10)

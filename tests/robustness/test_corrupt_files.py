@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import compact
 import session
+from agent import errors
 from agent.events import CompactionFailed, Notice
 from agent.state.transcript import Transcript
 from agent.store import session_format
@@ -171,7 +172,7 @@ async def test_archive_folder_not_writable(make_state, workspace, server, monkey
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == folder else real_access(p, mode))
     before = session.session_file(state.session_id, workspace).read_bytes()
-    with pytest.raises(compact.CompactError, match="archive folder"):
+    with pytest.raises(errors.CompactError, match="archive folder"):
         await compact.run_compact(state)
     assert session.session_file(state.session_id, workspace).read_bytes() == before
 

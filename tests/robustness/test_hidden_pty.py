@@ -6,7 +6,7 @@ from __future__ import annotations
 import pexpect
 
 from tests.fake_openai import Text, ToolCalls
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.test_repl_pty import ASKED, Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 
 
 def _question_on_screen(child: pexpect.spawn, screen: Screen, shown: str) -> None:
@@ -20,7 +20,7 @@ def _question_on_screen(child: pexpect.spawn, screen: Screen, shown: str) -> Non
 def test_braille_blanks_cannot_hide_a_command(workspace, home, live_server):  # noqa: F811
     hidden = "echo PWNED > f; #" + "\u2800" * 12_000 + " ls -la"
     live_server.script(ToolCalls([("run_command", {"command": hidden})]), Text("Declined."))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     screen = Screen(child)
     wait_prompt(child)
     type_line(child, "list the files")
@@ -34,7 +34,7 @@ def test_an_invisible_suffix_on_a_file_name_is_shown(workspace, home, live_serve
     (workspace / "run.sh").write_text("echo the user's script\n")
     live_server.script(ToolCalls([("write_file", {"path": "run.sh\u206a", "content": "touch pwned\n"})]),
                        ToolCalls([("run_command", {"command": "sh run.sh\u206a"})]), Text("Declined."))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     screen = Screen(child)
     wait_prompt(child)
     type_line(child, "run my script")

@@ -17,13 +17,13 @@ import pytest
 
 import compact
 import session
-from agent.compaction.context import threshold
+from agent import compaction
+from agent.compaction.watermark import threshold
 from agent.events import ToolResult
 from agent.state.transcript import Transcript
 from agent.turn.loop import ANSWER_INTERRUPTED
-from compact import take_background
 from main import on_submit
-from tests.builders import is_compaction, script_forever
+from tests.builders import is_compaction, script_forever, take_background
 from tests.fake_openai import FakeOpenAI, Hang, Text, smart_reply
 from tests.fake_ui import FakeUI
 from tests.robustness.harness import (
@@ -40,6 +40,7 @@ from tests.robustness.harness import (
     request_problems,
     wait_for,
 )
+from tests.test_repl_pty import ASKED
 
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.</summary>"
 
@@ -52,6 +53,13 @@ def hanging_summaries(server: FakeOpenAI) -> None:
 
 def _compactions(server: FakeOpenAI) -> int:
     return sum(1 for r in server.requests if is_compaction(r["body"]))
+
+
+async def _suspended_in(task: asyncio.Task, function: str) -> None:
+    """Until `task` waits in `function` itself (its innermost frame), not in anything it called."""
+    while not (stack := task.get_stack()) or stack[-1].f_code.co_name != function:
+        assert not task.done(), task
+        await asyncio.sleep(0)
 
 
 async def _cancel(task: asyncio.Task) -> None:
@@ -146,11 +154,11 @@ async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
 
 def _in_band(state) -> list:
     """A history between the background mark (85% of the threshold) and the threshold."""
-    from agent.compaction.background import lower_mark
+    from agent.compaction.watermark import lower_mark
 
     for turns in range(1, 40):
         state.transcript.update(long_history(turns=turns, words=60))
-        used = compact.context_tokens(state)
+        used = compaction.context_tokens(state)
         if lower_mark(state) + 200 <= used <= threshold(state) - 800:
             return state.history
     raise AssertionError("no history lands between the marks")
@@ -196,7 +204,7 @@ async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, ser
     swap = take_background(state)
     assert swap is not None
     task = asyncio.create_task(swap)
-    await asyncio.sleep(0)  # one turn of the loop: the swap is waiting on the summary
+    await asyncio.wait_for(_suspended_in(task, "_swap"), 30)  # the swap waits on the summary, not on a hook
     await _cancel(task)
     assert session.list_archives(state.session_id, workspace) == []
     assert session.session_file(state.session_id, workspace).read_bytes().startswith(before)
@@ -257,7 +265,7 @@ def test_ctrl_c_in_a_real_terminal(home, workspace, server):
     (always-approved) command runs and during /compact; then the REPL goes on."""
     prepare_session(home, workspace, long_history(turns=2, words=20))
     hanging_summaries(server)  # /compact waits on its summary until Ctrl-C
-    term = Terminal(home, workspace, server, "--continue")
+    term = Terminal(home, workspace, server, "--continue", *ASKED)
     try:
         term.say("slow answer please")
         term.child.expect("part 3 of 40")
@@ -299,7 +307,7 @@ def test_ctrl_c_in_a_real_terminal(home, workspace, server):
 
 
 def test_ctrl_c_after_approving_a_command(home, workspace, server):
-    term = Terminal(home, workspace, server)
+    term = Terminal(home, workspace, server, *ASKED)
     (workspace / "go").touch()
     pids: list[int] = []
     try:

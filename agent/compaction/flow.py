@@ -1,0 +1,202 @@
+"""One compaction, in the design's order: plan, one await, commit.
+
+`plan` decides from values alone: nothing to do, clear old tool results, or a summary of the
+history's start keeping a tail. The one await is the summary request, or a summary written in the
+background. `commit` archives the session, builds the new history (the summary's messages, the files
+restored, the tail), swaps it in through the transcript and drops the checkpoints it passed. All
+before the commit can fail or be cancelled and leaves everything as it was; the commit is
+synchronous, so nothing interleaves. Every caller (agent.compaction.checks, compact.py) comes
+through `compact`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import agent.compaction.background as background
+import agent.compaction.margin as margin
+import agent.compaction.policy as policy
+from agent import debuglog
+from agent.compaction.fit import cut_to_fit
+from agent.compaction.rebuild import cheap_tier, cheap_tier_enough, checkpoints_cut, compacted_history, refuse_result
+from agent.compaction.request import Cached, cached, request_summary, sent_split
+from agent.compaction.restore import restore_files
+from agent.compaction.summary import compaction_prompt, head_end, previous_summary, summary_messages, summary_parts
+from agent.compaction.watermark import Figures, ceiling, figures
+from agent.errors import CompactError, NothingToCompact
+from agent.events import CompactionFinished, CompactionStarted, Notice
+from agent.state.file_state import ReadFileState
+from agent.text.i18n import t
+from agent.tokens import count as tokens
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage
+
+    from agent.compaction.summary import SummaryReply
+    from agent.state.app import AppState, Background
+
+
+@dataclass
+class Plan:
+    """What one compaction will do, decided before anything changes."""
+
+    tier: str  # "cheap" (old tool results cleared) or "summary"
+    trigger: str  # "manual", "auto", "mid-turn", "overflow", "model"; "background" for a swap
+    figs: Figures  # what it was planned with
+    before: int  # tokens of the history now
+    history: list[ModelMessage]  # the history it replaces
+    request: list[ModelMessage]  # what the summary is asked of; "cheap": the cleared history
+    tail: list[ModelMessage]  # kept verbatim after the summary
+    prompt: str = ""
+    choice: policy.Choice | None = None  # the cost policy's, for /status
+    saved: int = 0  # tokens the cheap tier cleared
+    ready: asyncio.Task | None = None  # the summary of `request`, written in the background
+
+
+def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *, trigger: str = "manual",
+         keep: Sequence[ModelMessage] = (), extra: str = "") -> Plan:
+    """Pure. An automatic compaction clears old tool results when that is enough and costs least
+    (agent.compaction.policy). A summary is asked of the start the provider caches when the rest was
+    never sent or would not fit (agent.compaction.request.sent_split); the rest follows it verbatim,
+    cut to the tail's room, after what `keep` holds from before the cut (mid-turn: the request)."""
+    if head_end(history) == len(history):  # nothing, or only a compaction's own head
+        raise NothingToCompact(t("nothing_to_compact", lang))
+    before, choice = figs.count(history), None
+    if trigger != "manual":
+        cleared, saved = cheap_tier(history, figs.threshold)
+        after = figs.count(cleared)
+        choice = policy.choose(figs, history, cleared, before, after,
+                               cheap_tier_enough(saved, before, after, figs.threshold), keep)
+        if choice.action == "clear":
+            return Plan("cheap", trigger, figs, before, history, cleared, [], choice=choice, saved=saved)
+    prompt = compaction_prompt(lang, extra, incremental=previous_summary(history) is not None)
+    cut = sent_split(history, figs, seen, prompt, keep_unsent=trigger != "manual")
+    if cut is None:
+        return Plan("summary", trigger, figs, before, history, history, list(keep), prompt, choice)
+    at, room = {id(m): i for i, m in enumerate(history)}, figs.budgets.tail + figs.budgets.restore
+    tail = [m for m in keep if at.get(id(m), cut) < cut] + cut_to_fit(history[cut:], room)
+    return Plan("summary", trigger, figs, before, history, history[:cut], tail, prompt, choice)
+
+
+async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "manual", *,
+                  keep: Sequence[ModelMessage] = (), extra: str = "",
+                  taken: tuple[Background, list[ModelMessage]] | None = None) -> CompactionFinished:
+    """Compact the history, `keep` verbatim after the summary; `taken`: a summary written in the
+    background (agent.compaction.background.take) and what goes before the messages added since."""
+    history, figs = list(state.history), figures(state)
+    if taken is None:
+        p = plan(history, figs, cached(state.scratch.recorder, history), state.lang, trigger=trigger, keep=keep,
+                 extra=extra)
+    else:
+        (snapshot, task), lead = (taken[0].snapshot, taken[0].task), taken[1]
+        p = Plan("summary", "background", figs, figs.count(history), history, snapshot,
+                 [*lead, *history[len(snapshot) :]], ready=task)
+    try:  # the archive must be writable before the summary is paid for
+        state.transcript.check_archive()
+    except OSError as exc:
+        raise CompactError(t("compact_no_archive", state.lang, path=exc.filename, error=exc.strerror or exc)) from exc
+    from agent.tools import hooks
+
+    kind = "manual" if trigger == "manual" else "auto"
+    said = await hooks.run(state, "PreCompact", {"trigger": kind, "custom_instructions": extra}, kind)
+    if said.blocked is not None:  # a PreCompact hook that exits 2 keeps the history as it is
+        raise CompactError(t("hook_blocked_compact", state.lang, reason=said.blocked))
+    if p.ready is None:
+        state.emit(CompactionStarted(trigger, p.before, figs.threshold))
+    if p.choice is not None:  # for /status
+        stats, c = state.stats, p.choice
+        stats.tier_mode, stats.tier_choice, stats.tier_reason = figs.mode, c.action, c.reason
+        stats.tier_clear_cost, stats.tier_summary_cost, stats.tier_currency = c.clear_cost, c.summary_cost, c.currency
+        debuglog.log("cheap_tier_decision", mode=figs.mode, action=c.action, reason=c.reason, clear=c.clear_cost,
+                     summary=c.summary_cost)
+    reply = None
+    if p.tier == "summary":
+        state.compaction.running = p.ready is None  # the check before a request must not recurse
+        try:
+            reply = await (p.ready or request_summary(state, agent, p.request, p.prompt))
+        except Exception as exc:
+            if p.ready is None:
+                raise
+            background.discarded(state, "failed")  # the usual compaction instead
+            debuglog.log("background_failed", error=repr(exc)[:300])
+            return await compact(state, agent, trigger, keep=keep)
+        finally:
+            state.compaction.running = False
+    try:
+        return commit(state, p, reply)
+    except Exception:
+        if p.ready is not None:
+            background.discarded(state, "not smaller")
+        raise
+
+
+def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFinished:
+    """Archive, rebuild and swap through the transcript (Transcript.replace); a result not smaller, or
+    not fitting the window, is refused with history and file as they were. Then the rest of the state."""
+    from agent.tools import hooks
+    from agent.tools.images import compaction_note
+    from agent.tools.nested_memory import kept as keep_nested_memory
+    from agent.tools.todo import restore_messages as restore_todo
+
+    figs, lang, parts = p.figs, state.lang, None
+    if reply is not None and (parts := summary_parts(p.history, p.tail, reply.summary, reply.left_out,
+                                                     figs.budgets.user_messages, lang)) is None:
+        raise CompactError(t("compact_empty", lang))
+    new_read, sizes, limit = state.read_file_state if parts is None else ReadFileState(), [], ceiling(state)
+
+    def build(archive: Path) -> list[ModelMessage]:
+        nonlocal new_read
+        history = p.request
+        if parts is not None:
+            parts.archives.append(str(archive))
+            if note := compaction_note(p.history, p.tail, lang):  # images are not restored
+                parts.summary += "\n\n" + note
+            gone = {path for path in parts.files if not (state.workspace / path).exists()}
+            carried, head = summary_messages(parts, lang, gone)
+            todo = restore_todo(p.history, p.tail)  # the task list comes back whole
+            used = figs.fixed + tokens.count_messages([*carried, head, *todo, *p.tail])
+            files = restore_files(state, new_read, max(0, min(figs.budgets.restore, figs.budgets.target - used)),
+                                  p.tail)
+            history = compacted_history(carried, files, head, p.tail, plan=todo)
+            if (files or todo) and figs.count(history) > figs.threshold:
+                # Over the target: the files go first (they can be read again), never the user's words.
+                new_read, history = ReadFileState(), compacted_history(carried, [], head, p.tail)
+        # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded.
+        history = keep_nested_memory(p.history, history, state.workspace, lang, at=head_end(history))
+        after = figs.count(history)
+        if refusal := refuse_result(p.before, after, figs.threshold, margin.room(state, limit)):
+            raise CompactError(t(refusal, lang, before=p.before, after=after, threshold=figs.threshold, window=limit))
+        sizes.append(after)
+        return history
+
+    kept = {id(m) for m in p.tail}
+    until = next((i for i, m in enumerate(p.history) if id(m) in kept), len(p.history))
+    dropped = checkpoints_cut(state.file_history.checkpoints, until) if parts is not None else []
+    archive = str(state.transcript.replace(build, dropped=dropped))
+    # Only now, with the new file safely on disk, does the rest of the state change.
+    if dropped:
+        state.file_history.drop_from(dropped[0])
+    after, stats = sizes[-1], state.stats
+    state.scratch.recorder.forget()  # its messages are the old history's: free them
+    state.read_file_state = new_read
+    stats.compactions, stats.last_archive = stats.compactions + 1, archive
+    if parts is None:
+        debuglog.log("cheap_tier", before=p.before, after=after, saved=p.saved)
+        stats.cheap_tier_saved += p.saved
+        stats.cheap_tier_spared_calls += 1
+    else:
+        stats.summary_tier_saved += p.before - after
+        stats.background_used += p.ready is not None
+    debuglog.log("compacted", trigger=p.trigger, tier=p.tier, before=p.before, after=after, archive=archive)
+    done = CompactionFinished(p.trigger, p.before, after, archive, p.tier, parts.left_out if parts else 0,
+                              parts.summary if parts else "")
+    state.emit(done)
+    if after > figs.threshold:  # a target: a summary that fits the window is kept, and the user told
+        state.emit(Notice(t("compact_over_target", lang, after=after, threshold=figs.threshold), level="warn"))
+    hooks.compacted(state, p.trigger, p.before, after, archive)  # PostCompact, SessionStart "compact"
+    return done

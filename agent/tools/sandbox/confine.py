@@ -1,0 +1,126 @@
+"""The one entry point: a command line run in the sandbox the policy asks for, with the mechanism
+this machine has (agent.tools.sandbox.detect), from the command's Layout (agent.tools.sandbox.layout).
+
+`for_commands` says whether commands are sandboxed at all (`for_command`: this one); `Sandbox.launch`
+gives the command line to start and cleans up after it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.config import SandboxPolicy
+from agent.tools.sandbox import detect, pids
+from agent.tools.sandbox.layout import Layout, link_of, plan
+from agent.tools.sandbox.policy import sandboxed_mode
+
+
+@dataclass
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+    layout: Layout
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    policy: SandboxPolicy
+    workspace: Path
+    mechanism: detect.Mechanism
+
+    @contextmanager
+    def launch(self, inner: list[str], cwd: Path, env: dict[str, str], write: bool = True) -> Iterator[Launch]:
+        """The command line that runs `inner` confined (`write`: with the policy's writable folders;
+        without, only the private temp folder, as for grep). Placeholders go when the last ends."""
+        layout = plan(self.policy, self.workspace, cwd, write)
+        made_here = self.mechanism.kind == "bubblewrap"
+        with _placeholders(layout, made_here), pids.cgroup(self.policy.max_processes) as procs:
+            line = _argv(self, layout, inner)
+            if procs is not None:  # root: the first process joins the command's pids cgroup, then runs the rest
+                line = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(procs), *line]
+            yield Launch(line, _env(self, layout, env), layout)
+
+    def swapped_links(self, layout: Layout) -> list[Path]:
+        """Protected symlinks that a command replaced (the one change the mounts cannot stop)."""
+        return [path for path, target in layout.links.items() if link_of(path) != target]
+
+
+def for_commands(config: Any, workspace: Path) -> Sandbox | None:
+    """The sandbox commands run in, or None: no policy, danger-full-access, or no mechanism here."""
+    policy = getattr(config, "sandbox", None)
+    if not sandboxed_mode(policy):
+        return None
+    mechanism = detect.find(workspace)
+    return Sandbox(policy, workspace.resolve(), mechanism) if mechanism.works else None
+
+
+@contextmanager
+def _placeholders(layout: Layout, made_here: bool) -> Iterator[None]:
+    """bubblewrap makes each absent protected path as a mount point in the real folder; they are
+    removed once no sandbox is running (removing one under a live sandbox would unmount it there)."""
+    global _live
+    with _lock:
+        _live += 1
+        if made_here:
+            _made.update(p for p in layout.absent if not p.exists())
+    try:
+        yield
+    finally:
+        with _lock:
+            _live -= 1
+            if _live == 0:
+                for path in sorted(_made, reverse=True):
+                    try:
+                        path.rmdir()  # an empty folder only: never anything a user put there
+                    except OSError:
+                        pass
+                _made.clear()
+
+
+_lock = threading.Lock()
+_live = 0
+_made: set[Path] = set()
+
+
+# --- each mechanism's command line -----------------------------------------------------------
+
+
+def _argv(sandbox: Sandbox, layout: Layout, inner: list[str]) -> list[str]:
+    mechanism = sandbox.mechanism
+    if mechanism.kind == "bubblewrap":
+        from agent.tools.sandbox import bwrap
+
+        assert mechanism.program is not None
+        line = bwrap.argv(mechanism.program, layout, inner)
+        limit = pids.rlimit(sandbox.policy.max_processes)
+        return [mechanism.prlimit, f"--nproc={limit}:{limit}", "--", *line] if limit and mechanism.prlimit else line
+    if mechanism.kind == "landlock":
+        from agent.tools.sandbox import landlock
+
+        return landlock.argv(layout, inner, mechanism.abi, pids.rlimit(sandbox.policy.max_processes))
+    from agent.tools.sandbox import seatbelt
+
+    assert mechanism.program is not None
+    return seatbelt.argv(mechanism.program, layout, inner)
+
+
+def _env(sandbox: Sandbox, layout: Layout, env: dict[str, str]) -> dict[str, str]:
+    tmp = "/tmp" if sandbox.mechanism.kind == "bubblewrap" else str(layout.tmp)
+    return {**env, "TMPDIR": tmp}
+
+
+def for_command(state: Any, command: str) -> Sandbox | None:
+    """The sandbox `command` runs in: None also when an allow rule marked `"sandbox": false` names it."""
+    sandbox = for_commands(state.config, state.workspace)
+    if sandbox is None or not state.permissions.outside_sandbox:
+        return sandbox
+    from agent.tools.permissions import Permissions, decide
+
+    outside = Permissions(rules={"deny": [], "ask": [], "allow": list(state.permissions.outside_sandbox)})
+    kind, _rule = decide(outside, "run_command", state.workspace, command=command)
+    return None if kind == "allow" else sandbox

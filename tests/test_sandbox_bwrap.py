@@ -1,0 +1,134 @@
+"""Commands in the real bubblewrap sandbox (agent/tools/sandbox/bwrap.py): what a command may and may not
+touch, see and reach. SKIPPED, saying why, where bubblewrap cannot run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from agent.tools.grep_worker import run as grep_run
+from agent.tools.sandbox import confine
+from agent.tools.shell import command_env
+from tests.sandbox_kit import bubblewrap, connect, run, tcp_server
+
+
+def test_the_workspace_is_writable_and_the_rest_is_not(workspace, tmp_path):
+    sandbox = bubblewrap(workspace)
+    sibling = tmp_path / "sibling.txt"  # under /tmp: the write lands in the sandbox's private /tmp
+    elsewhere = f"/etc/coding-agent-sandbox-test-{os.getpid()}"
+    try:
+        out = run(sandbox, f"echo in > inside.txt && cat inside.txt; echo out > {sibling}; echo out > {elsewhere}")
+    finally:
+        if os.path.exists(elsewhere):
+            os.unlink(elsewhere)
+            raise AssertionError("a sandboxed command wrote to /etc")
+    assert "in\n" in out and "Read-only file system" in out
+    assert (workspace / "inside.txt").read_text() == "in\n"
+    assert not sibling.exists()
+
+
+def test_protected_paths_stay_read_only_and_absent_ones_cannot_be_made(workspace):
+    sandbox = bubblewrap(workspace)
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    config = (workspace / ".git" / "config").read_text()
+    (workspace / ".claude").mkdir()
+    out = run(sandbox, "echo x > .git/hooks/pre-commit; echo x >> .git/config; mkdir -p .coding-agent;"
+                       " echo x > .coding-agent/settings.json; echo x > .claude/settings.json; echo x > AGENTS.md;"
+                       " mv .git moved; echo x > .git/description && echo GIT-STILL-WORKS")
+    assert "GIT-STILL-WORKS" in out
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert (workspace / ".git" / "config").read_text() == config
+    assert not (workspace / "moved").exists() and (workspace / ".git" / "HEAD").exists()
+    assert list((workspace / ".claude").iterdir()) == []
+    # The placeholders held the absent paths while it ran and are gone after.
+    for name in (".coding-agent", ".mcp.json", "AGENTS.md", "CLAUDE.md"):
+        assert not (workspace / name).exists(), name
+
+
+def test_a_swapped_protected_link_is_reported(workspace, tmp_path):
+    sandbox = bubblewrap(workspace)
+    real = workspace / "config" / "claude"
+    real.mkdir(parents=True)
+    os.symlink("config/claude", workspace / ".claude")
+    out = run(sandbox, "rm .claude && mkdir .claude && echo '{}' > .claude/settings.json")
+    assert "replaced" in out and ".claude" in out
+
+
+def test_tmp_is_private_and_tmpdir_points_at_it(workspace, tmp_path):
+    sandbox = bubblewrap(workspace)
+    marker = "sandbox-private-tmp-marker"
+    out = run(sandbox, f"echo x > /tmp/{marker} && cat /tmp/{marker} && echo $TMPDIR")
+    assert out.startswith("x\n/tmp\n")
+    assert not os.path.exists(f"/tmp/{marker}")
+
+
+def test_secrets_and_the_data_folder_are_hidden(workspace, tmp_path, monkeypatch, home):
+    fake_home = tmp_path / "user"
+    (fake_home / ".ssh").mkdir(parents=True)
+    (fake_home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    (fake_home / ".netrc").write_text("machine x password SECRET\n")
+    home.mkdir(exist_ok=True)
+    (home / "settings.json").write_text('{"env": {"API_KEY": "sk-in-settings"}}')
+    monkeypatch.setenv("HOME", str(fake_home))
+    sandbox = bubblewrap(workspace)
+    out = run(sandbox, f"ls ~/.ssh; cat ~/.netrc; cat {home}/settings.json; echo done")
+    assert "id_ed25519" not in out and "SECRET" not in out and "sk-in-settings" not in out and "done" in out
+
+
+def test_the_agent_is_not_there_to_see(workspace):
+    sandbox = bubblewrap(workspace)
+    me = os.getpid()
+    out = run(sandbox, f"echo $$; ls /proc | grep -c '^[0-9]'; cat /proc/{me}/environ; head -c 1 /proc/{me}/mem")
+    lines = out.splitlines()
+    assert int(lines[0]) < 10 and int(lines[1]) < 10  # a PID namespace of its own
+    assert "No such file" in out
+
+
+def test_no_api_key_in_the_environment(workspace, monkeypatch):
+    monkeypatch.setenv("API_KEY", "sk-must-not-leak")
+    sandbox = bubblewrap(workspace)
+    assert "sk-must-not-leak" not in run(sandbox, "env")
+
+
+def test_no_network_unless_the_policy_allows_it(workspace):
+    with tcp_server() as (port, accepted):
+        out = run(bubblewrap(workspace), connect(port))
+        assert "CONNECTED" not in out and accepted == []
+        out = run(bubblewrap(workspace, network=True), connect(port))
+        assert "CONNECTED" in out and len(accepted) == 1
+
+
+def test_read_only_mode_writes_nowhere_but_tmp(workspace):
+    sandbox = bubblewrap(workspace, mode="read-only")
+    out = run(sandbox, "echo x > /tmp/t && echo TMP-OK; echo x > inside.txt")
+    assert "TMP-OK" in out and "Read-only file system" in out
+    assert not (workspace / "inside.txt").exists()
+
+
+def test_writable_roots_are_writable(workspace, tmp_path):
+    extra = tmp_path / "cache"
+    extra.mkdir()
+    sandbox = bubblewrap(workspace, writable_roots=(extra.resolve(),))
+    run(sandbox, f"echo x > {extra}/made")
+    assert (extra / "made").read_text() == "x\n"
+
+
+def test_the_grep_worker_runs_in_it_with_nothing_to_write(workspace):
+    import asyncio
+
+    sandbox = bubblewrap(workspace)
+    (workspace / "a.txt").write_text("needle here\n")
+    outcome = asyncio.run(grep_run("needle", [(str(workspace / "a.txt"), "a.txt")], line_cap=100, show_cap=100,
+                                   max_matches=10, timeout=20, env=command_env(), sandbox=sandbox))
+    assert outcome.lines == ["a.txt:1:needle here"]
+    with sandbox.launch([sys.executable, "-c", "open('w.txt', 'w')"], workspace, command_env(), write=False) as launch:
+        done = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True)
+    assert done.returncode != 0 and "Read-only file system" in done.stderr
+    assert not (workspace / "w.txt").exists()
+
+
+def test_the_rules_ask_for_no_sandbox_at_all_without_a_policy(workspace):
+    from agent.config import Config
+
+    assert confine.for_commands(Config(workspace=workspace), workspace) is None
