@@ -24,7 +24,7 @@ from agent.tools.read_cap import read_token_cap
 from agent.tools.reading import LINE_CAP, READ_LIMIT, read_for_model, readable_roots
 from agent.tools.sandbox import confine, offer
 from agent.tools.shell import command_env, execute
-from agent.tools.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
+from agent.tools.workspace import PathError, PatternError, added_folders, iter_files, match_glob, resolve_path, root_of
 
 DIFF_CAP = 50_000
 LIST_CAP = 1000  # paths list_files shows
@@ -122,7 +122,7 @@ async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new
 
 
 async def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
-    ctx.deps.file_history.record_before_write(target, ctx.deps.workspace.resolve())
+    ctx.deps.file_history.record_before_write(target, root_of(target, ctx.deps.workspace))
     existed = target.exists()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -246,10 +246,14 @@ def list_files(ctx: RunContext[AppState], pattern: str = "**/*") -> str:
     """
     root = ctx.deps.workspace.resolve()
     pattern = pattern.strip().removeprefix(str(root) + "/").removeprefix("./")
+    # A folder the user added (/add-dir) is listed by its absolute path, as the model names it.
+    added = next((f for f in added_folders(root) if pattern.startswith(f"{f}/")), None)
+    if added is not None:
+        pattern = pattern.removeprefix(f"{added}/")
     if pattern.startswith("/") or ".." in Path(pattern).parts:
-        return "Error: the pattern must be relative to the workspace"
+        return "Error: the pattern must be relative to the workspace (or start with a folder the user added)"
     try:
-        matches = sorted(p for p in iter_files(root) if match_glob(pattern, p))
+        matches = sorted((f"{added}/{p}" if added else p) for p in iter_files(added or root) if match_glob(pattern, p))
     except PatternError as exc:
         return f"Error: invalid pattern {pattern!r}: {exc}"
     if not matches:

@@ -62,7 +62,7 @@ async def run_command(state: AppState, command: str) -> None:
     try:
         output = await run_allowed(state, command, SHELL_TIMEOUT, confine.for_command(state, command))
     finally:
-        _add(state, "user_shell", "shell", command=command, output=output)
+        add_user_message(state, "user_shell", "shell", command=command, output=output)
         if output != INTERRUPTED:
             state.emit(Listing(tuple(shown_output(output, state.lang))))
 
@@ -111,7 +111,7 @@ async def remember(state: AppState, note: str) -> None:
         state.emit(Notice(t("memory_save_failed", state.lang, path=path, error=_why(exc, state.lang)), "error"))
         return
     state.file_history.make_checkpoint(len(state.history), "# " + note)
-    _add(state, "user_memory", "memory", path=_short(path, state.workspace), note=note)
+    add_user_message(state, "user_memory", "memory", path=_short(path, state.workspace), note=note)
     state.emit(Notice(t("memory_saved", state.lang, path=path)))
 
 
@@ -145,8 +145,9 @@ def _short(path: Path, workspace: Path) -> str:
 # --- the history -------------------------------------------------------------------------------
 
 
-def _add(state: AppState, prompt: str, kind: str, **values: str) -> None:
-    """The user's message saying what they did, appended and saved like a turn's messages."""
+def add_user_message(state: AppState, prompt: str, kind: str, **values: str) -> None:
+    """The user's message saying what they did (the prompt `prompt` filled with `values`), appended
+    and saved like a turn's messages."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     from agent.text.prompts import load_prompt
