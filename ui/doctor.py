@@ -61,9 +61,9 @@ def _sandbox(state: Any, lang: str) -> tuple[str, str]:
     from agent.tools.sandbox.policy import sandboxed_mode
 
     config = state.config
-    line = status.status_line(config, state.workspace, lang)
+    line = status.status_line(config, state.workspace, lang)  # it names the sandbox itself
     if line is None:
-        return "warn", t("doctor_sandbox_none", lang)
+        return "warn", t("doctor_sandbox", lang) + t("doctor_colon", lang) + t("doctor_sandbox_none", lang)
     works = sandboxed_mode(config.sandbox) and detect.find(state.workspace).works
     return ("ok" if works else "warn"), line
 
@@ -77,8 +77,8 @@ def _settings(state: Any, lang: str) -> list[tuple[str, str, str]]:
     read = {str(p) for p in settings_paths(state.workspace).values()}
     for path in settings_paths(state.workspace).values():
         mine = [w for w in warnings if str(path) in w]
-        if mine:
-            found.append(("warn", str(path), "; ".join(mine)))
+        if mine:  # each warning names its file
+            found += [("warn", warning, "") for warning in mine]
         elif path.is_file():
             found.append(("ok", str(path), t("doctor_settings_read", lang)))
         else:
@@ -100,7 +100,7 @@ async def checks(state: Any) -> list[tuple[str, str, str]]:
                 ("error", t("doctor_endpoint", lang), t("doctor_endpoint_no", lang, url=config.endpoint, why=why)))
     rows.append((window[0], t("doctor_window_label", lang), window[1]))
     rows += _servers(state, lang)
-    rows.append((sandbox[0], t("doctor_sandbox", lang), sandbox[1]))
+    rows.append((sandbox[0], sandbox[1], ""))
     rows += _settings(state, lang)
     return rows
 
@@ -111,8 +111,11 @@ async def cmd_doctor(app: App) -> None:
 
     rows = await checks(app.state)
     lines = [t("doctor_title", app.lang)]
-    lines += [f"  {MARKS[verdict]} {t(f'doctor_verdict_{verdict}', app.lang)} · {what}: {plain(detail)}"
-              for verdict, what, detail in rows]
-    worst = sum(1 for verdict, _what, _detail in rows if verdict == "error")
-    lines.append(t("doctor_summary", app.lang, n=worst) if worst else t("doctor_all_well", app.lang))
+    colon = t("doctor_colon", app.lang)
+    for verdict, what, detail in rows:
+        said = f"{what}{colon}{detail}" if detail else what
+        lines.append(f"  {MARKS[verdict]} {t(f'doctor_verdict_{verdict}', app.lang)} · {plain(said)}")
+    errors, warnings = (sum(1 for row in rows if row[0] == kind) for kind in ("error", "warn"))
+    lines.append(t("doctor_summary", app.lang, n=errors) if errors else
+                 t("doctor_to_check", app.lang, n=warnings) if warnings else t("doctor_all_well", app.lang))
     app.show(lines)

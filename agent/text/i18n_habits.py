@@ -140,6 +140,8 @@ HABIT_TEXTS: dict[str, tuple[str, str]] = {
                               "`Claude Code` 的文件：本工具不读取（docs/settings.md 说明了对应关系）"),
     "doctor_summary": ("{n} problem(s) above", "以上有 {n} 个问题"),
     "doctor_all_well": ("No problems found", "没有发现问题"),
+    "doctor_to_check": ("No problems found; {n} thing(s) to check above", "没有发现问题；以上有 {n} 项需要留意"),
+    "doctor_colon": (": ", "："),
     # --- /review ---
     "cmd_review": ("Ask the model to review the working tree's changes (git diff HEAD)",
                    "让模型审查工作区中的改动（git diff HEAD）"),
