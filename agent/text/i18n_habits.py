@@ -41,7 +41,7 @@ HABIT_TEXTS: dict[str, tuple[str, str]] = {
                          "{part} {why}；`#` 只写普通文件，绝不经由链接写入"),
     # --- /help's keys line, with Claude Code's habits ---
     "help_habits": ("Esc — interrupt · \\ + Enter — new line · !command — run it now · # note — add to a memory file",
-                    "Esc — 中断 · \\ + Enter — 换行 · !命令 — 直接运行 · # 内容 — 加入记忆文件"),
+                    "`Esc` — 中断 · `\\` + `Enter` — 换行 · `!命令` — 直接运行 · `# 内容` — 加入记忆文件"),
     # --- /cost ---
     "cmd_cost": ("What this session has used and cost so far", "本会话到目前为止的用量和花费"),
     "cost_title": ("This session:", "本会话："),
@@ -49,16 +49,16 @@ HABIT_TEXTS: dict[str, tuple[str, str]] = {
     "cmd_permissions": ("List the permission rules; add or remove one (in your settings or the project's local file)",
                         "列出权限规则；添加或删除一条（写入你的设置文件或项目的本地设置文件）"),
     "cmd_permissions_args": ("[add allow|ask|deny RULE | remove N|RULE]",
-                             "[add allow|ask|deny 规则 | remove 编号|规则]"),
+                             "[`add allow|ask|deny` 规则 | `remove` 编号|规则]"),
     "permissions_title": ("Permission rules (mode: {mode}; deny first, then ask, then allow):",
-                          "权限规则（模式：{mode}；先看 deny，再看 ask，最后 allow）："),
+                          "权限规则（模式：{mode}；先看 `deny`，再看 `ask`，最后 `allow`）："),
     "permissions_none": ("  no rules", "  没有规则"),
     "permissions_session": ("this session only", "仅本会话"),
     "permissions_waiting": ("waits for your approval of the project", "等待你批准该项目"),
     "permissions_usage": ("/permissions add allow|ask|deny RULE · /permissions remove N|RULE (e.g. "
                           "/permissions add deny Read(./.env))",
-                          "/permissions add allow|ask|deny 规则 · /permissions remove 编号|规则（例如 "
-                          "/permissions add deny Read(./.env)）"),
+                          "`/permissions add allow|ask|deny` 规则 · `/permissions remove` 编号|规则（例如 "
+                          "`/permissions add deny Read(./.env)`）"),
     "permissions_bad_rule": ("Not a rule this agent can read: {rule}", "无法识别的规则：{rule}"),
     "permissions_where": ("Save it where? [l] the project's local file ({local}) · [u] yours ({user}) · "
                           "anything else: nowhere ",
@@ -77,7 +77,7 @@ HABIT_TEXTS: dict[str, tuple[str, str]] = {
     # --- /hooks ---
     "cmd_hooks": ("List the hooks of the settings files", "列出设置文件中的钩子"),
     "hooks_none": ("No hooks: they are set in the settings files' \"hooks\" (docs/settings.md)",
-                   "没有钩子：钩子写在设置文件的 \"hooks\" 中（见 docs/settings.md）"),
+                   "没有钩子：钩子写在设置文件的 `hooks` 中（见 `docs/settings.md`）"),
     "hooks_title": ("Hooks (event [matcher] · file · command):", "钩子（事件 [匹配] · 文件 · 命令）："),
     # --- /add-dir ---
     "cmd_add-dir": ("Add a folder the tools may read and write as the workspace (no argument: list them)",
@@ -95,7 +95,7 @@ HABIT_TEXTS: dict[str, tuple[str, str]] = {
     "add_dir_everything": ("the whole file system is not a folder to add", "不能把整个文件系统加入"),
     # --- /export ---
     "cmd_export": ("Write the conversation as Markdown to a file (default: SESSION.md in the workspace)",
-                   "把对话以 Markdown 写入文件（默认：工作区中的 会话ID.md）"),
+                   "把对话以 Markdown 写入文件（默认：工作区中的 `会话ID.md`）"),
     "cmd_export_args": ("[FILE]", "[文件]"),
     "export_heading": ("Conversation", "对话"),
     "export_user": ("User", "用户"),
@@ -131,25 +131,25 @@ HABIT_TEXTS: dict[str, tuple[str, str]] = {
                               "{n:,} 个 token，为推测值（价格表中没有该模型，服务器也未告知）："
                               "请设置 --context-window"),
     "doctor_mcp_none": ("no servers (settings files' mcpServers, .mcp.json)",
-                        "没有服务器（设置文件的 mcpServers、.mcp.json）"),
+                        "没有服务器（设置文件的 `mcpServers`、`.mcp.json`）"),
     "doctor_sandbox": ("Sandbox", "沙箱"),
     "doctor_sandbox_none": ("no policy: commands run as they are", "没有策略：命令直接运行"),
     "doctor_settings_read": ("read", "已读取"),
     "doctor_settings_absent": ("not there (nothing to read)", "不存在（无需读取）"),
     "doctor_settings_other": ("Claude Code's file: not read by this agent (docs/settings.md says what maps where)",
-                              "`Claude Code` 的文件：本工具不读取（docs/settings.md 说明了对应关系）"),
+                              "`Claude Code` 的文件：本工具不读取（`docs/settings.md` 说明了对应关系）"),
     "doctor_summary": ("{n} problem(s) above", "以上有 {n} 个问题"),
     "doctor_all_well": ("No problems found", "没有发现问题"),
     "doctor_to_check": ("No problems found; {n} thing(s) to check above", "没有发现问题；以上有 {n} 项需要留意"),
     "doctor_colon": (": ", "："),
     # --- /review ---
     "cmd_review": ("Ask the model to review the working tree's changes (git diff HEAD)",
-                   "让模型审查工作区中的改动（git diff HEAD）"),
+                   "让模型审查工作区中的改动（`git diff HEAD`）"),
     "review_not_a_repo": ("Not a git repository (or git is not installed): /review reviews `git diff HEAD`",
                           "不是 git 仓库（或没有安装 git）：/review 审查的是 `git diff HEAD`"),
     "review_no_changes": ("No changes in the working tree to review", "工作区中没有可审查的改动"),
     "review_cut": (" (cut: {n:,} more characters; run git diff for the rest)",
-                   "（已截断：还有 {n:,} 个字符；其余部分请运行 git diff）"),
+                   "（已截断：还有 {n:,} 个字符；其余部分请运行 `git diff`）"),
     "review_sending": ("Sending the diff of {files} file(s) ({chars:,} characters) for review",
                        "把 {files} 个文件的改动（{chars:,} 个字符）发给模型审查"),
 }
