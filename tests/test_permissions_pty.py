@@ -122,7 +122,7 @@ def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, ho
         (workspace / name).write_text("keep\n")
     live_server.script(ToolCalls([("run_command", {"command": "rm *.pyc"})]), Text("Removed them."),
                        ToolCalls([("run_command", {"command": "rm -rf precious x.pyc"})]), Text("Second done."))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     screen = _screen(child)
     wait_prompt(child)
     type_line(child, "clean up")
