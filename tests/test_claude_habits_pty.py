@@ -9,7 +9,7 @@ import json
 import pexpect
 
 from tests.test_images import image_parts, png
-from tests.test_repl_pty import ASKED, Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a terminal's bracketed paste, as a drop sends it
 
@@ -77,7 +77,9 @@ def test_a_chinese_session_shows_the_tools_failures_in_chinese(workspace, home, 
     agents = workspace / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "reviewer.md").write_text("---\nname: reviewer\ndescription: 审查\n---\n审查代码。")
-    child = spawn(workspace, home, live_server, "--permission-mode", "default", *ASKED, lang="zh")
+    # Outside the OS sandbox: there the command would run unasked, and the declined answer is the point.
+    child = spawn(workspace, home, live_server, "--permission-mode", "default", "--sandbox", "danger-full-access",
+                  lang="zh")
     screen = screen_of(child)
     wait_prompt(child)
     type_line(child, "run touch made.txt")

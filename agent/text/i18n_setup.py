@@ -31,7 +31,8 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
     "takes_flag": ("true or false", "`true` 或 `false`"),
     "takes_choice": ("one of {choices}", "以下之一：{choices}"),
     "takes_env": ("an object of NAME: value", "形如 `NAME: 值` 的对象"),
-    "takes_prices": ("an object of model: {{price: number}}", "形如 模型: {{价格: 数字}} 的对象"),
+    "takes_prices": ('an object of model: {{"hit": n, "miss": n, "output": n}} (per 1M tokens, as --prices)',
+                     '形如 模型: {{"hit": 数, "miss": 数, "output": 数}} 的对象（每百万词元，同 --prices）'),
     "takes_object": ("an object", "一个对象"),
     "takes_rules": ("a list of rules", "规则列表"),
     "takes_mode": ("one of default / acceptEdits / plan / bypassPermissions",
@@ -105,9 +106,9 @@ SETUP_TEXTS.update({
     "memory_scope_user": ("yours", "用户"),
     "memory_scope_project": ("the project's", "项目"),
     "memory_none": ("No memory files: none of AGENTS.md or CLAUDE.md from the repository's root down to here, "
-                    "nor ~/.claude/CLAUDE.md or ~/.coding-agent/AGENTS.md. /init writes a starter one.",
+                    "nor ~/.coding-agent/AGENTS.md. /init writes a starter one.",
                     "没有记忆文件：从仓库根目录到当前目录都没有 `AGENTS.md` 或 `CLAUDE.md`，也没有 "
-                    "`~/.claude/CLAUDE.md` 或 `~/.coding-agent/AGENTS.md`。可用 /init 生成一份。"),
+                    "`~/.coding-agent/AGENTS.md`。可用 /init 生成一份。"),
     "init_exists": ("AGENTS.md exists already: the model is asked to improve it",
                     "`AGENTS.md` 已存在：将让模型在其基础上改进"),
 })
@@ -132,9 +133,9 @@ SETUP_TEXTS.update({
     "mcp_output_tokens_ignored": ("MAX_MCP_OUTPUT_TOKENS is not read here: an MCP answer is cut like a read_file "
                                   "answer, to a share of the context window, and the whole of it saved for "
                                   "read_file (docs/settings.md)",
-                                  "这里不读取 `MAX_MCP_OUTPUT_TOKENS`：MCP 的回答与 `read_file` 的回答"
-                                  "一样按上下文窗口的一定比例截断，完整内容另存，"
-                                  "可用 `read_file` 分段读取（见 `docs/settings.md`）"),
+                                  "这里不读取 `MAX_MCP_OUTPUT_TOKENS`：MCP 的回答与 `read_file` 的回答一样按"
+                                  "上下文窗口的一定比例截断，完整内容另存，可用 `read_file` 分段读取"
+                                  "（见 `docs/settings.md`）"),
     "spin_mcp_starting": ("Starting MCP server {names}", "正在启动 MCP 服务器 {names}"),
     "cmd_mcp": ("List the MCP servers, their state and tools; `log NAME` shows a server's log, `retry NAME` "
                 "starts it again",
