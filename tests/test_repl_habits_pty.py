@@ -194,6 +194,10 @@ def test_add_dir_makes_a_folder_readable_and_writable_in_the_sandbox_too(workspa
     child.expect("Done: write_file returned")
     wait_prompt(child)
     assert (other / "note.txt").read_text() == "after"
+    type_line(child, "/undo")  # the added folder's file comes back as it was (it was not there)
+    child.expect_exact("(1 file(s) restored)")
+    wait_prompt(child)
+    assert not (other / "note.txt").exists()
     # A command in the OS sandbox may write there too, unasked, as in the workspace.
     type_line(child, f"run touch {other}/made.txt")
     child.expect("Done: run_command returned")
