@@ -150,7 +150,9 @@ def start_warm_up(state: AppState) -> None:
 
 def undo_turn(state: AppState) -> Checkpoint | None:
     """/undo: the last turn's files come back (file_history), and history and session file end before it."""
-    checkpoint = state.file_history.undo(state.workspace.resolve(), state.lang)
+    from agent.tools.workspace import added_folders
+
+    checkpoint = state.file_history.undo(state.workspace.resolve(), state.lang, added_folders(state.workspace))
     if checkpoint is None:
         return None
     from agent.compaction import cancel_background  # not at start-up: main imports this module

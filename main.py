@@ -172,8 +172,10 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
 
 
 async def submit(app, text: str, typed: str | None = None, command_prompt: bool = False) -> None:
-    """The REPL's callback: a line the user typed (a slash command, or a message), or with
-    `command_prompt` a custom command's prompt, never a command itself (`typed`: on_submit's)."""
+    """The REPL's callback: a line the user typed (a slash command, `!command`, `# note`, or a message),
+    or with `command_prompt` a custom command's prompt, never a command itself (`typed`: on_submit's)."""
+    from agent.turn import quick_input
+
     if app.state.scratch.ready is not None:
         # Two threads importing pydantic-ai at once can see it half-initialised: wait for the warm-up.
         await asyncio.shield(app.state.scratch.ready)
@@ -184,6 +186,8 @@ async def submit(app, text: str, typed: str | None = None, command_prompt: bool 
             app.refresh_custom(warn=False)
         if not command_prompt and slash_command(text, app.is_command) is not None:
             await dispatch(app, text)
+        elif not command_prompt and typed is None and quick_input.is_quick(text):
+            await quick_input.run(app.state, text)
         elif (text := await _fit_or_attach(app, text)) is not None:
             await on_submit(app.state, text, typed)
     except session.SessionLocked as exc:  # /resume of a session another process has open

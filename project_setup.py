@@ -34,6 +34,15 @@ async def start_project(state: AppState) -> None:
         state.emit(Notice(t("no_api_key", state.lang), "error"))
     await _say_sandbox(state)
     hooks.session_start(state, "resume" if state.history else "startup")
+    say_skipped_imports(state)
+
+
+def say_skipped_imports(state: AppState) -> None:
+    """An `@path` a memory file names that is not read is said once at start (/memory says why)."""
+    from agent.tools import memory_files
+
+    if skipped := memory_files.scan(state.workspace).skipped:
+        state.emit(Notice(t("memory_skipped_start", state.lang, n=len(skipped)), "warn"))
 
 
 def use_project_endpoint(state: AppState, named: bool) -> None:

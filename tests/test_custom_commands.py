@@ -37,11 +37,11 @@ def write(path, text: str) -> None:
 
 
 async def test_a_command_file_becomes_a_prompt_with_its_arguments(app, server, workspace):
-    write(workspace / ".coding-agent" / "commands" / "review.md", REVIEW)
+    write(workspace / ".coding-agent" / "commands" / "review-file.md", REVIEW)
     write(workspace / "rules.txt", "rule: no global state\n")
     app.refresh_custom()
     server.script(Text("Reviewed."))
-    await dispatch(app, "/review src/a.py 'error paths'")
+    await dispatch(app, "/review-file src/a.py 'error paths'")
     body = json.dumps(server.requests[-1]["body"])
     assert "Review src/a.py with a focus on error paths." in body
     assert "Everything asked: src/a.py 'error paths'." in body
@@ -49,20 +49,20 @@ async def test_a_command_file_becomes_a_prompt_with_its_arguments(app, server, w
 
 
 async def test_commands_appear_in_help_and_completion(app, workspace, home):
-    write(workspace / ".coding-agent" / "commands" / "review.md", REVIEW)
-    write(workspace / ".claude" / "commands" / "review.md", "---\ndescription: the older one\n---\nold")
+    write(workspace / ".coding-agent" / "commands" / "review-file.md", REVIEW)
+    write(workspace / ".claude" / "commands" / "review-file.md", "---\ndescription: the older one\n---\nold")
     write(workspace / ".claude" / "commands" / "deploy.md", "Deploy it.")
     write(home / "commands" / "standup.md", "---\ndescription: Write my stand-up\n---\nWhat did I do?")
     app.refresh_custom()
     await dispatch(app, "/help")
     [listing] = app.state.emit.of(Listing)
     text = "\n".join(listing.lines)
-    assert "/review <file> [focus] — Review a file for bugs" in text
+    assert "/review-file <file> [focus] — Review a file for bugs" in text
     assert "/standup [arguments] — Write my stand-up" in text and "/deploy" in text
     assert "the older one" not in text
     completer = AgentCompleter(app)
     names = [c.text for c in completer.get_completions(Document("/re"), None)]
-    assert "/review" in names and "/resume" in names
+    assert "/review-file" in names and "/resume" in names
 
 
 async def test_a_built_in_name_wins_with_a_warning(app, workspace):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
@@ -19,7 +20,7 @@ from agent.text.i18n import t
 from ui.approval import clear_typeahead, plain
 from ui.registry import CommandHost
 from ui.render import Renderer
-from ui.tty import keys_not_echoed
+from ui.tty import EscapeWatch, typeahead
 
 # (app, text, typed=None, command_prompt=False): main.submit; a typed line may be a slash command, a
 # command's prompt is not.
@@ -76,6 +77,7 @@ class App(CommandHost):
         self.renderer = Renderer(self.console, state.lang, read_answer=self.read_answer, state=state)
         state.emit = self.renderer
         self.session: PromptSession | None = None
+        self._watch: EscapeWatch | None = None  # while a turn runs: Esc, and the keys typed meanwhile
 
     async def prompt(self, text: str, typed: str | None = None) -> None:
         await self.on_submit(self, text, typed, True)
@@ -86,6 +88,19 @@ class App(CommandHost):
         """One answer typed at `question`. With `fresh_keys`, keys typed before the question is drawn
         do not count: the model asks while the user may still be typing at what came before."""
         self.renderer.stop_spinner()
+        watch = self._watch
+        if watch is not None:  # the question's prompt reads the keys now
+            watch.pause()
+            typed = watch.take()
+            if not fresh_keys:
+                typeahead(typed, self.session.app.input if self.session else None)
+        try:
+            return await self._read_answer(question, fresh_keys)
+        finally:
+            if watch is not None:
+                watch.resume()
+
+    async def _read_answer(self, question: str, fresh_keys: bool) -> str:
         session: PromptSession = PromptSession()
         # pre_run runs just before the first frame is drawn (and before the cursor-position request,
         # whose answer a later flush could swallow); keys are read only after that frame.
@@ -126,6 +141,11 @@ class App(CommandHost):
 
         @bindings.add("escape", "enter")
         def _newline(event) -> None:  # Alt+Enter / Esc Enter: a newline instead of submitting
+            event.current_buffer.insert_text("\n")
+
+        @bindings.add("enter", filter=Condition(lambda: _continues(self.session)))
+        def _continue_line(event) -> None:  # `\` + Enter: the line goes on (Claude Code's habit)
+            event.current_buffer.delete_before_cursor(1)
             event.current_buffer.insert_text("\n")
 
         @bindings.add("s-tab")
@@ -183,7 +203,8 @@ class App(CommandHost):
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         ticker = loop.create_task(self._tick())
         try:
-            with keys_not_echoed():
+            # Esc stops the turn as Ctrl-C does; other keys typed meanwhile wait for the next prompt.
+            with EscapeWatch(task.cancel) as self._watch:
                 await task
         except asyncio.CancelledError:
             self.renderer.end_answer()
@@ -192,11 +213,19 @@ class App(CommandHost):
             ticker.cancel()
             loop.remove_signal_handler(signal.SIGINT)
             self.renderer.end_answer()
+            watch, self._watch = self._watch, None
+            if watch is not None:
+                typeahead(watch.take(), self.session.app.input if self.session else None)
 
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(0.5)
             self.renderer.tick()
+
+
+def _continues(session: PromptSession | None) -> bool:
+    """Enter after a `\\` at the end of the line continues it on the next one instead of sending."""
+    return session is not None and session.default_buffer.document.text_before_cursor.endswith("\\")
 
 
 # A folder longer than this is shown by its last name: the toolbar is one line of the terminal.

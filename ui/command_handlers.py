@@ -25,7 +25,7 @@ async def cmd_help(app: App) -> None:
         names.append(f"/{cmd.name}")
         lines.append(f"/{cmd.name}{hint}{aliases} — {cmd.describe(app.lang)}")
     keys = t("help_keys", app.lang, newline="Alt+Enter", interrupt="Ctrl-C", leave="Ctrl-D")
-    app.show([*lines, t("help_mention", app.lang), keys], names)
+    app.show([*lines, t("help_mention", app.lang), keys, t("help_habits", app.lang)], names)
 
 
 @command("status")

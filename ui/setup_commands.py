@@ -63,17 +63,12 @@ def _project_lines(app: App) -> list[str]:
 
 @command("memory")
 async def cmd_memory(app: App) -> None:
-    from agent.tokens import count as tokens
-    from agent.tools import memory_files
+    from ui.memory_view import memory_lines
 
-    found = memory_files.load(app.state.workspace)
-    if not found:
+    lines = memory_lines(app.state)
+    if lines is None:
         app.say(t("memory_none", app.lang), "warn")
         return
-    lines = [t("memory_title", app.lang)]
-    for memory in found:
-        lines.append(t("memory_line", app.lang, path=memory.path, n=tokens.count_text(memory.text),
-                       scope=t(f"memory_scope_{memory.scope}", app.lang)))
     app.show(lines)
 
 

@@ -140,6 +140,7 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
     not fitting the window, is refused with history and file as they were. Then the rest of the state."""
     from agent.tools import hooks
     from agent.tools.images import compaction_note
+    from agent.tools.nested_memory import kept as keep_nested_memory
     from agent.tools.todo import restore_messages as restore_todo
 
     figs, lang, parts = p.figs, state.lang, None
@@ -165,6 +166,8 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
             if (files or todo) and figs.count(history) > figs.threshold:
                 # Over the target: the files go first (they can be read again), never the user's words.
                 new_read, history = ReadFileState(), compacted_history(carried, [], head, p.tail)
+        # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded.
+        history = keep_nested_memory(p.history, history, state.workspace, lang, at=head_end(history))
         after = figs.count(history)
         if refusal := refuse_result(p.before, after, figs.threshold, margin.room(state, limit)):
             raise CompactError(t(refusal, lang, before=p.before, after=after, threshold=figs.threshold, window=limit))

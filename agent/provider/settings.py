@@ -320,26 +320,49 @@ def apply_env(settings: Settings) -> None:
         os.environ.setdefault(name, value)
 
 
-def add_rule(workspace: Path, kind: str, rule: str) -> Path:
-    """Write `rule` into permissions.<kind> of settings.local.json (the "always for this project"
-    answer), keeping everything else the file holds."""
-    from agent.store.atomic import replace_file
+def add_rule(workspace: Path, kind: str, rule: str, layer: str = LOCAL) -> Path:
+    """Write `rule` into permissions.<kind> of the `layer` file (settings.local.json: the "always for
+    this project" answer; or the user's own), keeping everything else the file holds."""
+    path = settings_paths(workspace)[layer]
+    data = _rules_file(path)
+    rules = data["permissions"][kind] = _list(data["permissions"].get(kind))
+    if rule not in rules:
+        rules.append(rule)
+    _write(path, data)
+    return path
 
-    path = settings_paths(workspace)[LOCAL]
+
+def remove_rule(workspace: Path, kind: str, rule: str, layer: str) -> Path | None:
+    """Take `rule` out of permissions.<kind> of the `layer` file; its path if it was there."""
+    path = settings_paths(workspace)[layer]
+    data = _rules_file(path)
+    rules = _list(data["permissions"].get(kind))
+    if rule not in rules:
+        return None
+    rules.remove(rule)
+    data["permissions"][kind] = rules
+    _write(path, data)
+    return path
+
+
+def _rules_file(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {}
     if not isinstance(data, dict):
         data = {}
-    permissions = data.setdefault("permissions", {})
-    if not isinstance(permissions, dict):
-        permissions = data["permissions"] = {}
-    rules = permissions.setdefault(kind, [])
-    if not isinstance(rules, list):
-        rules = permissions[kind] = []
-    if rule not in rules:
-        rules.append(rule)
+    if not isinstance(data.get("permissions"), dict):
+        data["permissions"] = {}
+    return data
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    from agent.store.atomic import replace_file
+
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
-    return path

@@ -175,6 +175,9 @@ class Scratch:
     ready: asyncio.Future[None] | None = None
     # The session's totals as its stats file holds them: an input that changed none writes nothing.
     stats_on_disk: dict[str, object] = field(default_factory=dict)
+    # The subfolders' memory files attached during the model request whose calls run now, by that
+    # request (agent.tools.nested_memory): two reads side by side load a file once.
+    nested_pending: tuple[str, set[str]] = ("", set())
 
 
 @dataclass

@@ -9,6 +9,7 @@ skipped and named, never written through the symlink.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,14 +50,15 @@ class FileHistory:
         except OSError:
             pass
 
-    def undo(self, root: Path, lang: str) -> Checkpoint | None:
-        """Put the newest checkpoint's files back as they were, within `root`; the caller truncates
-        the history. What could not be put back is in the checkpoint's `failed`."""
+    def undo(self, root: Path, lang: str, added: Sequence[Path] = ()) -> Checkpoint | None:
+        """Put the newest checkpoint's files back as they were, within `root` (or the folder of
+        `added`, those the user added with /add-dir, that holds one); the caller truncates the
+        history. What could not be put back is in the checkpoint's `failed`."""
         if not self.checkpoints:
             return None
         checkpoint = self.checkpoints.pop()
         for path, content in checkpoint.files.items():
-            if why := restore_file(path, content, root, lang):
+            if why := restore_file(path, content, owning_root(path, root, added), lang):
                 checkpoint.failed.append(why)
         return checkpoint
 
@@ -74,6 +76,11 @@ class FileHistory:
         present = {id(cp) for cp in self.checkpoints}
         self.checkpoints.extend(cp for cp in checkpoints if id(cp) not in present)
         self.checkpoints.sort(key=lambda cp: cp.history_index)
+
+
+def owning_root(path: Path, root: Path, added: Sequence[Path]) -> Path:
+    """The added folder that holds `path`, else `root` (the workspace)."""
+    return next((folder for folder in added if path.is_relative_to(folder)), root)
 
 
 def restore_file(path: Path, content: bytes | None, root: Path, lang: str) -> str | None:

@@ -17,14 +17,14 @@ from pydantic_ai import RunContext, Tool, ToolReturn
 from agent.events import CommandRunning
 from agent.state.app import AppState
 from agent.store.atomic import replace_file
-from agent.tools import grep_worker, images, permissions, write_guard
+from agent.tools import grep_worker, images, nested_memory, permissions, write_guard
 from agent.tools.answers import ToolError, cap_text
 from agent.tools.file_diff import file_diff
 from agent.tools.read_cap import read_token_cap
 from agent.tools.reading import LINE_CAP, READ_LIMIT, read_for_model, readable_roots
 from agent.tools.sandbox import confine, offer
 from agent.tools.shell import command_env, execute
-from agent.tools.workspace import PathError, PatternError, iter_files, match_glob, resolve_path
+from agent.tools.workspace import PathError, PatternError, added_folders, iter_files, match_glob, resolve_path, root_of
 
 DIFF_CAP = 50_000
 LIST_CAP = 1000  # paths list_files shows
@@ -48,7 +48,9 @@ def _display(path: Path, workspace: Path) -> str:
 # --- read_file -----------------------------------------------------------------------------
 
 
-def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int = READ_LIMIT) -> str | list:
+def read_file(
+    ctx: RunContext[AppState], path: str, offset: int = 1, limit: int = READ_LIMIT
+) -> str | list | ToolReturn:
     """Read a text file. Lines come numbered like `cat -n` (the number, a tab, the line).
 
     Lines longer than 2000 characters are cut. Long files are returned in parts: the answer
@@ -64,14 +66,24 @@ def read_file(ctx: RunContext[AppState], path: str, offset: int = 1, limit: int 
     try:
         image = images.read_image(path, ctx.deps.workspace, ctx.deps.config, readable_roots(ctx.deps.workspace))
         if image is not None:
-            return image
+            return _with_nested_memory(ctx, path, image)
     except images.ImageError as exc:
         return f"Error: {exc}"
     try:
         cap = read_token_cap(ctx.deps.config.context_window)
-        return read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit, cap)
+        answer = read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit, cap)
     except ToolError as exc:
         return f"Error: {exc}"
+    return _with_nested_memory(ctx, path, answer)
+
+
+def _with_nested_memory(ctx: RunContext[AppState], path: str, answer: str | list) -> str | list | ToolReturn:
+    """A read below the workspace's top brings that folder's AGENTS.md / CLAUDE.md (agent.tools.nested_memory)."""
+    try:
+        target = resolve_path(path, ctx.deps.workspace)
+    except PathError:
+        return answer  # the transcript archive: no folder of the project
+    return nested_memory.attach(ctx.deps, target, answer, f"{ctx.run_id}:{ctx.run_step}")
 
 
 # --- write_file / edit_file ----------------------------------------------------------------
@@ -110,7 +122,7 @@ async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new
 
 
 async def _commit(ctx: RunContext[AppState], target: Path, old: bytes, new: bytes, message: str) -> ToolReturn:
-    ctx.deps.file_history.record_before_write(target, ctx.deps.workspace.resolve())
+    ctx.deps.file_history.record_before_write(target, root_of(target, ctx.deps.workspace))
     existed = target.exists()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -234,10 +246,14 @@ def list_files(ctx: RunContext[AppState], pattern: str = "**/*") -> str:
     """
     root = ctx.deps.workspace.resolve()
     pattern = pattern.strip().removeprefix(str(root) + "/").removeprefix("./")
+    # A folder the user added (/add-dir) is listed by its absolute path, as the model names it.
+    added = next((f for f in added_folders(root) if pattern.startswith(f"{f}/")), None)
+    if added is not None:
+        pattern = pattern.removeprefix(f"{added}/")
     if pattern.startswith("/") or ".." in Path(pattern).parts:
-        return "Error: the pattern must be relative to the workspace"
+        return "Error: the pattern must be relative to the workspace (or start with a folder the user added)"
     try:
-        matches = sorted(p for p in iter_files(root) if match_glob(pattern, p))
+        matches = sorted((f"{added}/{p}" if added else p) for p in iter_files(added or root) if match_glob(pattern, p))
     except PatternError as exc:
         return f"Error: invalid pattern {pattern!r}: {exc}"
     if not matches:

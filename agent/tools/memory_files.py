@@ -1,7 +1,8 @@
 """Memory files, as Claude Code and Codex read them: `AGENTS.md` (or `CLAUDE.md` where a folder has no
-AGENTS.md) in every folder from the repository's root down to the working directory, and the user's
-`~/.coding-agent/AGENTS.md`. They are part of the instructions of every request, so no compaction
-drops them.
+AGENTS.md) in every folder from the repository's root down to the working directory, the user's
+`~/.claude/CLAUDE.md` and `~/.coding-agent/AGENTS.md`, and the files they import with `@path`
+(agent.tools.memory_imports). They are part of the instructions of every request, so no compaction
+drops them. A subfolder's own file comes in when the model reads there (agent.tools.nested_memory).
 
 A project's file is someone else's text: it is read with read_file's confinement (a symlink that leads
 out of its folder is not followed, only a regular file is read) and cut at a size limit.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.config import data_home
 from agent.store.regular_file import read_confined  # noqa: F401 - the memory files' reader, also imported from here
@@ -18,12 +20,24 @@ from agent.store.regular_file import read_confined  # noqa: F401 - the memory fi
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")  # the first a folder has is read
 MEMORY_LIMIT = 20_000  # characters of one file: a huge AGENTS.md must not eat the window
 
+if TYPE_CHECKING:
+    from agent.tools.memory_imports import Skipped
+
 
 @dataclass(frozen=True)
 class MemoryFile:
     path: Path
     text: str
     scope: str  # "user" | "project"
+    imported_by: Path | None = None  # the memory file whose `@path` brought it in
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What the session's instructions carry, and the imports that were not read (for /memory)."""
+
+    files: list[MemoryFile]
+    skipped: list[Skipped]
 
 
 def repo_root(cwd: Path) -> Path:
@@ -34,7 +48,7 @@ def repo_root(cwd: Path) -> Path:
     return cwd
 
 
-def _folder_file(folder: Path, root: Path) -> MemoryFile | None:
+def folder_file(folder: Path, root: Path) -> MemoryFile | None:
     for name in MEMORY_NAMES:
         if (folder / name).is_file() or (folder / name).is_symlink():
             text = read_confined(folder / name, root, MEMORY_LIMIT)
@@ -44,22 +58,57 @@ def _folder_file(folder: Path, root: Path) -> MemoryFile | None:
     return None
 
 
-def load(workspace: Path) -> list[MemoryFile]:
-    """The user's file first, then the project's from the root down (the nearest last: it wins)."""
+def _user_files() -> list[MemoryFile]:
+    """Claude Code's `~/.claude/CLAUDE.md`, then ours (the later wins). The user's own: it may be a
+    link into their home (a dotfiles folder), never to a FIFO or a device."""
+    from agent.config import claude_home
+    from agent.tools.memory_imports import user_roots
+
     found = []
-    user = data_home() / "AGENTS.md"
-    if user.is_file() and (text := read_confined(user, data_home(), MEMORY_LIMIT)) and text.strip():
-        found.append(MemoryFile(user, text.strip(), "user"))
+    for path in (claude_home() / "CLAUDE.md", data_home() / "AGENTS.md"):
+        if not (path.is_file() or path.is_symlink()):
+            continue
+        text = next((text for root in user_roots() if (text := read_confined(path, root, MEMORY_LIMIT))), None)
+        if text is not None and text.strip():
+            found.append(MemoryFile(path, text.strip(), "user"))
+    return found
+
+
+def _project_files(workspace: Path) -> list[MemoryFile]:
+    """From the repository's root down to `workspace` (the nearest last: it wins)."""
     cwd = workspace.resolve()
     root = repo_root(cwd)
     folders = [cwd, *cwd.parents]
     folders = list(reversed(folders[: folders.index(root) + 1]))
-    for folder in folders:
-        # Each file is confined to the repository: a symlinked AGENTS.md that leads out is not read.
-        if (memory := _folder_file(folder, root)) is not None:
-            found.append(memory)
-    return found
+    # Each file is confined to the repository: a symlinked AGENTS.md that leads out is not read.
+    return [memory for folder in folders if (memory := folder_file(folder, root)) is not None]
 
+
+def scan(workspace: Path) -> Memory:
+    """The user's files first, then the project's; each followed by what it imports."""
+    from agent.tools.memory_imports import Importer
+
+    top = _user_files() + _project_files(workspace)
+    importer = Importer(workspace, MEMORY_LIMIT, {_real(memory.path) for memory in top})
+    files: list[MemoryFile] = []
+    for memory in top:
+        files.append(memory)
+        for found in importer.expand(memory.path, memory.text, memory.scope == "project"):
+            scope = "project" if found.project else "user"
+            files.append(MemoryFile(found.path, found.text, scope, found.importer))
+    return Memory(files, importer.skipped)
+
+
+def load(workspace: Path) -> list[MemoryFile]:
+    """The memory files of `workspace`, imports included, in the order the instructions carry them."""
+    return scan(workspace).files
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
 
 
 def instructions(workspace: Path, lang: str) -> str:
@@ -68,4 +117,10 @@ def instructions(workspace: Path, lang: str) -> str:
     from agent.text.prompts import system_prompt
 
     found = load(workspace)
-    return system_prompt(workspace, lang, "\n\n".join(f"# {memory.path}\n\n{memory.text}" for memory in found))
+    return system_prompt(workspace, lang, "\n\n".join(section(memory) for memory in found))
+
+
+def section(memory: MemoryFile) -> str:
+    """One file's part of the instructions: its path (and what imported it), then its text."""
+    head = f"# {memory.path}" if memory.imported_by is None else f"# {memory.path} (@-imported by {memory.imported_by})"
+    return f"{head}\n\n{memory.text}"

@@ -1,5 +1,5 @@
 """The workspace: confinement of every path a tool touches (and of files read as instructions),
-and listing what is in it.
+and listing what is in it. Folders the user adds (/add-dir) count as the workspace does.
 
 The agent's own transcript archive is readable too (so the model can look back at what a
 compaction summarised), but nothing under the data folder is ever writable: a model that could
@@ -30,6 +30,32 @@ def _resolve(path: Path) -> Path:
         raise PathError(f"cannot resolve {path}: {exc}") from exc
 
 
+# Folders the user added with /add-dir, by workspace: read and written as the workspace is, for the rest
+# of the run (the sub-agents and a /clear's new session work in the same folders).
+_ADDED: dict[Path, list[Path]] = {}
+
+
+def add_folder(workspace: Path, folder: Path) -> Path:
+    """Add `folder` (resolved; it must be a directory) as a root the tools may read and write."""
+    real = _resolve(folder)
+    if not real.is_dir():
+        raise PathError(f"{folder} is not a folder")
+    added = _ADDED.setdefault(_resolve(workspace), [])
+    if real not in added:
+        added.append(real)
+    return real
+
+
+def added_folders(workspace: Path) -> tuple[Path, ...]:
+    return tuple(_ADDED.get(_resolve(workspace), ()))
+
+
+def root_of(path: Path, workspace: Path) -> Path:
+    """The root that holds `path` (resolved): an added folder, else the workspace. What guards a
+    write (.git, instruction files, /undo's confinement) is checked from there."""
+    return next((folder for folder in added_folders(workspace) if path.is_relative_to(folder)), _resolve(workspace))
+
+
 def resolve_path(
     path: str,
     workspace: Path,
@@ -51,7 +77,7 @@ def resolve_path(
         home = _resolve(data_home())
         if resolved.is_relative_to(home):
             raise PathError(f"{path} is inside the agent's data folder {home}, which is read-only")
-    if resolved.is_relative_to(root):
+    if resolved.is_relative_to(root) or any(resolved.is_relative_to(f) for f in added_folders(root)):
         return resolved
     if not write and any(resolved.is_relative_to(_resolve(r)) for r in readable_roots):
         return resolved

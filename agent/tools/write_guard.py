@@ -76,7 +76,9 @@ class Risk:
 def approval_reason(given: str, target: Path, workspace: Path, content: bytes) -> Risk | None:
     """Why writing `content` to `target` needs the user's approval, or None. `given` is the path as
     the model wrote it: `.git` may be a symlink, so the name is checked as well as the resolved path."""
-    root = workspace.resolve()
+    from agent.tools.workspace import root_of
+
+    root = root_of(target, workspace)  # a folder added with /add-dir is guarded from its own top
     asked = Path(given) if Path(given).is_absolute() else root / given
     if _under_git(target, root) or _under_git(Path(os.path.normpath(asked)), root):
         return Risk("git")

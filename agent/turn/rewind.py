@@ -109,18 +109,19 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
     """The files as they were before `checkpoint`'s turn: each later checkpoint undone, newest first,
     after the files as they are now became a checkpoint of their own (so /undo can put them back).
     Returns the paths put back and the "path: reason" of those that could not be."""
-    from agent.state.file_history import restore_file
+    from agent.state.file_history import owning_root, restore_file
+    from agent.tools.workspace import added_folders
 
-    history, root = state.file_history, state.workspace.resolve()
+    history, root, added = state.file_history, state.workspace.resolve(), added_folders(state.workspace)
     later = history.checkpoints[history.checkpoints.index(checkpoint):]
     history.make_checkpoint(len(state.history), "/rewind")  # the files as they are now, for /undo
     for cp in later:
         for path in cp.files:
-            history.record_before_write(path, root)
+            history.record_before_write(path, owning_root(path, root, added))
     restored, failed = [], []
     for cp in reversed(later):
         for path, content in cp.files.items():
-            if why := restore_file(path, content, root, state.lang):
+            if why := restore_file(path, content, owning_root(path, root, added), state.lang):
                 failed.append(why)
             else:
                 restored.append(str(path))

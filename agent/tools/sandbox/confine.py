@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,14 @@ def for_commands(config: Any, workspace: Path) -> Sandbox | None:
     if not sandboxed_mode(policy):
         return None
     mechanism = detect.find(workspace)
-    return Sandbox(policy, workspace.resolve(), mechanism) if mechanism.works else None
+    if not mechanism.works:
+        return None
+    from agent.tools.workspace import added_folders
+
+    # A folder the user added (/add-dir) is written as the workspace is, with the same folders kept read-only.
+    if added := [folder for folder in added_folders(workspace) if folder not in policy.writable_roots]:
+        policy = replace(policy, writable_roots=(*policy.writable_roots, *added))
+    return Sandbox(policy, workspace.resolve(), mechanism)
 
 
 @contextmanager
