@@ -10,6 +10,7 @@ from agent.text.i18n_commands import COMMAND_TEXTS
 from agent.text.i18n_files import FILES_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
+from agent.text.i18n_mcp import MCP_TEXTS
 from agent.text.i18n_prices import PRICE_TEXTS
 from agent.text.i18n_sandbox import SANDBOX_TEXTS
 from agent.text.i18n_security import SECURITY_TEXTS
@@ -376,7 +377,7 @@ TEXTS: dict[str, tuple[str, str]] = {
 # The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
 # The texts of each topic live in their own module.
 for _topic in (UI_TEXTS, SECURITY_TEXTS, GUARD_TEXTS, PRICE_TEXTS, SETUP_TEXTS, CAPS_TEXTS, SESSION_TEXTS, LOCAL_TEXTS,
-               SANDBOX_TEXTS, COMMAND_TEXTS, TOOL_TEXTS, START_TEXTS, FILES_TEXTS, TRUST_TEXTS):
+               SANDBOX_TEXTS, COMMAND_TEXTS, TOOL_TEXTS, START_TEXTS, FILES_TEXTS, TRUST_TEXTS, MCP_TEXTS):
     TEXTS.update(_topic)
 
 

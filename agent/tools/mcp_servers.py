@@ -54,6 +54,12 @@ class Server:
     log: Any = None  # agent.tools.mcp_log.ServerLog, from its first start
     # The calls waiting for an answer (agent.tools.mcp_calls): each is told when a message is lost.
     waiting: set[asyncio.Future] = field(default_factory=set)
+    running: list[str] = field(default_factory=list)  # the tools called now, the newest last
+    # What it offers besides tools (agent.tools.mcp_offers), listed once it is up; `session` is its
+    # pydantic-ai MCPToolset, which reads them.
+    prompts: list[Any] = field(default_factory=list)
+    resources: list[Any] = field(default_factory=list)
+    session: Any = None
 
 
 def server_of(tool_name: str) -> str | None:
@@ -84,6 +90,9 @@ def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
     for name, config in read_mcp_json(workspace).items():
         found.setdefault(name, (config, "project", str(workspace / MCP_JSON)))
     servers, warnings = Servers(), bad_limits(lang) if found else []
+    for layer, _value in settings.section("mcpSampling") if settings is not None else ():
+        if not is_users(layer):  # a project may not spend the user's model on its own servers
+            warnings.append(t("mcp_sampling_project", lang, path=settings.path(layer)))
     for name, (config, scope, where) in found.items():
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or "__" in name or not _valid(config):
             warnings.append(t("mcp_bad", lang, path=where, name=name))
@@ -100,6 +109,7 @@ def _client(server: Server, state: Any) -> Any:
 
     from agent.provider.grants import expand
     from agent.tools.mcp_calls import capped_client
+    from agent.tools.mcp_requests import handlers
     from agent.tools.mcp_stdio import ServerProcess
     from agent.tools.shell import command_env
 
@@ -114,7 +124,7 @@ def _client(server: Server, state: Any) -> Any:
     else:
         transport = StreamableHttpTransport(config["url"], headers=config.get("headers") or None)
     return capped_client(transport, _cap(server, state), message_handler=_on_message(server),
-                         log_handler=_on_log(server))
+                         log_handler=_on_log(server), **handlers(state, server))
 
 
 def _cap(server: Server, state: Any) -> Any:
@@ -171,6 +181,7 @@ async def _serve(state: Any, server: Server) -> None:
         await asyncio.to_thread(_import_client)
         from pydantic_ai.mcp import MCPToolset
 
+        from agent.tools import mcp_offers as offers
         from agent.tools.mcp_calls import Guarded
 
         toolset = MCPToolset(_client(server, state), tool_error_behavior="failed")
@@ -180,6 +191,7 @@ async def _serve(state: Any, server: Server) -> None:
                 async with asyncio.timeout(limit):
                     await stack.enter_async_context(toolset)
                     listed = await toolset.list_tools()
+                    await offers.list_offers(server, toolset)
             except TimeoutError:
                 raise StartTimeout(limit) from None
             server.tools = [tool.name for tool in listed]
@@ -188,7 +200,9 @@ async def _serve(state: Any, server: Server) -> None:
             server.definition_tokens = tokens.count_text(json.dumps(defs, ensure_ascii=False))
             server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server,
                                      fail=lambda exc: fail(state, server, exc), timeout=lambda: timeouts(state).tool)
-            server.state = "ready"
+            if server.resources and state.mcp.resource_tools is None:
+                state.mcp.resource_tools = offers.tools(state)
+            server.session, server.state = toolset, "ready"
             server.started.set()
             await server.stop.wait()
         server.state = "stopped"
@@ -230,7 +244,7 @@ class _DebugLog(logging.Handler):
 def fail(state: Any, server: Server, exc: BaseException) -> None:
     if server.state == "failed":
         return
-    server.state, server.toolset = "failed", None
+    server.state, server.toolset, server.session = "failed", None, None
     server.error = _reason(exc)
     server.log.note(f"[client] failed: {server.error}")
     if isinstance(exc, StartTimeout):
@@ -249,6 +263,7 @@ def _launch(state: Any, server: Server) -> None:
     from agent.tools.mcp_log import ServerLog, log_path
 
     server.state, server.error, server.tools, server.toolset, server.definition_tokens = "starting", "", [], None, 0
+    server.prompts, server.resources, server.session, server.running = [], [], None, []
     server.started, server.stop = asyncio.Event(), asyncio.Event()
     server.log = ServerLog(log_path(state.workspace, server.name))
     server.task = asyncio.get_running_loop().create_task(_serve(state, server))
