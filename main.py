@@ -132,9 +132,9 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
     import compact
-    from agent.tools import hooks, mcp_offers
+    from agent.tools import hooks
     from agent.tools.images import image_paths, pasted_paths
-    from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
+    from agent.tools.mentions import attached_labels, attachments
     from agent.turn.loop import run_turn
 
     asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})
@@ -147,10 +147,7 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     reads = ReadFileState()
     pasted = pasted_paths(user_input if typed is None else typed)
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
-    prelude, notices = build_mention_messages(find_mentions(user_input, state.mcp.servers), state,
-                                              read_file_state=reads, pasted=pasted, named=named)
-    resources, unread = await mcp_offers.mention_messages(state, user_input)  # @server:uri, the server's text
-    prelude, notices = prelude + resources, notices + unread
+    prelude, notices = await attachments(state, user_input, reads, pasted=pasted, named=named)
     from agent.compaction import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:

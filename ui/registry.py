@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -127,7 +127,7 @@ class PromptCommand(Command):
     """An MCP server's prompt (agent.tools.mcp_offers): its texts are the server's (the UI escapes them)."""
 
     server: str = ""
-    prompt: Any = None
+    prompt: Any = field(default=None, compare=False, hash=False)  # pydantic_ai.mcp.Prompt
 
     def describe(self, lang: str) -> str:
         what = t("mcp_prompt_command", lang, server=self.server)

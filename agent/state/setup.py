@@ -81,13 +81,11 @@ class Hooks:
 @dataclass
 class Servers:
     servers: dict[str, Any] = field(default_factory=dict)
-    # The tools that list and read resources (agent.tools.mcp_offers), made when a server has some.
+    # The tools that list and read resources (agent.tools.mcp_offers), made when a server first has some.
     resource_tools: Any = None
 
     def ready_toolsets(self) -> list[Any]:
-        ready = [s for s in self.servers.values() if s.state == "ready" and s.toolset is not None]
-        extra = [self.resource_tools] if self.resource_tools is not None and any(s.resources for s in ready) else []
-        return [s.toolset for s in ready] + extra
+        return [s.toolset for s in self.servers.values() if s.state == "ready" and s.toolset is not None]
 
     def definition_tokens(self) -> int:
         return sum(s.definition_tokens for s in self.servers.values() if s.state == "ready")

@@ -2,7 +2,7 @@
 (`/mcp__<server>__<prompt> args`), its resources as `@<server>:<uri>` mentions and through the
 `read_mcp_resource` tool. Both are the server's text: a prompt reaches the model framed as the
 server's (not the user's words), a resource as a tool's answer, cut like one (agent.tools.answer_cap).
-They are listed once, when the server is up (agent.tools.mcp_servers).
+Both are listed once, when the server has started (agent.tools.mcp_servers).
 """
 
 from __future__ import annotations
@@ -19,25 +19,9 @@ from agent.tools.mcp_servers import PREFIX
 
 READ_TOOL = "read_mcp_resource"
 LIST_TOOL = "list_mcp_resources"
-LISTED = 200  # prompts or resources kept of one server
-_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 # "@server:uri", at the start or after whitespace (as @path mentions are found).
 _MENTION = re.compile(r"(?:^|(?<=\s))@([A-Za-z0-9_-]+):(\S+)")
 _TRAILING = ".,;:!?)]}'\""
-
-
-async def list_offers(server: Any, toolset: Any) -> None:
-    """The server's prompts and resources (none if it fails to list them: its tools still work)."""
-    for kind, listing in (("prompts", toolset.list_prompts), ("resources", toolset.list_resources)):
-        try:
-            found = (await listing())[:LISTED]
-        except Exception as exc:  # noqa: BLE001 - a server that lists no prompts still serves its tools
-            server.log.note(f"[client] listing its {kind} failed: {str(exc)[:300]}")
-            continue
-        if kind == "prompts":
-            server.prompts = [p for p in found if _NAME.fullmatch(p.name)]
-        else:
-            server.resources = found
 
 
 def ready(state: Any) -> list[Any]:
@@ -181,9 +165,16 @@ def completions(state: Any, typed: str) -> list[tuple[str, str]]:
             if f"@{server.name}:{r.uri}".startswith(typed)]
 
 
-def tools(state: Any) -> Any:
-    """The tools that list and read MCP resources (a pydantic-ai toolset), for a session with a server
-    that has resources."""
+def toolsets(state: Any) -> list[Any]:
+    """The tools that list and read MCP resources, while a server that is up has resources."""
+    if not any(server.resources for server in ready(state)):
+        return []
+    if state.mcp.resource_tools is None:
+        state.mcp.resource_tools = _tools(state)
+    return [state.mcp.resource_tools]
+
+
+def _tools(state: Any) -> Any:
     from pydantic_ai.toolsets import FunctionToolset
 
     toolset: FunctionToolset[Any] = FunctionToolset()

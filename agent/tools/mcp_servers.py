@@ -33,6 +33,7 @@ START_TIMEOUT = 30.0
 TOOL_TIMEOUT = 600.0
 STOP_GRACE = 10.0  # seconds a server that gave up has to be stopped before a turn stops waiting for it
 PREFIX = "mcp__"
+LISTED = 200  # prompts, and resources, kept of one server
 
 
 from agent.state.setup import Servers  # noqa: E402,F401 - re-exported
@@ -181,7 +182,6 @@ async def _serve(state: Any, server: Server) -> None:
         await asyncio.to_thread(_import_client)
         from pydantic_ai.mcp import MCPToolset
 
-        from agent.tools import mcp_offers as offers
         from agent.tools.mcp_calls import Guarded
 
         toolset = MCPToolset(_client(server, state), tool_error_behavior="failed")
@@ -191,7 +191,7 @@ async def _serve(state: Any, server: Server) -> None:
                 async with asyncio.timeout(limit):
                     await stack.enter_async_context(toolset)
                     listed = await toolset.list_tools()
-                    await offers.list_offers(server, toolset)
+                    await _list_offers(server, toolset)
             except TimeoutError:
                 raise StartTimeout(limit) from None
             server.tools = [tool.name for tool in listed]
@@ -200,8 +200,6 @@ async def _serve(state: Any, server: Server) -> None:
             server.definition_tokens = tokens.count_text(json.dumps(defs, ensure_ascii=False))
             server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server,
                                      fail=lambda exc: fail(state, server, exc), timeout=lambda: timeouts(state).tool)
-            if server.resources and state.mcp.resource_tools is None:
-                state.mcp.resource_tools = offers.tools(state)
             server.session, server.state = toolset, "ready"
             server.started.set()
             await server.stop.wait()
@@ -213,6 +211,20 @@ async def _serve(state: Any, server: Server) -> None:
         fail(state, server, exc)
     finally:
         server.started.set()
+
+
+async def _list_offers(server: Server, toolset: Any) -> None:
+    """Its prompts and resources (agent.tools.mcp_offers uses them); none if it fails to list them."""
+    for kind, listing in (("prompts", toolset.list_prompts), ("resources", toolset.list_resources)):
+        try:
+            found = (await listing())[:LISTED]
+        except Exception as exc:  # noqa: BLE001 - a server that lists no prompts still serves its tools
+            server.log.note(f"[client] listing its {kind} failed: {str(exc)[:300]}")
+            continue
+        if kind == "prompts":  # a prompt is a slash command: its name must be one
+            server.prompts = [p for p in found if re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", p.name)]
+        else:
+            server.resources = found
 
 
 class StartTimeout(Exception):

@@ -87,6 +87,18 @@ def build_mention_messages(
         notices
 
 
+async def attachments(state: AppState, text: str, reads: ReadFileState, pasted: Sequence[str] = (),
+                      named: Sequence[str] = ()) -> tuple[list[ModelMessage], list[str]]:
+    """What the user's message attaches: the files it mentions, the images pasted or named (as
+    build_mention_messages reads them), then its `@server:uri` MCP resources (agent.tools.mcp_offers)."""
+    from agent.tools import mcp_offers
+
+    messages, notices = build_mention_messages(find_mentions(text, state.mcp.servers), state, read_file_state=reads,
+                                               pasted=pasted, named=named)
+    resources, unread = await mcp_offers.mention_messages(state, text)
+    return messages + resources, notices + unread
+
+
 def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:
     """"@path" for each attachment, and the lines sent of one attached in parts: the user sees that
     the model got its first part (it reads on with offset), not the whole file (issue 21, finding 3)."""
