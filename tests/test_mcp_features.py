@@ -162,7 +162,8 @@ async def test_a_servers_question_is_asked_field_by_field(make_state, server, ho
     await run_turn(state, "ask me")
     assert "the user said red x3" in result_of(state.emit, "mcp__feat__ask_user").content
     asked = [q.text for q in state.emit.of(Question)]
-    assert asked[0] == "Answer it? (n declines)" and asked[1].startswith("Color - Your favourite colour (text), required")
+    assert asked[0] == "Answer it? (n declines)"
+    assert asked[1].startswith("Color - Your favourite colour (text), required")
     assert asked[2] == asked[3] and "(a whole number)" in asked[2]  # "three" is not a whole number: asked again
     notices = [n.text for n in state.emit.of(Notice)]
     assert any(n.startswith("The MCP server feat asks (its own words): Pick a colour") for n in notices)
