@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import main
-from agent.events import EventLog, Notice, Question, ToolProgress, ToolResult
+from agent.events import EventLog, Listing, Notice, Question, ToolProgress, ToolResult
 from agent.provider import settings as files
 from agent.tools import mcp_servers
 from agent.turn.loop import run_turn
@@ -74,6 +74,8 @@ async def test_a_servers_prompt_is_a_slash_command_whose_text_is_framed_as_the_s
     assert typed == '"the parser" long'  # what the user typed: the server's text names no image of theirs
     await dispatch(host, "/mcp__feat__review")
     assert any("needs topic" in n.text for n in state.emit.of(Notice)) and len(host.sent) == 1
+    await dispatch(host, "/mcp")
+    assert "    prompts: /mcp__feat__review · resources: 2 (@feat:uri)" in state.emit.of(Listing)[-1].lines
 
 
 async def test_a_resource_mention_attaches_the_servers_text_as_a_tool_answer(make_state, server, home, stop):

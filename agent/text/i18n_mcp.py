@@ -45,6 +45,8 @@ MCP_TEXTS: dict[str, tuple[str, str]] = {
         "{path}: mcpSampling is only read from your own settings file (a project may not spend your model)",
         "{path}：mcpSampling 只从你自己的设置文件读取（项目不能动用你的模型）"),
     "takes_mcp_sampling": ("true, false or a list of MCP server names", "true、false 或 MCP 服务器名的列表"),
+    "mcp_offers_line": ("    prompts: {prompts} · resources: {n} (@{server}:uri)",
+                        "    提示词：{prompts} · 资源：{n} 个（@{server}:uri）"),
     # --- /context ---
     "ctx_mcpdefs": ("MCP tool definitions: {name}", "MCP 工具定义：{name}"),
 }
