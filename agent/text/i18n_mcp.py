@@ -8,7 +8,6 @@ MCP_TEXTS: dict[str, tuple[str, str]] = {
     # key: (en, zh)
     # --- prompts ---
     "mcp_prompt_command": ("MCP prompt of {server}", "{server} 的 MCP 提示词"),
-    "mcp_prompt_args": ("[{args}]", "[{args}]"),
     "mcp_prompt_missing": ("/{name} needs {missing}: /{name} {usage}", "/{name} 缺少 {missing}：/{name} {usage}"),
     "mcp_prompt_failed": ("The MCP server {server} gave no prompt {name}: {error}",
                           "MCP 服务器 {server} 没有给出提示词 {name}：{error}"),

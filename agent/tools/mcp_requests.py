@@ -49,7 +49,9 @@ def _elicit(state: Any, server: Any) -> Any:
         from fastmcp.client.elicitation import ElicitResult
 
         schema = getattr(params, "requested_schema", None) or {}
-        state.emit(Notice(t("mcp_elicit_asks", state.lang, server=server.name, message=message[:MESSAGE_CHARS])))
+        url = getattr(params, "url", None)  # a question answered on a page of the server's: shown, never opened
+        shown = message[:MESSAGE_CHARS] + (f" ({str(url)[:MESSAGE_CHARS]})" if url else "")
+        state.emit(Notice(t("mcp_elicit_asks", state.lang, server=server.name, message=shown)))
         try:
             action, content = await _ask_user(state, server, schema)
         except asyncio.CancelledError:

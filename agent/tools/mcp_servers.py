@@ -9,7 +9,8 @@ the project. Its tools reach the model as `mcp__<server>__<tool>` (as in Claude 
 permission rules and hooks as ours (agent.tools.tool_gate), and their results are tool results like
 any other (cut to a share of the window, counted, cleared by the cheap tier: agent.tools.mcp_calls).
 A server that fails to start, does not start in time or dies is one line, once; the session goes
-on without it, and `/mcp retry` starts it again.
+on without it, and `/mcp retry` starts it again. Its prompts and resources are listed when it starts
+(agent.tools.mcp_offers uses them); what it asks of the session is answered by agent.tools.mcp_requests.
 """
 
 from __future__ import annotations
