@@ -77,11 +77,8 @@ def test_a_prompt_is_a_slash_command_and_a_resource_mention_completes(workspace,
     child = spawn(workspace, home, live_server, "--yes")
     screen = Screen(child)
     wait_prompt(child)
-    type_line(child, "hello")  # a turn waits for the server to start
-    child.expect("Echo: hello", timeout=STARTING)
-    wait_prompt(child)
-    type_line(child, "/mcp__feat__review parser")
-    child.expect("Echo:")
+    type_line(child, "/mcp__feat__review parser")  # typed at once: the command waits for its server to start
+    child.expect("Echo:", timeout=STARTING)
     wait_prompt(child)
     asked = live_server.requests[-1]["body"]["messages"][-1]["content"]
     assert "Please review parser (short). PROMPT-MARKER" in asked and "not the user's words" in asked
@@ -107,3 +104,15 @@ def test_p_declines_a_servers_question(workspace, home, server):
     assert result.returncode == 0, result.stderr
     assert "Declined: no one can answer a server's question with -p" in result.stderr
     assert "the user chose decline" in json.dumps(server.requests[-1]["body"])
+
+
+def test_p_runs_a_servers_prompt_as_a_slash_command(workspace, home, server):
+    configure(home)
+    result = run_main(["--base-url", server.base_url, "--lang", "en", "-p", "/mcp__feat__review parser deep"],
+                      workspace, home, timeout=120)
+    assert result.returncode == 0, result.stderr
+    asked = server.requests[-1]["body"]["messages"][-1]["content"]
+    assert "Please review parser (deep). PROMPT-MARKER" in asked and "not the user's words" in asked
+    missing = run_main(["--base-url", server.base_url, "--lang", "en", "-p", "/mcp__feat__review"], workspace, home,
+                       timeout=120)
+    assert missing.returncode == 2 and "/mcp__feat__review needs topic" in missing.stderr

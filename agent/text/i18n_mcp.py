@@ -13,6 +13,7 @@ MCP_TEXTS: dict[str, tuple[str, str]] = {
                           "MCP 服务器 {server} 没有给出提示词 {name}：{error}"),
     "mcp_prompt_sent": ("Sending the prompt {name} of {server} ({n:,} characters, the server's text)",
                         "发送 {server} 的提示词 {name}（{n:,} 个字符，来自服务器）"),
+    "mcp_prompt_not_sent": ("/{name} was not sent", "/{name} 未发送"),
     # --- resources ---
     "mcp_resource_failed": ("{what} was not attached: {error}", "{what} 未附加：{error}"),
     # --- questions a server asks (elicitation) ---

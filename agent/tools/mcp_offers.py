@@ -86,6 +86,27 @@ async def prompt_text(state: Any, server: Any, prompt: Any, typed: str) -> str |
                                                         command=f"/{name} {typed}".rstrip(), text=body)
 
 
+async def find_prompt(state: Any, name: str) -> tuple[Any, Any] | None:
+    """(server, prompt) of the command `name`, once the servers still starting are up (or failed)."""
+    from agent.tools.mcp_servers import wait_started
+
+    if any(s.state == "starting" for s in state.mcp.servers.values()):
+        await wait_started(state)
+    return next(((server, prompt) for command, server, prompt in prompt_commands(state) if command == name), None)
+
+
+async def run_command(state: Any, name: str, typed: str, submit: Any) -> str | None:
+    """-p's `/mcp__server__prompt args`: the prompt as one turn (`submit(text, typed)`), or why not."""
+    found = await find_prompt(state, name)
+    if found is None:
+        return t("print_unknown_command", state.lang, name=name)
+    text = await prompt_text(state, *found, typed)
+    if text is None:
+        return t("mcp_prompt_not_sent", state.lang, name=name)
+    await submit(text, typed)
+    return None
+
+
 def _timeout(state: Any) -> float:
     from agent.tools.mcp_servers import timeouts
 
