@@ -72,6 +72,22 @@ def test_a_servers_question_is_asked_in_the_repl_with_its_escapes_shown(workspac
     child.expect(pexpect.EOF)
 
 
+def test_ctrl_c_at_a_servers_question_tells_it_the_user_cancelled(workspace, home, live_server):  # noqa: F811
+    configure(home)
+    live_server.script(ToolCalls([("mcp__feat__ask_user", {})]), Text("Cancelled then."))
+    child = spawn(workspace, home, live_server, "--yes")
+    wait_prompt(child)
+    type_line(child, "ask me something")
+    child.expect("Answer it\\?", timeout=STARTING)
+    child.sendintr()
+    child.expect("Not answered: feat is told you cancelled")
+    child.expect("Cancelled then.")
+    wait_prompt(child)
+    assert "the user chose cancel" in json.dumps(live_server.requests[-1]["body"])
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+
+
 def test_a_prompt_is_a_slash_command_and_a_resource_mention_completes(workspace, home, live_server):  # noqa: F811
     configure(home)
     child = spawn(workspace, home, live_server, "--yes")
