@@ -127,7 +127,7 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     import compact
     from agent.tools import hooks
     from agent.tools.images import image_paths, pasted_paths
-    from agent.tools.mentions import attached_labels, build_mention_messages, find_mentions
+    from agent.tools.mentions import attached_labels, attachments
     from agent.turn.loop import run_turn
 
     asked = await hooks.run(state, "UserPromptSubmit", {"prompt": user_input})
@@ -140,8 +140,7 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     reads = ReadFileState()
     pasted = pasted_paths(user_input if typed is None else typed)
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
-    prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
-                                              pasted=pasted, named=named)
+    prelude, notices = await attachments(state, user_input, reads, pasted=pasted, named=named)
     from agent.compaction import attachments_refused
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
@@ -245,8 +244,7 @@ async def print_mode(state: AppState, prompt: str | None, output_format: str = "
     try:
         return await printing.run(state, view, prompt, input_format, on_submit)
     finally:
-        if close := getattr(view, "close", None):
-            close()
+        view.close()
         save_stats(state)
 
 

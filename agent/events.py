@@ -62,6 +62,17 @@ class CommandRunning:
 
 
 @dataclass(frozen=True)
+class ToolProgress:
+    """An MCP server's tool runs (after its approval, if one was asked): the spinner names it, and its
+    progress as the server reports it (`progress` None until it does; `message` the server's text)."""
+
+    tool_name: str
+    progress: float | None = None
+    total: float | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class Retrying:
     """The request failed in a way worth retrying; the client waits `wait` seconds, then sends it again."""
 
@@ -192,6 +203,7 @@ Event = (
     | UsageUpdate
     | WaitingForModel
     | CommandRunning
+    | ToolProgress
     | Retrying
     | CompactionStarted
     | CompactionFinished

@@ -40,11 +40,20 @@ class AgentCompleter(Completer):
             for cmd in self.app.commands(warn=False):  # a warning would be drawn over the line being typed
                 for name in (cmd.name, *cmd.aliases):
                     if name.startswith(text[1:]):
-                        yield Completion("/" + name, -len(text), display_meta=cmd.describe(self.app.lang))
+                        yield Completion("/" + name, -len(text), display_meta=plain(cmd.describe(self.app.lang)))
             return
         word = text.split()[-1] if text.split() and not text.endswith(" ") else ""
         if word.startswith("@"):
+            yield from self._resources(word)
             yield from self._paths(word[1:])
+
+    def _resources(self, word: str):
+        """`@server:uri` of the MCP servers' resources (a uri a mention could not hold is left out)."""
+        from agent.tools.mcp_offers import completions
+
+        for mention, name in completions(self.app.state, word)[:MAX_PATH_COMPLETIONS]:
+            if mention.isprintable() and not any(c.isspace() for c in mention):
+                yield Completion(mention, -len(word), display_meta=plain(name[:80]))
 
     def _paths(self, prefix: str):
         root = self.app.state.workspace

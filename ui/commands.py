@@ -43,6 +43,12 @@ async def dispatch(app: CommandHost, user_input: str) -> None:
     app.refresh_custom()  # a command file added since the last input is found
     cmd_name, _, args = user_input[1:].partition(" ")
     cmd = COMMANDS.get(cmd_name) or app.custom.get(cmd_name)
+    if cmd is None and cmd_name.startswith("mcp__"):  # an MCP server's prompt: its server may still be starting
+        from agent.tools.mcp_offers import find_prompt
+
+        if await find_prompt(app.state, cmd_name) is not None:
+            app.refresh_custom()
+            cmd = app.custom.get(cmd_name)
     if cmd is None:
         close = difflib.get_close_matches(cmd_name, [*COMMANDS, *app.custom], n=1)
         if close:

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from agent.state.app import AppState
 
 BAR_WIDTH = 50
-COLOURS = {"fixed": "magenta", "summary": "cyan", "restored": "blue", "user": "green", "assistant": "yellow",
-           "tool": "red"}
+COLOURS = {"fixed": "magenta", "mcpdefs": "bright_magenta", "summary": "cyan", "restored": "blue", "user": "green",
+           "assistant": "yellow", "tool": "red"}
 
 
 def _restored(history: Sequence[ModelMessage]) -> set[int]:
@@ -68,10 +68,14 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
     history = state.history
     from agent.tools.mcp_servers import PREFIX, server_of
 
-    sums: dict[tuple[str, str], int] = {("fixed", ""): fixed_prefix_tokens(state) + state.mcp.definition_tokens()}
+    sums: dict[tuple[str, str], int] = {("fixed", ""): fixed_prefix_tokens(state)}
 
     def add(kind: str, n: int, name: str = "") -> None:
         sums[(kind, name)] = sums.get((kind, name), 0) + n
+
+    for server in state.mcp.servers.values():  # each server's tool definitions, apart from ours
+        if server.state == "ready" and server.definition_tokens:
+            add("mcpdefs", server.definition_tokens, f"{PREFIX}{server.name}")
 
     restored = _restored(history)
     for index, message in enumerate(history):
@@ -90,7 +94,7 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
                     add("tool", n, f"{PREFIX}{server}" if server else part.tool_name)
                 else:  # the user's words (and retry prompts not tied to a tool)
                     add("user", n)
-    order = ["fixed", "summary", "restored", "user", "assistant"]
+    order = ["fixed", "mcpdefs", "summary", "restored", "user", "assistant"]
     rows = [(k, name, n) for (k, name), n in sums.items() if k != "tool" and n]
     rows.sort(key=lambda r: order.index(r[0]))
     tools = sorted(((k, name, n) for (k, name), n in sums.items() if k == "tool"), key=lambda r: -r[2])

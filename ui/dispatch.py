@@ -25,6 +25,7 @@ from agent.events import (
     ThinkingDelta,
     TodosChanged,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TrustRequest,
     UsageUpdate,
@@ -42,6 +43,7 @@ METHODS: dict[type, str] = {
     UsageUpdate: "on_usage",
     WaitingForModel: "on_waiting",
     CommandRunning: "on_command_running",
+    ToolProgress: "on_tool_progress",
     Retrying: "on_retrying",
     CompactionStarted: "on_compaction_started",
     CompactionFinished: "on_compaction_finished",
@@ -77,6 +79,8 @@ class Dispatcher:
     def on_waiting(self, event: WaitingForModel) -> None: ...
 
     def on_command_running(self, event: CommandRunning) -> None: ...
+
+    def on_tool_progress(self, event: ToolProgress) -> None: ...
 
     def on_retrying(self, event: Retrying) -> None: ...
 

@@ -55,11 +55,13 @@ async def run_prompt(state: AppState, prompt: str, on_submit: OnSubmit) -> str |
     """One turn, or a custom command's (expanded as in the REPL); the reason when it is refused
     before any request (a built-in or unknown /command)."""
     from agent.provider import command_files
+    from agent.tools import mcp_offers
+    from agent.tools.mcp_servers import PREFIX
     from agent.turn import custom_commands
     from ui.commands import COMMANDS, slash_command
 
     def known(name: str) -> bool:
-        return name in COMMANDS or command_files.find(state.workspace, name) is not None
+        return name in COMMANDS or name.startswith(PREFIX) or command_files.find(state.workspace, name) is not None
 
     found = slash_command(prompt, known)
     if found is None:
@@ -69,6 +71,8 @@ async def run_prompt(state: AppState, prompt: str, on_submit: OnSubmit) -> str |
     if name in COMMANDS:  # a built-in name wins over a file's, as in the REPL
         return t("print_builtin_command", state.lang, name=name)
     command = command_files.find(state.workspace, name)
+    if command is None and name.startswith(PREFIX):  # an MCP server's prompt
+        return await mcp_offers.run_command(state, name, arguments, lambda text, typed: on_submit(state, text, typed))
     if command is None:
         return t("print_unknown_command", state.lang, name=name)
     await custom_commands.run(state, command, arguments, lambda text, typed: on_submit(state, text, typed))

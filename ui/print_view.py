@@ -22,6 +22,9 @@ from ui.tool_line import MAIN_ARG
 
 
 class PrintRenderer(Dispatcher):
+    def close(self) -> None:
+        """The run is over: what the view still holds goes out (stream-json's early events)."""
+
     def __init__(self, lang: str) -> None:
         self.lang = lang
         # On a terminal the answer's escapes are shown, never obeyed; into a pipe it goes as sent.

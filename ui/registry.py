@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +78,11 @@ class CommandHost:
             found[source.name] = FileCommand(source.name, aliases, run, takes_args=True, source=source)
             for alias in aliases:
                 found[alias] = found[source.name]
+        from agent.tools.mcp_offers import prompt_commands
+
+        for name, server, prompt in prompt_commands(self.state):  # the MCP servers' prompts, while they are up
+            run = functools.partial(_run_prompt, server=server, prompt=prompt)
+            found.setdefault(name, PromptCommand(name, (), run, takes_args=True, server=server.name, prompt=prompt))
         self.custom = found
 
     def is_command(self, name: str) -> bool:
@@ -115,6 +120,32 @@ class FileCommand(Command):
 
     def hint(self, lang: str) -> str:
         return self.source.argument_hint or t("custom_command_args", lang)
+
+
+@dataclass(frozen=True)
+class PromptCommand(Command):
+    """An MCP server's prompt (agent.tools.mcp_offers): its texts are the server's (the UI escapes them)."""
+
+    server: str = ""
+    prompt: Any = field(default=None, compare=False, hash=False)  # pydantic_ai.mcp.Prompt
+
+    def describe(self, lang: str) -> str:
+        what = t("mcp_prompt_command", lang, server=self.server)
+        return f"{what}: {' '.join(self.prompt.description.split())[:120]}" if self.prompt.description else what
+
+    def hint(self, lang: str) -> str:
+        from agent.tools.mcp_offers import usage
+
+        return usage(self.prompt)
+
+
+async def _run_prompt(host: CommandHost, args: str, *, server: Any, prompt: Any) -> None:
+    """Send an MCP server's prompt to the model, framed as the server's text."""
+    from agent.tools.mcp_offers import prompt_text
+
+    text = await prompt_text(host.state, server, prompt, args)
+    if text is not None:
+        await host.prompt(text, args)
 
 
 async def _run_file(host: CommandHost, args: str, *, source: Any) -> None:

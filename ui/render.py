@@ -25,6 +25,7 @@ from agent.events import (
     ThinkingDelta,
     TodosChanged,
     ToolCallStarted,
+    ToolProgress,
     ToolResult,
     TrustRequest,
     WaitingForModel,
@@ -47,6 +48,7 @@ COMMAND_TAIL_LINES = 5  # a command's last lines shown; the model gets the whole
 COMMAND_LINE_MAX = 200
 # A yes/no question asks again this often when the answer is neither, then takes it as "no".
 REASKS = 3
+PROGRESS_MESSAGE_CHARS = 60  # of a server's progress message, on the spinner's line
 NOTICE_STYLES = {"error": "bold red", "warn": "yellow", "info": "cyan", "dim": "dim", "plain": ""}
 # The REPL's prompt for one answer: (question, fresh_keys) -> the answer typed, stripped and lower-case.
 # With fresh_keys, keys typed before the question was drawn do not count.
@@ -84,6 +86,16 @@ def retry_text(event: Retrying, lang: str) -> str:
     return t("spin_retry", lang, why=why, attempt=event.attempt, attempts=event.attempts, wait=f"{event.wait:.0f}")
 
 
+def progress_text(event: ToolProgress) -> str:
+    """"3/4 step three": a tool's progress, its message (the server's text) on one line, escaped and cut."""
+    def number(value: float) -> str:
+        return f"{value:g}" if abs(value) < 1e15 else f"{value:.3g}"
+
+    figure = number(event.progress or 0) + (f"/{number(event.total)}" if event.total else "")
+    message = " ".join(plain(event.message).split())
+    return f"{figure} {message[:PROGRESS_MESSAGE_CHARS]}".rstrip()
+
+
 class Renderer(Dispatcher):
     """The REPL's end of the channel: draws events with rich, holds the live answer and the waiting
     spinner, and answers requests with `read_answer` (ui.app's prompt; without it, requests get "n").
@@ -100,6 +112,7 @@ class Renderer(Dispatcher):
         self._status: Status | None = None
         self._status_started = 0.0
         self._status_label = ""
+        self._status_detail = ""  # a running tool's progress, as its server reports it
 
     # --- spinner ---------------------------------------------------------------------------
 
@@ -108,6 +121,7 @@ class Renderer(Dispatcher):
         self.stop_spinner()
         # A label may quote the model (a command, a tool name): its escapes are shown, not obeyed.
         self._status_label = plain(label) if label else t("spin_model", self.lang)
+        self._status_detail = ""
         self._status_started = time.monotonic()
         # Text, not markup: a label may hold a command or a path with brackets in it.
         self._status = self.console.status(Text(self._status_label), spinner="dots")
@@ -115,14 +129,15 @@ class Renderer(Dispatcher):
 
     def _keep_waiting(self, label: str) -> None:
         """The spinner with this label, keeping its elapsed time if it already shows it."""
-        if self._stream is None and (self._status is None or self._status_label != label):
+        if self._stream is None and (self._status is None or self._status_label != plain(label)):
             self.wait(label)
 
     def tick(self) -> None:
         if self._status is not None:
             elapsed = time.monotonic() - self._status_started
             extra = t("spin_reasoning", self.lang, n=len(self._thinking)) if self._thinking else ""
-            self._status.update(Text(f"{self._status_label}… {elapsed:.0f}s{extra}"))
+            detail = f"{self._status_detail} · " if self._status_detail else ""
+            self._status.update(Text(f"{self._status_label}… {detail}{elapsed:.0f}s{extra}"))
 
     def stop_spinner(self) -> None:
         if self._status is not None:
@@ -153,6 +168,13 @@ class Renderer(Dispatcher):
         command = " ".join(event.command.split())
         command = command if len(command) <= 80 else command[:79] + "…"
         self.wait(t("spin_command", self.lang, command=command))
+
+    def on_tool_progress(self, event: ToolProgress) -> None:
+        """The spinner names the tool that runs (not the model) and shows how far it got."""
+        self._keep_waiting(t("spin_command", self.lang, command=event.tool_name))
+        if event.progress is not None:
+            self._status_detail = progress_text(event)
+            self.tick()
 
     def on_retrying(self, event: Retrying) -> None:
         self.end_answer()
@@ -251,9 +273,10 @@ class Renderer(Dispatcher):
 
     async def _question(self, event: Question, read_answer: ReadAnswer) -> str:
         self.stop_spinner()
+        text = plain(event.text)  # a question may quote an MCP server's words
         if not event.yes_no:
-            return await read_answer(event.text, False)
-        return await self._yes_no(event.text, read_answer, fresh=False)
+            return await read_answer(text, False)
+        return await self._yes_no(text, read_answer, fresh=False)
 
     async def _yes_no(self, text: str, read_answer: ReadAnswer, fresh: bool) -> str:
         # Another line (a command typed by habit: /context) is not a "no": say so and ask again.

@@ -119,6 +119,9 @@ def _list_servers(app: App) -> None:
         lines.append(f"  {server.name} · {t(f'memory_scope_{server.scope}', app.lang)} · {what}")
         if server.tools:
             lines.append("    " + ", ".join(f"mcp__{server.name}__{tool}" for tool in server.tools))
+        if server.prompts or server.resources:  # the server's names: the UI escapes them
+            prompts = ", ".join(f"/mcp__{server.name}__{p.name}" for p in server.prompts) or "-"
+            lines.append(t("mcp_offers_line", app.lang, prompts=prompts, n=len(server.resources), server=server.name))
         if server.state == "failed":
             lines.append(t("mcp_hint_failed", app.lang, name=server.name))
     app.show(lines, names)

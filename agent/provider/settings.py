@@ -127,7 +127,7 @@ USER_ONLY_KEYS = ("trustProject",)
 # Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table,
 # agent.tools.sandbox.policy).
 SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox",
-                "mcpToolTimeout")
+                "mcpToolTimeout", "mcpSampling")
 # Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
 IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
@@ -234,6 +234,10 @@ def _check_env(value: Any, layer: Layer, lang: str, settings: Settings) -> dict[
 def _check_section(key: str, value: Any) -> Any:
     if key == "mcpToolTimeout":  # milliseconds, as Claude Code's MCP_TOOL_TIMEOUT
         return _whole(1)(value)
+    if key == "mcpSampling":  # true, or the names of the servers that may use the user's model
+        if isinstance(value, bool) or isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        raise BadValue("mcp_sampling")
     if key == "prices":  # the schema --prices takes, checked by the price table itself
         from agent.provider.prices import BadPrices, parse_overrides
 

@@ -81,6 +81,8 @@ class Hooks:
 @dataclass
 class Servers:
     servers: dict[str, Any] = field(default_factory=dict)
+    # The tools that list and read resources (agent.tools.mcp_offers), made when a server first has some.
+    resource_tools: Any = None
 
     def ready_toolsets(self) -> list[Any]:
         return [s.toolset for s in self.servers.values() if s.state == "ready" and s.toolset is not None]

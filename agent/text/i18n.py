@@ -11,6 +11,7 @@ from agent.text.i18n_files import FILES_TEXTS
 from agent.text.i18n_guard import GUARD_TEXTS
 from agent.text.i18n_habits import HABIT_TEXTS
 from agent.text.i18n_local import LOCAL_TEXTS
+from agent.text.i18n_mcp import MCP_TEXTS
 from agent.text.i18n_prices import PRICE_TEXTS
 from agent.text.i18n_sandbox import SANDBOX_TEXTS
 from agent.text.i18n_security import SECURITY_TEXTS
@@ -374,11 +375,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "没有做任何改动；请发送更短的内容，或换用窗口更大的模型。",
     ),
 }
-# The REPL's views and slash commands (/help, /status, /context): a table of their own, same form.
 # The texts of each topic live in their own module.
 for _topic in (UI_TEXTS, SECURITY_TEXTS, GUARD_TEXTS, PRICE_TEXTS, SETUP_TEXTS, CAPS_TEXTS, SESSION_TEXTS, LOCAL_TEXTS,
                SANDBOX_TEXTS, COMMAND_TEXTS, TOOL_TEXTS, START_TEXTS, FILES_TEXTS, TRUST_TEXTS,
-               HABIT_TEXTS):
+               HABIT_TEXTS, MCP_TEXTS):
     TEXTS.update(_topic)
 
 

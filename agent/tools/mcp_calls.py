@@ -4,13 +4,17 @@ or when the session reports a message from it that could not be read (the answer
 for may be that one: the client drops it and would wait forever). A server that dies costs its tools,
 not the turn. An answer too big for the window is cut like read_file's as soon as the session has
 it (`capped_client`, agent.tools.answer_cap), before the client libraries map it and before the hooks,
-the history or the gauge see it."""
+the history or the gauge see it. While a call runs, the spinner names its tool and shows the progress
+its server reports (agent.tools.mcp_requests)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from typing import Any
+
+from agent.events import ToolProgress
+from agent.tools.mcp_requests import PROGRESS, progress_handler
 
 
 def _connection_lost(exc: BaseException | None) -> bool:
@@ -72,7 +76,15 @@ def Guarded(wrapped: Any, *, server: Any, fail: Callable[[BaseException], None],
             if server.state != "ready":
                 return f"Error: the MCP server {server.name} is not running ({server.error or server.state})"
             seconds = timeout()
-            call = asyncio.ensure_future(self.wrapped.call_tool(name, tool_args, ctx, tool))
+            # The spinner names this tool from now on (an approval asked before it is answered), and its
+            # progress reaches it: the call's task carries the handler (capped_client reads it).
+            ctx.deps.emit(ToolProgress(name))
+            token = PROGRESS.set(progress_handler(ctx.deps.emit, name))
+            try:
+                call = asyncio.ensure_future(self.wrapped.call_tool(name, tool_args, ctx, tool))
+            finally:
+                PROGRESS.reset(token)
+            server.running.append(name)
             try:
                 how, answer = await _answer(call, server, seconds)
             except Exception as exc:
@@ -80,6 +92,8 @@ def Guarded(wrapped: Any, *, server: Any, fail: Callable[[BaseException], None],
                     raise  # the tool's own error: the model reads it (pydantic-ai's ToolFailed)
                 fail(exc)
                 return f"Error: the MCP server {server.name} failed: {server.error}"
+            finally:
+                server.running.remove(name)
             if how == "lost":
                 return (f"Error: the MCP server {server.name} sent an answer that could not be read ({answer}); "
                         "the call was ended")
@@ -101,8 +115,8 @@ def capped_client(transport: Any, cap: Callable[[Any], Any], **options: Any) -> 
     class _CappedClient(Client):
         async def call_tool_mcp(self, name: str, arguments: dict[str, Any], progress_handler: Any = None,
                                 timeout: Any = None, meta: dict[str, Any] | None = None) -> Any:
-            result = await super().call_tool_mcp(name, arguments, progress_handler=progress_handler,
-                                                 timeout=timeout, meta=meta)
+            result = await super().call_tool_mcp(name, arguments, timeout=timeout, meta=meta,
+                                                 progress_handler=progress_handler or PROGRESS.get())
             return await asyncio.to_thread(cap, result)
 
     return _CappedClient(transport, **options)

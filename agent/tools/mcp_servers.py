@@ -9,7 +9,8 @@ the project. Its tools reach the model as `mcp__<server>__<tool>` (as in Claude 
 permission rules and hooks as ours (agent.tools.tool_gate), and their results are tool results like
 any other (cut to a share of the window, counted, cleared by the cheap tier: agent.tools.mcp_calls).
 A server that fails to start, does not start in time or dies is one line, once; the session goes
-on without it, and `/mcp retry` starts it again.
+on without it, and `/mcp retry` starts it again. Its prompts and resources are listed when it starts
+(agent.tools.mcp_offers uses them); what it asks of the session is answered by agent.tools.mcp_requests.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ START_TIMEOUT = 30.0
 TOOL_TIMEOUT = 600.0
 STOP_GRACE = 10.0  # seconds a server that gave up has to be stopped before a turn stops waiting for it
 PREFIX = "mcp__"
+LISTED = 200  # prompts, and resources, kept of one server
 
 
 from agent.state.setup import Servers  # noqa: E402,F401 - re-exported
@@ -54,6 +56,12 @@ class Server:
     log: Any = None  # agent.tools.mcp_log.ServerLog, from its first start
     # The calls waiting for an answer (agent.tools.mcp_calls): each is told when a message is lost.
     waiting: set[asyncio.Future] = field(default_factory=set)
+    running: list[str] = field(default_factory=list)  # the tools called now, the newest last
+    # What it offers besides tools (agent.tools.mcp_offers), listed once it is up; `session` is its
+    # pydantic-ai MCPToolset, which reads them.
+    prompts: list[Any] = field(default_factory=list)
+    resources: list[Any] = field(default_factory=list)
+    session: Any = None
 
 
 def server_of(tool_name: str) -> str | None:
@@ -84,6 +92,9 @@ def load(settings: Any, workspace: Any, lang: str) -> tuple[Servers, list[str]]:
     for name, config in read_mcp_json(workspace).items():
         found.setdefault(name, (config, "project", str(workspace / MCP_JSON)))
     servers, warnings = Servers(), bad_limits(lang) if found else []
+    for layer, _value in settings.section("mcpSampling") if settings is not None else ():
+        if not is_users(layer):  # a project may not spend the user's model on its own servers
+            warnings.append(t("mcp_sampling_project", lang, path=settings.path(layer)))
     for name, (config, scope, where) in found.items():
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or "__" in name or not _valid(config):
             warnings.append(t("mcp_bad", lang, path=where, name=name))
@@ -100,6 +111,7 @@ def _client(server: Server, state: Any) -> Any:
 
     from agent.provider.grants import expand
     from agent.tools.mcp_calls import capped_client
+    from agent.tools.mcp_requests import handlers
     from agent.tools.mcp_stdio import ServerProcess
     from agent.tools.shell import command_env
 
@@ -114,7 +126,7 @@ def _client(server: Server, state: Any) -> Any:
     else:
         transport = StreamableHttpTransport(config["url"], headers=config.get("headers") or None)
     return capped_client(transport, _cap(server, state), message_handler=_on_message(server),
-                         log_handler=_on_log(server))
+                         log_handler=_on_log(server), **handlers(state, server))
 
 
 def _cap(server: Server, state: Any) -> Any:
@@ -180,6 +192,7 @@ async def _serve(state: Any, server: Server) -> None:
                 async with asyncio.timeout(limit):
                     await stack.enter_async_context(toolset)
                     listed = await toolset.list_tools()
+                    await _list_offers(server, toolset)
             except TimeoutError:
                 raise StartTimeout(limit) from None
             server.tools = [tool.name for tool in listed]
@@ -188,7 +201,7 @@ async def _serve(state: Any, server: Server) -> None:
             server.definition_tokens = tokens.count_text(json.dumps(defs, ensure_ascii=False))
             server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server,
                                      fail=lambda exc: fail(state, server, exc), timeout=lambda: timeouts(state).tool)
-            server.state = "ready"
+            server.session, server.state = toolset, "ready"
             server.started.set()
             await server.stop.wait()
         server.state = "stopped"
@@ -199,6 +212,20 @@ async def _serve(state: Any, server: Server) -> None:
         fail(state, server, exc)
     finally:
         server.started.set()
+
+
+async def _list_offers(server: Server, toolset: Any) -> None:
+    """Its prompts and resources (agent.tools.mcp_offers uses them); none if it fails to list them."""
+    for kind, listing in (("prompts", toolset.list_prompts), ("resources", toolset.list_resources)):
+        try:
+            found = (await listing())[:LISTED]
+        except Exception as exc:  # noqa: BLE001 - a server that lists no prompts still serves its tools
+            server.log.note(f"[client] listing its {kind} failed: {str(exc)[:300]}")
+            continue
+        if kind == "prompts":  # a prompt is a slash command: its name must be one
+            server.prompts = [p for p in found if re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", p.name)]
+        else:
+            server.resources = found
 
 
 class StartTimeout(Exception):
@@ -230,7 +257,7 @@ class _DebugLog(logging.Handler):
 def fail(state: Any, server: Server, exc: BaseException) -> None:
     if server.state == "failed":
         return
-    server.state, server.toolset = "failed", None
+    server.state, server.toolset, server.session = "failed", None, None
     server.error = _reason(exc)
     server.log.note(f"[client] failed: {server.error}")
     if isinstance(exc, StartTimeout):
@@ -249,6 +276,7 @@ def _launch(state: Any, server: Server) -> None:
     from agent.tools.mcp_log import ServerLog, log_path
 
     server.state, server.error, server.tools, server.toolset, server.definition_tokens = "starting", "", [], None, 0
+    server.prompts, server.resources, server.session, server.running = [], [], None, []
     server.started, server.stop = asyncio.Event(), asyncio.Event()
     server.log = ServerLog(log_path(state.workspace, server.name))
     server.task = asyncio.get_running_loop().create_task(_serve(state, server))

@@ -10,7 +10,7 @@ import dataclasses
 import hashlib
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
@@ -31,10 +31,11 @@ _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 _TRAILING = ".,;:!?)]}'\""
 
 
-def find_mentions(text: str) -> list[str]:
-    """The paths mentioned as @path in `text`, in order, without duplicates."""
+def find_mentions(text: str, servers: Collection[str] = ()) -> list[str]:
+    """The paths mentioned as @path in `text`, in order, without duplicates; `@server:uri` of one of
+    `servers` is an MCP resource (agent.tools.mcp_offers), not a path."""
     paths = (m.group(1).rstrip(_TRAILING) for m in _MENTION.finditer(text))
-    return list(dict.fromkeys(p for p in paths if p))
+    return list(dict.fromkeys(p for p in paths if p and p.partition(":")[0] not in servers))
 
 
 def build_mention_messages(
@@ -86,6 +87,18 @@ def build_mention_messages(
         notices
 
 
+async def attachments(state: AppState, text: str, reads: ReadFileState, pasted: Sequence[str] = (),
+                      named: Sequence[str] = ()) -> tuple[list[ModelMessage], list[str]]:
+    """What the user's message attaches: the files it mentions, the images pasted or named (as
+    build_mention_messages reads them), then its `@server:uri` MCP resources (agent.tools.mcp_offers)."""
+    from agent.tools import mcp_offers
+
+    messages, notices = build_mention_messages(find_mentions(text, state.mcp.servers), state, read_file_state=reads,
+                                               pasted=pasted, named=named)
+    resources, unread = await mcp_offers.mention_messages(state, text)
+    return messages + resources, notices + unread
+
+
 def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:
     """"@path" for each attachment, and the lines sent of one attached in parts: the user sees that
     the model got its first part (it reads on with offset), not the whole file (issue 21, finding 3)."""
@@ -95,7 +108,8 @@ def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:
     for m in prelude:
         for p in m.parts if isinstance(m, ModelResponse) else ():
             if isinstance(p, ToolCallPart):
-                path = f"@{p.args_as_dict().get('path')}"
+                args = p.args_as_dict()  # a file's read, or an MCP resource's (agent.tools.mcp_offers)
+                path = f"@{args['path']}" if "path" in args else f"@{args.get('server')}:{args.get('uri')}"
                 upto = parts.get(p.tool_call_id)
                 labels.append(path if upto is None else t("attached_part", lang, path=path, last=upto - 1))
     return labels

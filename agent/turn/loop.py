@@ -146,6 +146,7 @@ async def _run(state: AppState, turn: Turn, user_input: str | None, before_reque
     from pydantic_ai.usage import UsageLimits
 
     from agent.provider import prefix
+    from agent.tools import mcp_offers
     from agent.tools.capabilities import ToolGate, TurnGuard
     from agent.turn.guard import Guard
 
@@ -155,8 +156,9 @@ async def _run(state: AppState, turn: Turn, user_input: str | None, before_reque
     given, context = prefix.reuse(state.scratch.recorder, turn.base if user_input is not None else turn.asked)
     # pydantic-ai's default UsageLimits stop a run at 50 requests: the limit is the user's.
     limits = UsageLimits(request_limit=state.config.max_requests)
-    # The MCP servers that are up now (agent.tools.mcp_servers): one may come or go between turns.
-    toolsets = state.mcp.ready_toolsets()
+    # The MCP servers that are up now (agent.tools.mcp_servers), and the tools that read their resources
+    # (agent.tools.mcp_offers): a server may come or go between turns.
+    toolsets = state.mcp.ready_toolsets() + mcp_offers.toolsets(state)
     async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
                           toolsets=toolsets or None,
                           model_settings=prefix.settings(context),  # type: ignore[arg-type]
