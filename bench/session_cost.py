@@ -235,6 +235,7 @@ async def run_one(strategy: str, window: int, turns: list[Turn], seed: int = 14,
     hits = sum(r["cache_hit_tokens"] for r in compaction)
     return {
         **cache_figures(requests, after_summary),
+        "log": requests, "after_summary": after_summary,  # for a look at where the misses are
         # The bill is the server's: every request it answered, a cancelled background summary's too,
         # not the totals the agent kept.
         "cost": common.cost(sum(r["cache_hit_tokens"] for r in billed),
