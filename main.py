@@ -23,7 +23,7 @@ from agent.config import (
     is_deepseek_url,
 )
 from agent.events import Notice
-from agent.provider.prices import BadPrices, parse_overrides
+from agent.provider.prices import BadPrices, merged_overrides
 from agent.state.app import AppState, Stats
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
@@ -93,7 +93,7 @@ def build_config(args: argparse.Namespace) -> Config:
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
-        prices=parse_overrides(args.prices),
+        prices=merged_overrides(getattr(args, "settings", None), args.prices),
         permission_mode=args.permission_mode,
         settings=getattr(args, "settings", None),
         allowed_tools=parse_tool_list(args.allowed_tools),
