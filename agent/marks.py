@@ -8,6 +8,7 @@ what a fit to the window keeps together, the files a summary lists as changed).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 # A summary message: the summary as the model wrote it (its text is the summary message's whole).
@@ -56,3 +57,10 @@ def is_error_text(answer: str) -> bool:
 def is_hook_message(message: Any) -> bool:
     """Whether `message` carries a hook's text (not the user's words)."""
     return bool((getattr(message, "metadata", None) or {}).get(HOOK_KEY))
+
+
+def read_key(args: dict[str, Any]) -> str:
+    """What a read_file call asked for (the path as written, the first line, the line count): two
+    calls with the same key read the same lines."""
+    return json.dumps([args.get("path"), args.get("offset", 1), args.get("limit")], default=str)
+

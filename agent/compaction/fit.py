@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING
 
 import agent.compaction.margin as margin
 from agent import debuglog
-from agent.compaction.rebuild import checkpoints_cut, starts_cleanly, turn_prompt, with_attachments, without_usage
+from agent.compaction.rebuild import (
+    anchored,
+    checkpoints_cut,
+    starts_cleanly,
+    turn_prompt,
+    with_attachments,
+    without_usage,
+)
 from agent.compaction.summary import OLDER_KEY, carried_and_older, head_end, older_user_count, user_messages
 from agent.compaction.watermark import SUMMARY_OVERHEAD, budgets, ceiling, history_tokens, prefix_tokens, threshold
 from agent.errors import WindowOverflow
@@ -102,7 +109,7 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
             text += "\n" + t("overflow_note_older", state.lang, n=older, archive=archive)
         metadata = {NOTE_KEY: "left_out", "user_messages": carried, "archives": [str(archive)], OLDER_KEY: older}
         rest, at = without_usage(kept), head_end(kept)
-        return rest[:at] + [ModelRequest(parts=[UserPromptPart(text)], metadata=metadata)] + rest[at:]
+        return anchored(rest[:at] + [ModelRequest(parts=[UserPromptPart(text)], metadata=metadata)] + rest[at:])
 
     checkpoints = checkpoints_cut(state.file_history.checkpoints, head + dropped)
     archive = state.transcript.replace(build, dropped=checkpoints)

@@ -19,7 +19,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from agent.marks import is_mention
+from agent.marks import is_error_text, is_mention, read_key
+from agent.text.i18n_tools import is_reference
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
@@ -73,7 +74,8 @@ def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tu
             call = calls.get(part.tool_call_id)
             read = _read_key(call)
             superseded = read is not None and read in seen_reads
-            seen_reads.add(read)
+            if not _is_note(part):  # a note shows no text: the read it points to is not superseded
+                seen_reads.add(read)
             size = tokens.count_text(part.model_response_str())
             if index > seen_until or (not superseded and (size <= budget or size < MIN_CLEARABLE_TOKENS)):
                 budget = budget - size if size <= budget else 0
@@ -88,7 +90,7 @@ def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tu
             replaced = dataclasses.replace(message, parts=parts[::-1])
             saved += tokens.count_message(message) - tokens.count_message(replaced)
             result[index] = replaced
-    return result, max(saved, 0)
+    return anchored(result), max(saved, 0)
 
 
 def _describe(call: ToolCallPart | None, tool_name: str) -> str:
@@ -106,8 +108,41 @@ def _describe(call: ToolCallPart | None, tool_name: str) -> str:
 def _read_key(call: ToolCallPart | None) -> str | None:
     if call is None or call.tool_name != "read_file":
         return None
-    args = call.args_as_dict()
-    return json.dumps([args.get("path"), args.get("offset", 1), args.get("limit")], default=str)
+    return read_key(call.args_as_dict())
+
+
+def _is_note(part: object) -> bool:
+    content = getattr(part, "content", None)
+    return getattr(part, "tool_name", None) == "read_file" and isinstance(content, str) and is_reference(content)
+
+
+def anchored(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """`messages` with every re-read note (agent.tools.rereads) whose read is no longer above it,
+    its text shown, turned into a cleared result: the model reads the file again instead of looking
+    for a text that is not there. The latest read of the same lines before a note is the one it
+    points to. Untouched messages stay the same objects."""
+    calls = {p.tool_call_id: p for m in messages if m.kind == "response" for p in m.parts
+             if p.part_kind == "tool-call" and p.tool_name == "read_file"}
+    shown: dict[str, bool] = {}  # read key -> whether its latest read shows its text
+    result = list(messages)
+    for index, message in enumerate(result):
+        if message.kind != "request":
+            continue
+        parts, changed = list(message.parts), False
+        for at, part in enumerate(parts):
+            key = _read_key(calls.get(getattr(part, "tool_call_id", None))) if part.part_kind == "tool-return" else None
+            if key is None:
+                continue
+            if not _is_note(part):
+                text = part.content if isinstance(part.content, str) else ""
+                shown[key] = bool(text) and not is_error_text(text) and not is_cleared(text)
+            elif not shown.get(key, False):
+                call = calls[part.tool_call_id]
+                parts[at] = dataclasses.replace(part, content=PLACEHOLDER.format(call=_describe(call, "read_file")))
+                changed = True
+        if changed:
+            result[index] = dataclasses.replace(message, parts=parts)
+    return result
 
 
 def is_cleared(text: str) -> bool:
@@ -203,7 +238,7 @@ def compacted_history(carried: Sequence[ModelMessage], files: Sequence[ModelMess
     every time), then the restored files and the tail. The files come after the summary because the
     cheap tier clears them first, and a placeholder before the summary would have it sent again
     uncached (docs/compaction.md measured it)."""
-    return [*carried, *plan, summary, *files, *without_usage(tail)]
+    return anchored([*carried, *plan, summary, *files, *without_usage(tail)])
 
 
 def refuse_result(before: int, after: int, limit: int, window: int | None = None) -> str | None:

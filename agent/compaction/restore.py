@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agent.compaction.rebuild import is_cleared
 from agent.marks import is_error_text
 from agent.state.file_state import ReadFileState
+from agent.text.i18n_tools import is_reference
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
@@ -84,7 +85,8 @@ def shown_reads(tail: Sequence[ModelMessage]) -> tuple[set[str], list[tuple[str,
         if not isinstance(args.get("path"), str):
             continue
         answer = part.content if isinstance(part.content, str) else None
-        there = answer is not None and not is_error_text(answer) and not is_cleared(answer)
+        there = answer is not None and not is_error_text(answer) and not is_cleared(answer) and \
+            not is_reference(answer)
         if there:
             texts.add(answer)
         reads.append((args["path"], there and set(args) == {"path"}))  # whole: the defaults

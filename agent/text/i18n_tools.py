@@ -44,7 +44,10 @@ TOOL_TEXTS: dict[str, tuple[str, str]] = {
     "te_path_nul": ("the path contains a NUL byte", "路径中含有 NUL 字节"),
     "te_path_empty": ("the path is empty", "路径为空"),
     "te_cannot_resolve": ("cannot resolve {path}: {error}", "无法解析路径 {path}：{error}"),
-    # --- reading ---
+    # --- reading (read_unchanged is no failure: a re-read answered by reference, agent.tools.rereads) ---
+    "read_unchanged": ("[Unchanged: {path} is the same as when you read these lines earlier in this conversation; "
+                       "that read's text is above, not repeated here.]",
+                       "[未改动：{path} 与你在本次对话中先前读取这些行时相同；那次读取的内容在上文，此处不再重复。]"),
     "te_no_such_file": ("no such file: {path}", "文件不存在：{path}"),
     "te_no_such_path": ("no such file or directory: {path}", "文件或目录不存在：{path}"),
     "te_is_directory_read": ("{path} is a directory; use list_files", "{path} 是目录（请用 `list_files`）"),
@@ -123,3 +126,9 @@ def match_error(text: str) -> tuple[str, dict[str, str]] | None:
         if found := pattern.fullmatch(text):
             return key, found.groupdict()
     return None
+
+
+def is_reference(answer: str) -> bool:
+    """Whether a read_file answer is the note that an earlier read's text, still above, is unchanged
+    (agent.tools.rereads writes it, in either language): the note shows no text of its own."""
+    return any(answer.startswith(template.split("{path}")[0]) for template in TOOL_TEXTS["read_unchanged"])

@@ -22,6 +22,7 @@ from agent.tools.answers import ToolError, cap_text
 from agent.tools.file_diff import file_diff
 from agent.tools.read_cap import read_token_cap
 from agent.tools.reading import LINE_CAP, READ_LIMIT, read_for_model, readable_roots
+from agent.tools.rereads import reference
 from agent.tools.sandbox import confine, offer
 from agent.tools.shell import command_env, execute
 from agent.tools.workspace import PathError, PatternError, added_folders, iter_files, match_glob, resolve_path, root_of
@@ -71,7 +72,8 @@ def read_file(
         return f"Error: {exc}"
     try:
         cap = read_token_cap(ctx.deps.config.context_window)
-        answer = read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit, cap)
+        text = read_for_model(path, ctx.deps.workspace, ctx.deps.read_file_state, offset, limit, cap)
+        answer = reference([ctx.deps.history, ctx.messages], ctx.tool_call_id, text, path, ctx.deps.lang)
     except ToolError as exc:
         return f"Error: {exc}"
     return _with_nested_memory(ctx, path, answer)

@@ -10,11 +10,14 @@ from the request's body and the emulator's own count only.
   interrupted_messages  the same for a message whose turn was interrupted (Ctrl-C)
   attachments           an @-mentioned file is in none of its turn's requests, and the user was not told
   summary_without_conversation  a summary request holds none of the user's messages
+  reference_without_read  a read_file answer that says the text is above (an unchanged re-read),
+                        where the latest earlier answer to the same call shows no text
   crash                 an input raised out of the turn path (the REPL would print an error)
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +26,7 @@ from tests.fake_rules import _tool_pairing
 from tests.fuzz.requests import Archives, conversation, is_summary_request, normal, presence, text_of, texts
 
 INVARIANTS = ["over_window", "tool_pairing", "user_messages", "interrupted_messages", "attachments",
-              "summary_without_conversation", "crash"]
+              "summary_without_conversation", "reference_without_read", "crash"]
 EXAMPLES = 3  # kept per invariant, to reproduce from
 
 
@@ -129,6 +132,8 @@ class Oracle:
             self.flag("over_window", f"{where}: {record['counted']} > {self.window} ({record['kind']})")
         if _tool_pairing(body.get("messages") or []) is not None:
             self.flag("tool_pairing", f"{where}")
+        if (dangling := _reference_without_read(body.get("messages") or [])) is not None:
+            self.flag("reference_without_read", f"{where}: {dangling}")
         blob = conversation(body)
         if summary:
             if self.typed and not any(presence(t.text, blob) for t in self.typed):
@@ -166,3 +171,29 @@ def _turn_tool_results(body: dict[str, Any], message: str) -> str:
             (messages[start - 1].get("role") == "tool" or messages[start - 1].get("tool_calls")):
         start -= 1
     return texts({"messages": messages[start:]}, ("tool",))
+
+
+def _reference_without_read(messages: list[dict[str, Any]]) -> str | None:
+    """The call of the first re-read note whose same call's latest earlier answer shows no text (a
+    note, a cleared placeholder, an error), or None. Read from the body as the model gets it."""
+    notes = ("[Unchanged: ", "[未改动：")  # the note's start, in English and Chinese
+    calls = {c.get("id"): c.get("function") or {} for m in messages if m.get("role") == "assistant"
+             for c in m.get("tool_calls") or []}
+    shown: dict[str, bool] = {}
+    for m in messages:
+        call = calls.get(m.get("tool_call_id")) if m.get("role") == "tool" else None
+        if not call or call.get("name") != "read_file":
+            continue
+        try:
+            args = json.loads(call.get("arguments") or "{}")
+        except ValueError:
+            continue
+        key = f"{args.get('path')!r} offset={args.get('offset', 1)} limit={args.get('limit')}"
+        text = m.get("content")
+        text = text if isinstance(text, str) else ""
+        if text.startswith(notes):
+            if not shown.get(key):
+                return key
+        else:
+            shown[key] = bool(text) and not text.startswith(("[Old tool result cleared", "[Superseded", "Error"))
+    return None

@@ -159,3 +159,22 @@ def test_a_late_request_of_an_interrupted_turn_is_not_taken_for_the_next_one():
     _seen(oracle, [SYSTEM, _user("first message (#1)"), _user("second message (#2)")])
     _seen(oracle, [SYSTEM, _user("first message (#1)")])  # the new message lost: flagged now
     assert oracle.violations["user_messages"] == 1
+
+
+def test_a_reread_note_needs_its_read_above_it():
+    from agent.text.i18n import t
+
+    note = t("read_unchanged", "en", path="a.md")
+    second = {**CALL, "id": "c2", "function": {"name": "read_file", "arguments": '{"path":"a.md"}'}}
+
+    def request(first_answer: str) -> list[dict]:
+        return [SYSTEM, _user("read a.md"), {"role": "assistant", "tool_calls": [CALL]},
+                {"role": "tool", "tool_call_id": "c1", "content": first_answer},
+                {"role": "assistant", "tool_calls": [second]}, {"role": "tool", "tool_call_id": "c2", "content": note}]
+
+    oracle = Oracle(window=10_000)
+    oracle.begin(0, "read a.md", {})
+    _seen(oracle, request("     1\t# A"))
+    assert oracle.violations["reference_without_read"] == 0
+    _seen(oracle, request("[Old tool result cleared to save context: read_file(path=\"a.md\").]"))
+    assert oracle.violations["reference_without_read"] == 1
