@@ -37,14 +37,14 @@ MCP_TEXTS: dict[str, tuple[str, str]] = {
     "mcp_sampling_declined": (
         "The MCP server {server} asked to use your model (sampling); declined. Allow it with \"mcpSampling\": "
         "true (or a list of server names) in your own settings file",
-        "MCP 服务器 {server} 请求使用你的模型（sampling），已拒绝。可在你自己的设置文件中写 \"mcpSampling\": "
-        "true（或服务器名列表）来允许"),
+        "MCP 服务器 {server} 请求使用你的模型（`sampling`），已拒绝。可在你自己的设置文件中写 "
+        "`\"mcpSampling\": true`（或服务器名列表）来允许"),
     "mcp_sampling_used": ("The MCP server {server} used your model (sampling): {tokens:,} tokens",
-                          "MCP 服务器 {server} 使用了你的模型（sampling）：{tokens:,} tokens"),
+                          "MCP 服务器 {server} 使用了你的模型（`sampling`）：{tokens:,} 个词元"),
     "mcp_sampling_project": (
         "{path}: mcpSampling is only read from your own settings file (a project may not spend your model)",
-        "{path}：mcpSampling 只从你自己的设置文件读取（项目不能动用你的模型）"),
-    "takes_mcp_sampling": ("true, false or a list of MCP server names", "true、false 或 MCP 服务器名的列表"),
+        "{path}：`mcpSampling` 只从你自己的设置文件读取（项目不能动用你的模型）"),
+    "takes_mcp_sampling": ("true, false or a list of MCP server names", "`true`、`false` 或 MCP 服务器名的列表"),
     "mcp_offers_line": ("    prompts: {prompts} · resources: {n} (@{server}:uri)",
                         "    提示词：{prompts} · 资源：{n} 个（@{server}:uri）"),
     # --- /context ---

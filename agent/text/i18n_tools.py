@@ -82,6 +82,12 @@ TOOL_TEXTS: dict[str, tuple[str, str]] = {
     "te_cannot_check": ("cannot check {path}: {error}", "无法检查 {path}：{error}"),
     # --- listing, searching, commands ---
     "te_pattern_relative": ("the pattern must be relative to the workspace", "模式必须是相对工作区的路径"),
+    "te_pattern_relative_added": ("the pattern must be relative to the workspace (or start with a folder the user "
+                                  "added)", "模式必须是相对工作区的路径（或以你添加的文件夹开头）"),
+    "te_not_a_folder": ("{path} is not a folder", "{path} 不是文件夹"),
+    "te_rule_denied_resources": ("the permission rule {rule} (deny) refuses reading {server}'s resources",
+                                 "权限规则 {rule}（`deny`）拒绝读取 {server} 的资源"),
+    "te_resource_unreadable": ("{server} could not read {uri}: {error}", "{server} 无法读取 {uri}：{error}"),
     "te_bad_pattern": ("invalid pattern {pattern}: {error}", "无效的模式 {pattern}：{error}"),
     "te_bad_regex": ("invalid regular expression: {error}", "无效的正则表达式：{error}"),
     "te_command_nul": ("the command contains a NUL byte, which no shell command can hold",
