@@ -71,6 +71,13 @@ def project_endpoint(args: argparse.Namespace) -> Endpoint | None:
     return Endpoint(pending[0], name, os.environ[name] if name else None)
 
 
+def prices_from(args: argparse.Namespace) -> dict:
+    """The settings files' `prices`, then --prices / CODING_AGENT_PRICES over them (a model named in
+    both takes the flag's): one schema, parsed by the price table."""
+    settings = getattr(args, "settings", None)
+    return {**parse_overrides(settings.prices if settings is not None else None), **parse_overrides(args.prices)}
+
+
 def build_config(args: argparse.Namespace) -> Config:
     from agent.provider.prices import known_context_window
 
@@ -93,7 +100,7 @@ def build_config(args: argparse.Namespace) -> Config:
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
-        prices=parse_overrides(args.prices),
+        prices=prices_from(args),
         permission_mode=args.permission_mode,
         settings=getattr(args, "settings", None),
         allowed_tools=parse_tool_list(args.allowed_tools),

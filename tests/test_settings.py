@@ -108,14 +108,19 @@ def test_the_warnings_reach_the_user_at_start_up(layers, capsys):
         state.transcript.close()
 
 
-def test_prices_are_exposed_merged_for_the_price_table(layers):
-    write(layers["user"], {"prices": {"my-model": {"input": 1.0, "output": 2.0}}})
-    write(layers["project"], {"prices": {"other": {"input": 0.5}}})
-    _args, config = start([])
-    assert files.price_overrides(config) == {"my-model": {"input": 1.0, "output": 2.0}, "other": {"input": 0.5}}
-    write(layers["project"], {"prices": {"other": {"input": "cheap"}}})
-    _args, config = start([])
-    assert files.price_overrides(config) == {"my-model": {"input": 1.0, "output": 2.0}}
+def test_the_files_prices_reach_the_config_under_the_flags(layers):
+    """`prices` in the settings files take --prices' schema and go through main.build_config into
+    the config the price table reads; a model --prices names takes the flag's."""
+    write(layers["user"], {"prices": {"my-model": {"hit": 1.0, "miss": 2.0, "output": 4.0}}})
+    write(layers["project"], {"prices": {"other": {"miss": 0.5, "output": 0.5}}})
+    _args, config = start(["--model", "my-model"])
+    assert config.prices["my-model"].miss == 2.0 and config.prices["other"].hit == 0.5
+    _args, config = start(["--model", "my-model", "--prices", '{"my-model": {"miss": 9, "output": 9}}'])
+    assert config.prices["my-model"].miss == 9 and "other" in config.prices
+    write(layers["project"], {"prices": {"other": {"input": 0.5}}})  # not the schema: a warning, skipped
+    args, config = start(["--model", "my-model"])
+    assert "other" not in config.prices
+    assert any("prices" in w for w in args.settings.warnings)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

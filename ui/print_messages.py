@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agent.tools.answers import is_error_text
+from agent.marks import is_error_text
 
 # pydantic-ai's finish reasons in Anthropic's words.
 STOP_REASONS = {"stop": "end_turn", "tool_call": "tool_use", "length": "max_tokens", "content_filter": "refusal"}

@@ -29,8 +29,8 @@ from agent.events import (
     TrustRequest,
     WaitingForModel,
 )
+from agent.marks import ERROR_PREFIX
 from agent.text.i18n import t
-from agent.tools.answers import ERROR_PREFIX
 from agent.tools.reading import read_span
 from ui.approval import command_view, grants_view, plain
 from ui.dispatch import Dispatcher

@@ -195,8 +195,8 @@ class Settings:
 
     @property
     def prices(self) -> dict[str, Any] | None:
-        """The merged `prices` overrides (model -> its prices), or None: the price table's one input
-        from the settings (`agent.provider.settings.price_overrides(config)`)."""
+        """The merged `prices` (model -> its prices, as --prices takes them), or None; main.prices_from
+        puts them under the flag's."""
         merged: dict[str, Any] = {}
         for _layer, value in self.section("prices"):
             merged.update(value)
@@ -247,12 +247,13 @@ def _check_env(value: Any, layer: Layer, lang: str, settings: Settings) -> dict[
 def _check_section(key: str, value: Any) -> Any:
     if key == "mcpToolTimeout":  # milliseconds, as Claude Code's MCP_TOOL_TIMEOUT
         return _whole(1)(value)
-    if key == "prices":
-        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-            raise BadValue("prices")
-        for prices in value.values():
-            if not all(isinstance(n, (int, float)) and not isinstance(n, bool) and n >= 0 for n in prices.values()):
-                raise BadValue("prices")
+    if key == "prices":  # the schema --prices takes, checked by the price table itself
+        from agent.provider.prices import BadPrices, parse_overrides
+
+        try:
+            parse_overrides(value if isinstance(value, dict) else [])
+        except BadPrices:
+            raise BadValue("prices") from None
         return value
     if not isinstance(value, dict):
         raise BadValue("object")
@@ -338,12 +339,6 @@ def apply_env(settings: Settings) -> None:
     the session starts, once approved."""
     for name, value in settings.user_env.items():
         os.environ.setdefault(name, value)
-
-
-def price_overrides(config: Any) -> dict[str, Any] | None:
-    """The one call for the price table: the merged `prices` of the settings files, or None."""
-    settings = getattr(config, "settings", None)
-    return settings.prices if settings is not None else None
 
 
 def add_rule(workspace: Path, kind: str, rule: str) -> Path:
