@@ -132,7 +132,7 @@ def test_claude_files_sit_below_ours_and_what_means_nothing_here_is_listed(layer
                                   "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "true"}]}]}})
     write(layers["user"], {"env": {"CC_USER_33": "ours"}, "compactAt": "70%", "language": "en"})
     write(layers["claude-project"], {"compactAt": "60%", "thinking": "off", "$schema": "x",
-                                     "sandbox": {"enabled": True}})
+                                     "sandbox": {"enabled": True}, "language": "japanese"})
     write(layers["project"], {"thinking": "on"})
     args = main.parse_args([])
     settings = args.settings = main.apply_settings(args, [])
@@ -152,7 +152,7 @@ def test_claude_files_sit_below_ours_and_what_means_nothing_here_is_listed(layer
                            ("claude-user", "env.ANTHROPIC_AUTH_TOKEN", "claude_env"),
                            ("claude-user", "permissions.allow WebSearch", "no_tool"),
                            ("claude-user", "hooks.Notification", "hook_event"),
-                           ("claude-project", "sandbox", "sandbox")}
+                           ("claude-project", "sandbox", "sandbox"), ("claude-project", "language", "language")}
     finally:
         os.environ.pop("CC_USER_33", None)
 

@@ -55,14 +55,16 @@ UNSAID = ("$schema",)
 OWN_ENV = ("ANTHROPIC_", "CLAUDE_CODE_", "CLAUDE_")
 
 
-def read(raw: dict[str, Any], known: set[str], ignore: Any) -> dict[str, Any]:
-    """What of a Claude Code file's keys is read as ours (`known`: our keys); `ignore(name, why)` is
-    told each of the rest."""
+def read(raw: dict[str, Any], known: set[str], languages: Any, ignore: Any) -> dict[str, Any]:
+    """What of a Claude Code file's keys is read as ours (`known`: our keys, `languages`: the names our
+    `language` takes); `ignore(name, why)` is told each of the rest."""
     kept: dict[str, Any] = {}
     for key, value in raw.items():
         if key in UNSAID:
             continue
-        if key in DIFFERENT or key not in known:
+        if key == "language" and str(value).lower() not in languages:
+            ignore(key, "language")  # Claude Code answers in any language; this agent speaks two
+        elif key in DIFFERENT or key not in known:
             ignore(key, DIFFERENT.get(key, "claude_only"))
         elif key == "env" and isinstance(value, dict):
             kept[key] = {}

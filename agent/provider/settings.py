@@ -97,11 +97,13 @@ def _one_of(*choices: str) -> Callable[[Any], str]:
     return check
 
 
+LANGUAGES = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "中文": "zh"}
+
+
 def _language(value: Any) -> str:
-    names = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "中文": "zh"}
-    if not isinstance(value, str) or value.lower() not in names:
+    if not isinstance(value, str) or value.lower() not in LANGUAGES:
         raise BadValue("choice", choices="en / zh")
-    return names[value.lower()]
+    return LANGUAGES[value.lower()]
 
 
 def _compact_at(value: Any) -> str:
@@ -273,7 +275,7 @@ def _check_flag_key(key: str, value: Any, layer: Layer, lang: str, settings: Set
 def _check_layer(layer: Layer, raw: dict[str, Any], lang: str, settings: Settings) -> None:
     if claude.is_claude(layer.name):
         known = {*FLAG_KEYS, *SECTION_KEYS}
-        raw = claude.read(raw, known, lambda name, why: settings.ignore(layer.name, name, why))
+        raw = claude.read(raw, known, LANGUAGES, lambda name, why: settings.ignore(layer.name, name, why))
     for key, value in raw.items():
         try:
             if key in FLAG_KEYS:

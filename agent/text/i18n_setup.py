@@ -49,8 +49,8 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
         "project's approval)",
         "  权限模式 {mode} · 规则：允许 {allow} 条、询问 {ask} 条、拒绝 {deny} 条"
         "（另有 {waiting} 条允许规则等待批准项目）"),
-    "config_file_found": ("  {layer:<14} {path}", "  {layer:<8} {path}"),
-    "config_file_missing": ("  {layer:<14} {path} (none)", "  {layer:<8} {path}（不存在）"),
+    "config_file_found": ("  {layer:<24} {path}", "  {layer:<16} {path}"),
+    "config_file_missing": ("  {layer:<24} {path} (none)", "  {layer:<16} {path}（不存在）"),
     "config_source_default": ("default", "默认"),
     "config_source_flag": ("flag", "命令行参数"),
     "config_source_env": ("environment", "环境变量"),
@@ -70,6 +70,7 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
                         "--sandbox",
                         "Claude Code 的沙箱设置；本程序的沙箱由 `.coding-agent/settings.json` 的 `sandbox` 和 "
                         "--sandbox 设置"),
+    "ignored_language": ("this agent speaks English and Chinese only (en / zh)", "本程序只支持英文和中文（en / zh）"),
     "ignored_key_helper": ("would run a program for a key; keys come from the environment here",
                            "会运行一个程序来取 Key；本程序的 Key 只来自环境变量"),
     "ignored_mcp_choice": ("a project's MCP servers wait for the one trust question here",
