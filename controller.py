@@ -97,6 +97,8 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
     for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings, *mcp_warnings,
                     *sandbox_warnings]:
         state.emit(Notice(warning, "warn"))
+    if (said := claude_notice(config)) is not None:
+        state.emit(Notice(said, "dim"))
     session_id = None
     if args.cont:
         session_id = session.latest_session(config.workspace)
@@ -114,6 +116,21 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
     switch_session(state, session_id or session.new_session_id(), messages)
     check_server(state)
     return state
+
+
+def claude_notice(config: Config) -> str | None:
+    """In the REPL, once: which of Claude Code's settings files were read, when something in them is not
+    applied here (never silently; -p keeps its stderr for what went wrong)."""
+    from agent.provider.claude_settings import is_claude
+
+    settings = config.settings
+    if config.one_shot or settings is None:
+        return None
+    ignored = [entry for entry in settings.ignored if is_claude(entry[0])]
+    files = [str(layer.path) for layer in settings.layers if is_claude(layer.name) and layer.path.is_file()]
+    if not ignored or not files:
+        return None
+    return t("claude_settings_read", config.lang, files=", ".join(files), n=len(ignored))
 
 
 def check_server(state: AppState) -> None:

@@ -80,3 +80,33 @@ def test_a_no_uses_none_of_it_and_config_says_why(workspace, home):
         type_line(child, "/exit")
         child.expect(pexpect.EOF)
         assert project_server.requests == []
+
+
+def test_a_claude_settings_grant_is_in_the_question_and_config_names_the_files(workspace, home):
+    """A Claude Code user's `.claude/settings.json`: its allow rule waits for the question, which says
+    which file it came from; /config names Claude Code's files and what in them is not applied."""
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(json.dumps({
+        "model": "claude-sonnet-4", "permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Read(./.env)"]}}))
+    with FakeOpenAI() as server:
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "settings.json").write_text(json.dumps({"baseUrl": server.base_url}))
+        _claude_session(workspace, home)
+
+
+def _claude_session(workspace, home) -> None:
+    child, screen = spawn_plain(workspace, home)
+    child.expect_exact("[y/N]")
+    _on_screen(screen, "allow    Bash(npm test:*)  (.claude/settings.json)")
+    assert not screen.count("Read(./.env)")  # a deny rule is no grant: it counts without a question
+    type_line(child, "y")
+    wait_prompt(child)
+    _on_screen(screen, "Read Claude Code's settings")
+    type_line(child, "/config")
+    child.expect("names Claude Code's model")
+    wait_prompt(child)
+    _on_screen(screen, "Claude Code project file", ".claude/settings.json",
+               "model (Claude Code project file): names Claude Code's model",
+               "rules: 1 allow, 0 ask, 1 deny")
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)

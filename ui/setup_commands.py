@@ -40,6 +40,11 @@ async def cmd_config(app: App) -> None:
     for layer, path in settings_paths(app.state.workspace).items():
         lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,
                        layer=t(f"config_source_{layer}", app.lang), path=path))
+    if settings is not None and settings.ignored:
+        lines.append(t("config_ignored", app.lang))
+    for layer, name, why, values in settings.ignored if settings is not None else ():
+        lines.append(t("config_ignored_line", app.lang, name=name, layer=t(f"config_source_{layer}", app.lang),
+                       why=t(f"ignored_{why}", app.lang, **values)))
     app.show(lines, names)
 
 

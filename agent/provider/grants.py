@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent.provider.claude_settings import CLAUDE_DIR, is_claude
 from agent.provider.protected_env import protected
 from agent.provider.settings import is_users
 from agent.text.i18n import t
@@ -68,6 +69,8 @@ def collect(settings: Any, workspace: Path, endpoint: Any = None, mode: str | No
         rules = [a if isinstance(a, str) else f"{a['rule']} (sandbox: false)" for a in allow
                  if isinstance(a, str) or isinstance(a, dict) and isinstance(a.get("rule"), str)] \
             if isinstance(allow, list) else []
+        if is_claude(layer.name):  # another tool's file: the user may not expect it to be read
+            rules = [f"{rule}  ({CLAUDE_DIR}/{layer.path.name})" for rule in rules]
         if rules:
             found.setdefault("allow", []).extend(rules)
         if layer.data.get("hooks"):

@@ -1,8 +1,9 @@
 """Settings files, Claude Code's layout under our folder names: the user's
 `~/.coding-agent/settings.json` (CODING_AGENT_HOME moves it), then the project's committed
 `.coding-agent/settings.json`, then its uncommitted `.coding-agent/settings.local.json`; a later file
-wins a preference. All of them sit below the command line and the environment (main.py applies them
-only to what neither set).
+wins a preference. Claude Code's own files are read too, each just below ours of the same owner
+(agent.provider.claude_settings). All of them sit below the command line and the environment (main.py
+applies them only to what neither set).
 
 A file never stops the agent: a bad file or value is one line naming the file and the key, and the
 rest is used. Each file is the user's own or the project's (LAYER_FILES): a project's file is someone
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import REASONING_EFFORTS, data_home, env_name
+from agent.provider import claude_settings as claude
 from agent.provider.keys import is_key_name
 from agent.provider.protected_env import protected, valid_name
 from agent.text.i18n import t
@@ -30,9 +32,13 @@ PROJECT_DIR = ".coding-agent"
 USER, PROJECT, LOCAL = "user", "project", "local"
 # Each file: its layer's name, whose text it is (USER: the user's own; PROJECT: it sits in the
 # workspace, where a cloned repository may have put it, so it is approved like the project's), where
-# it is. Lowest first. Another tool's files (Claude Code's) join as rows here, under the same rules.
+# it is. Lowest first: Claude Code's files (claude.LAYERS) each below ours of the same owner, the user's
+# below the project's.
 LAYER_FILES: tuple[tuple[str, str, Callable[[Path], Path]], ...] = (
+    (claude.CLAUDE_USER, USER, claude.user_file),
     (USER, USER, lambda workspace: data_home() / "settings.json"),
+    (claude.CLAUDE_PROJECT, PROJECT, claude.project_file),
+    (claude.CLAUDE_LOCAL, PROJECT, claude.local_file),
     (PROJECT, PROJECT, lambda workspace: workspace / PROJECT_DIR / "settings.json"),
     (LOCAL, PROJECT, lambda workspace: workspace / PROJECT_DIR / "settings.local.json"),
 )
@@ -91,11 +97,13 @@ def _one_of(*choices: str) -> Callable[[Any], str]:
     return check
 
 
+LANGUAGES = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "中文": "zh"}
+
+
 def _language(value: Any) -> str:
-    names = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "中文": "zh"}
-    if not isinstance(value, str) or value.lower() not in names:
+    if not isinstance(value, str) or value.lower() not in LANGUAGES:
         raise BadValue("choice", choices="en / zh")
-    return names[value.lower()]
+    return LANGUAGES[value.lower()]
 
 
 def _compact_at(value: Any) -> str:
@@ -128,8 +136,8 @@ USER_ONLY_KEYS = ("trustProject",)
 # agent.tools.sandbox.policy).
 SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox",
                 "mcpToolTimeout", "mcpSampling")
-# Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
-IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
+# Claude Code's keys a copied file may hold that mean nothing here: no warning, but /config lists them.
+IGNORED_KEYS = ("includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
 
 
@@ -154,6 +162,13 @@ class Settings:
     pending: dict[str, tuple[Any, str]] = field(default_factory=dict)
     # (layer, name) of each `env` entry a project's file may never set (agent.provider.protected_env).
     refused_env: list[tuple[str, str]] = field(default_factory=list)
+    # (layer, name, why, values) of each thing a file says that is not applied here (Claude Code's
+    # keys, rules for its tools): /config lists them, the i18n key `ignored_<why>` says why.
+    ignored: list[tuple[str, str, str, dict[str, str]]] = field(default_factory=list)
+
+    def ignore(self, layer: str, name: str, why: str, **values: str) -> None:
+        if (layer, name, why, values) not in self.ignored:
+            self.ignored.append((layer, name, why, values))
 
     def section(self, key: str) -> list[tuple[str, Any]]:
         """(layer, value) of `key` in each file that has it, lowest first."""
@@ -262,6 +277,9 @@ def _check_flag_key(key: str, value: Any, layer: Layer, lang: str, settings: Set
 
 
 def _check_layer(layer: Layer, raw: dict[str, Any], lang: str, settings: Settings) -> None:
+    if claude.is_claude(layer.name):
+        known = {*FLAG_KEYS, *SECTION_KEYS}
+        raw = claude.read(raw, known, LANGUAGES, lambda name, why: settings.ignore(layer.name, name, why))
     for key, value in raw.items():
         try:
             if key in FLAG_KEYS:
@@ -270,19 +288,24 @@ def _check_layer(layer: Layer, raw: dict[str, Any], lang: str, settings: Setting
                 layer.data[key] = _check_env(value, layer, lang, settings)
             elif key in SECTION_KEYS:
                 layer.data[key] = _check_section(key, value)
-            elif key not in IGNORED_KEYS:
+            elif key in IGNORED_KEYS:
+                settings.ignore(layer.name, key, "claude_only")
+            elif key != "$schema":
                 settings.warnings.append(t("settings_unknown_key", lang, path=layer.path, name=key))
         except BadValue as exc:
             settings.warnings.append(t("settings_bad_value", lang, path=layer.path, name=key, takes=exc.text(lang)))
 
 
 def load(workspace: Path, lang: str = "en") -> Settings:
-    """Read the three files (a missing one is an empty layer)."""
-    settings = Settings()
+    """Read the files (a missing one is an empty layer). A file read already (the workspace is the
+    home folder: its `.claude/settings.json` is the user's own) is not read again as the project's."""
+    settings, seen = Settings(), set()
     for name, path in settings_paths(workspace).items():
         layer = Layer(name, path)
-        raw = _read_json(path, lang, settings.warnings)
-        _check_layer(layer, raw, lang, settings)
+        real = path.resolve() if path.is_file() else path
+        if real not in seen:
+            _check_layer(layer, _read_json(path, lang, settings.warnings), lang, settings)
+        seen.add(real)
         settings.layers.append(layer)
     return settings
 

@@ -39,22 +39,53 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
                    "以下之一：`default` / `acceptEdits` / `plan` / `bypassPermissions`"),
     "cmd_config": ("Show the effective settings and where each came from",
                    "显示生效的设置及每一项的来源"),
-    "config_title": ("Settings (a flag beats the environment, which beats local > project > user files):",
-                     "设置（命令行参数优先于环境变量，其次是本地 > 项目 > 用户设置文件）："),
+    "config_title": ("Settings (a flag beats the environment, which beats local > project > user files; each of "
+                     "ours beats Claude Code's of the same place):",
+                     "设置（命令行参数优先于环境变量，其次是本地 > 项目 > 用户设置文件；同一位置上本程序的文件"
+                     "优先于 Claude Code 的）："),
     "config_files": ("Files:", "设置文件："),
     "config_permissions": (
         "  permission mode {mode} · rules: {allow} allow, {ask} ask, {deny} deny ({waiting} allow waiting for the "
         "project's approval)",
         "  权限模式 {mode} · 规则：允许 {allow} 条、询问 {ask} 条、拒绝 {deny} 条"
         "（另有 {waiting} 条允许规则等待批准项目）"),
-    "config_file_found": ("  {layer:<14} {path}", "  {layer:<8} {path}"),
-    "config_file_missing": ("  {layer:<14} {path} (none)", "  {layer:<8} {path}（不存在）"),
+    "config_file_found": ("  {layer:<24} {path}", "  {layer:<16} {path}"),
+    "config_file_missing": ("  {layer:<24} {path} (none)", "  {layer:<16} {path}（不存在）"),
     "config_source_default": ("default", "默认"),
     "config_source_flag": ("flag", "命令行参数"),
     "config_source_env": ("environment", "环境变量"),
     "config_source_user": ("user file", "用户设置"),
     "config_source_project": ("project file", "项目设置"),
     "config_source_local": ("local file", "本地设置"),
+    "config_source_claude-user": ("Claude Code user file", "Claude Code 用户设置"),
+    "config_source_claude-project": ("Claude Code project file", "Claude Code 项目设置"),
+    "config_source_claude-local": ("Claude Code local file", "Claude Code 本地设置"),
+    "config_ignored": ("Not applied here (read, but they mean nothing to this agent or something else):",
+                       "未采用（已读取，但对本程序没有意义或含义不同）："),
+    "config_ignored_line": ("  {name} ({layer}): {why}", "  {name}（{layer}）：{why}"),
+    "ignored_claude_only": ("Claude Code's own setting; nothing here uses it", "Claude Code 自己的设置，本程序不使用"),
+    "ignored_model": ("names Claude Code's model; ours comes from --model or .coding-agent/settings.json",
+                      "指定的是 Claude Code 的模型；本程序的模型来自 --model 或 `.coding-agent/settings.json`"),
+    "ignored_sandbox": ("Claude Code's sandbox settings; ours are `sandbox` in .coding-agent/settings.json and "
+                        "--sandbox",
+                        "Claude Code 的沙箱设置；本程序的沙箱由 `.coding-agent/settings.json` 的 `sandbox` 和 "
+                        "--sandbox 设置"),
+    "ignored_language": ("this agent speaks English and Chinese only (en / zh)", "本程序只支持英文和中文（en / zh）"),
+    "ignored_key_helper": ("would run a program for a key; keys come from the environment here",
+                           "会运行一个程序来取 Key；本程序的 Key 只来自环境变量"),
+    "ignored_mcp_choice": ("a project's MCP servers wait for the one trust question here",
+                           "本程序中项目的 MCP 服务器统一由项目信任询问决定是否启用"),
+    "ignored_claude_env": ("a variable of Claude Code itself (a key or a switch); not passed to what this agent "
+                           "runs",
+                           "Claude Code 自己的变量（Key 或开关）；不会传给本程序启动的任何程序"),
+    "ignored_no_tool": ("this agent has no {tool} tool; the rule has nothing to apply to",
+                        "本程序没有 {tool} 工具，这条规则无处可用"),
+    "ignored_hook_event": ("this agent has no such hook event; the hooks do not run",
+                           "本程序没有这个钩子事件，这些钩子不会运行"),
+    "claude_settings_read": ("Read Claude Code's settings ({files}); {n} setting(s) there mean nothing here and are "
+                             "not applied: /config lists them",
+                             "已读取 Claude Code 的设置（{files}）；其中 {n} 项对本程序没有意义，未采用："
+                             "/config 列出它们"),
     "config_unset": ("(not set)", "（未设置）"),
 }
 SETUP_TEXTS.update({
@@ -67,7 +98,7 @@ SETUP_TEXTS.update({
     "rule_saved": ("Saved for this project: {rule} (in {path})", "已为本项目保存：{rule}（在 {path}）"),
     "write_reason_mode": ("an edit (permission mode 'default' asks before every edit; Shift+Tab changes it)",
                           "一次编辑（权限模式 `default` 每次编辑前都会询问；Shift+Tab 可切换）"),
-    "approve_tool": ("Call this MCP tool", "调用这个 MCP 工具"),
+    "approve_tool": ("Call this tool", "调用这个工具"),
     "approve_read": ("Read this (a permission rule asks before it)", "读取它（有权限规则要求先询问）"),
     "mode_default": ("ask before edits", "编辑前询问"),
     "mode_acceptEdits": ("accept edits", "自动接受编辑"),

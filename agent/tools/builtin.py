@@ -304,6 +304,11 @@ async def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     if not base.exists():
         return f"Error: no such file or directory: {path}"
     files = await asyncio.to_thread(_grep_targets, base, workspace)
+    # A file a deny rule keeps from grep (`Read(./.env)`) is left out of a search of its folder too.
+    perms = ctx.deps.permissions
+    kept = [f for f in files if not perms.rules["deny"] or not permissions.read_denied(perms, "grep", Path(f[0]),
+                                                                                      workspace)]
+    skipped, files = len(files) - len(kept), kept
     timeout = float(os.environ.get("CODING_AGENT_GREP_TIMEOUT", GREP_TIMEOUT))
     outcome = await grep_worker.run(pattern, files, line_cap=LINE_CAP, show_cap=GREP_LINE_CAP,
                                     max_matches=GREP_CAP, timeout=timeout, env=command_env(),
@@ -311,6 +316,9 @@ async def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     found = outcome.lines
     if len(found) > GREP_CAP:
         found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]
+    if skipped:
+        found.append(("" if found else "No matches\n") + f"[{skipped} file(s) not searched: a deny permission "
+                     "rule covers them]")
     if outcome.timed_out:
         found.append(f"[grep stopped after {timeout:g} s: the pattern is too slow on these files (nested "
                      "repetition such as (a+)+ backtracks exponentially); any matches above are partial]")

@@ -183,9 +183,16 @@ async def checked_address(host: str, port: int, allowed: tuple[str, ...]) -> str
 
 
 async def domain_approved(state: AppState, host: str, url: str) -> bool:
-    """Whether `url` on `host` may be fetched: --allowed-tools fetch_url, --yes, a domain allowed for
-    the session, or the user says so now."""
-    if preapproved(state.config, "fetch_url") or host in state.always_allowed_domains:
+    """Whether `url` on `host` may be fetched: a permission rule on the domain (`WebFetch(domain:x)`:
+    a deny refuses, an ask asks), else --allowed-tools fetch_url, --yes, a domain allowed for the
+    session, or the user says so now."""
+    from agent.tools.permissions import decide
+
+    kind, rule = decide(state.permissions, "fetch_url", state.workspace, subject=host)
+    if kind == "deny" and rule is not None:
+        raise FetchError(f"the permission rule {rule.text!r} (deny) refuses fetching from {host}")
+    if kind == "allow" or kind != "ask" and (preapproved(state.config, "fetch_url")
+                                             or host in state.always_allowed_domains):
         return True
     answer = await ask(state.emit, ApprovalRequest("fetch", url, why=host))
     if answer == "always":

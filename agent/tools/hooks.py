@@ -56,12 +56,16 @@ class Outcome:
 
 
 def load(settings: Any, lang: str) -> tuple[Hooks, list[str]]:
+    from agent.provider.claude_settings import is_claude
     from agent.provider.settings import is_users
 
     hooks, warnings = Hooks(), []
     for layer, section in settings.section("hooks") if settings is not None else ():
         path = settings.path(layer)
         for event, groups in section.items():
+            if event not in EVENTS and is_claude(layer):  # Claude Code has events we do not
+                settings.ignore(layer, f"hooks.{event}", "hook_event")
+                continue
             if event not in EVENTS:
                 warnings.append(t("hook_unknown_event", lang, path=path, event=event))
                 continue

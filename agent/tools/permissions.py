@@ -25,6 +25,7 @@ from agent.tools.preapproval import preapproved
 from agent.tools.rule_match import (
     EDIT_TOOLS,
     BadRule,
+    NoSuchTool,
     Rule,
     command_allows,
     command_may_match,
@@ -35,6 +36,7 @@ from agent.tools.rule_match import (
     names_one_file,
     parse_rule,
     path_matches,
+    subject_matches,
 )
 
 # `state` below is the AppState (agent.state.app holds a Permissions: importing it here would be a cycle),
@@ -44,7 +46,7 @@ Risk = Any
 
 from agent.state.setup import CYCLE, KINDS, MODES, START_MODE, Permissions, mode  # noqa: E402,F401 - re-exported
 
-# Claude Code's permission keys that mean nothing here: a copied file keeps them without a warning.
+# Claude Code's permission keys that mean nothing here: /config lists them as ignored.
 CLAUDE_ONLY = ("additionalDirectories", "disableBypassPermissionsMode")
 
 # A PreToolUse hook's word on the call in progress ("allow", "deny", "ask"; agent.tools.hooks sets it).
@@ -62,10 +64,15 @@ def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permiss
         path, users = settings.path(layer), is_users(layer)
         for key in set(section) - {*KINDS, "defaultMode", *CLAUDE_ONLY}:
             warnings.append(t("settings_unknown_key", lang, path=path, name=f"permissions.{key}"))
+        for key in sorted(set(section) & set(CLAUDE_ONLY)):
+            settings.ignore(layer, f"permissions.{key}", "claude_only")
         for kind in KINDS:
             for text, outside in _rule_texts(section.get(kind, []), path, kind, lang, warnings):
                 try:
                     rule = parse_rule(text)
+                except NoSuchTool as exc:
+                    settings.ignore(layer, f"permissions.{kind} {text}", "no_tool", tool=exc.tool)
+                    continue
                 except BadRule:
                     warnings.append(t("rule_bad", lang, path=path, rule=text))
                     continue
@@ -107,7 +114,8 @@ def _outside_rule(value: Any) -> bool:
 # --- deciding ------------------------------------------------------------------------------
 
 
-def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, workspace: Path, loose: bool) -> bool:
+def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, workspace: Path, loose: bool,
+             subject: str | None = None) -> bool:
     if not rule.names_tool(tool):
         return False
     if rule.specifier is None:
@@ -116,17 +124,25 @@ def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, work
         # A deny or ask rule sees every command in the line and fails closed; an allow rule matches
         # only what the parser fully resolved (agent.tools.rule_match).
         return (command_may_match if loose else command_allows)(rule.specifier, command)
+    if subject is not None:
+        return subject_matches(rule.specifier, subject)
     return path is not None and path_matches(rule.specifier, path, workspace)
 
 
 def decide(perms: Permissions, tool: str, workspace: Path, *, command: str | None = None,
-           path: Path | None = None) -> tuple[str, Rule | None]:
-    """"deny", "ask" or "allow" and the rule that said so; ("none", None) when no rule speaks."""
+           path: Path | None = None, subject: str | None = None) -> tuple[str, Rule | None]:
+    """"deny", "ask" or "allow" and the rule that said so; ("none", None) when no rule speaks.
+    `subject`: what a fetch_url or task rule names (a host, a sub-agent type)."""
     for kind in KINDS:
         for rule in perms.rules[kind]:
-            if _matches(rule, tool, command, path, workspace, loose=kind != "allow"):
+            if _matches(rule, tool, command, path, workspace, kind != "allow", subject):
                 return kind, rule
     return "none", None
+
+
+def read_denied(perms: Permissions, tool: str, path: Path, workspace: Path) -> bool:
+    """Whether a deny rule keeps `tool` off this one file (grep leaves such files out of a search)."""
+    return decide(perms, tool, workspace, path=path)[0] == "deny"
 
 
 def command_decision(perms: Permissions, command: str) -> tuple[str, Rule | None]:
@@ -259,6 +275,17 @@ async def read(state: AppState, tool: str, target: Path | None) -> None:
         shown = str(target) if target is not None else tool
         if await ask(state.emit, ApprovalRequest("read", shown)) not in ("y", "always", "project"):
             raise Refused(f"the user declined this read of {shown}")
+
+
+async def named_tool(state: AppState, tool: str, subject: str | None = None) -> None:
+    """task (`subject` the sub-agent type) and todo: run unless a deny or ask rule (or a hook) speaks."""
+    kind, rule = decide(state.permissions, tool, state.workspace, subject=subject)
+    hook = _hook_word()
+    _refuse_by(kind, rule, hook)
+    if kind == "ask" or (hook and hook[0] == "ask"):
+        shown = f"{tool} {subject}" if subject else tool
+        if await ask(state.emit, ApprovalRequest("tool", shown)) not in ("y", "always", "project"):
+            raise Refused(f"the user declined this call of {shown}")
 
 
 async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:

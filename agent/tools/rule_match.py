@@ -1,5 +1,7 @@
 """Permission rules, Claude Code's syntax: `Tool`, `Tool(specifier)`, `mcp__server`, `mcp__server__tool`,
-`mcp__server__*`. Our tool names and Claude's (`Bash`, `Edit`, `Write`, `Read`, `Grep`, `Glob`) both work.
+`mcp__server__*`. Our tool names and Claude's (`Bash`, `Edit`, `Write`, `Read`, `Grep`, `Glob`, `LS`,
+`WebFetch(domain:host)`, `Task(agent type)`, `TodoWrite`, `NotebookEdit`) both work; a Claude Code tool
+this agent does not have (`WebSearch`) is NoSuchTool, which its reader reports as ignored.
 
 A rule matches only what the parser fully resolved (agent.tools.shell_parse). An allow rule with a
 wildcard matches one plain command whose every word is a literal; anything the shell would expand
@@ -10,6 +12,7 @@ runs, wrappers read through (agent.tools.shell_wrappers), and matches where it c
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 from dataclasses import dataclass
@@ -31,13 +34,34 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "Read": READ_TOOLS,
     "Grep": ("grep",),
     "Glob": ("list_files",),
+    "LS": ("list_files",),
+    "WebFetch": ("fetch_url",),
+    "Task": ("task",),
+    "TodoWrite": ("todo",),
+    # Notebooks are edited and read as files here: without a path, the rule is about `.ipynb` files.
+    "NotebookEdit": EDIT_TOOLS,
+    "NotebookRead": READ_TOOLS,
 }
-OUR_TOOLS = ("run_command", *EDIT_TOOLS, *READ_TOOLS)
+NOTEBOOKS = "*.ipynb"
+# Claude Code's tools with nothing here to act on: a rule naming one is reported, not applied.
+NO_SUCH_TOOLS = ("WebSearch", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "SlashCommand", "Skill")
+# Tools whose rules name a subject, not a path or a command: fetch_url a domain (`domain:example.com`,
+# `domain:*.example.com`), task a sub-agent type; todo none.
+SUBJECT_TOOLS = ("fetch_url", "task")
+OUR_TOOLS = ("run_command", *EDIT_TOOLS, *READ_TOOLS, *SUBJECT_TOOLS, "todo")
 _RULE = re.compile(r"^([A-Za-z_][\w-]*\*?)(?:\((.*)\))?$", re.S)
 
 
 class BadRule(ValueError):
     pass
+
+
+class NoSuchTool(BadRule):
+    """A rule for a Claude Code tool this agent does not have (`tool`): nothing for it to allow or deny."""
+
+    def __init__(self, text: str, tool: str) -> None:
+        super().__init__(text)
+        self.tool = tool
 
 
 @dataclass(frozen=True)
@@ -71,12 +95,34 @@ def parse_rule(text: str) -> Rule:
         if specifier is not None:
             raise BadRule(text)
         return Rule(text, (name,), None)
+    if name in NO_SUCH_TOOLS:
+        raise NoSuchTool(text, name)
     tools = ALIASES.get(name) or ((name,) if name in OUR_TOOLS else None)
     if tools is None:
         raise BadRule(text)
     if specifier is not None and (not specifier.strip() or specifier.strip() == "*"):
         specifier = None
+    if specifier is None and name.startswith("Notebook"):
+        specifier = NOTEBOOKS
+    if specifier is not None and (tools == ("todo",) or tools == ("fetch_url",) and not _domain(specifier)):
+        raise BadRule(text)  # what would it match? A rule that can match nothing is refused, not kept void
     return Rule(text, tools, specifier)
+
+
+def _domain(specifier: str) -> str | None:
+    spec = specifier.strip()
+    if not spec.startswith("domain:"):
+        return None
+    return spec[len("domain:"):].strip().lower().rstrip(".") or None
+
+
+def subject_matches(specifier: str, subject: str) -> bool:
+    """A fetch_url rule's `domain:` pattern against a host (case and a final dot aside), a task rule's
+    sub-agent type against the one asked for; `*` matches any run of characters, as Claude Code's."""
+    domain = _domain(specifier)
+    if domain is not None:
+        return fnmatch.fnmatchcase(subject.lower().rstrip("."), domain)
+    return fnmatch.fnmatchcase(subject, specifier.strip())
 
 
 # --- commands ------------------------------------------------------------------------------

@@ -10,6 +10,9 @@ from typing import Any
 from agent.tools import permissions
 from agent.tools.rule_match import READ_TOOLS
 
+# The sub-agent type a `Task(...)` rule sees when the model names none: Claude Code's name for it.
+DEFAULT_AGENT = "general-purpose"
+
 
 def _target(state: Any, args: dict[str, Any]) -> Any:
     from agent.tools.workspace import PathError, resolve_path
@@ -41,6 +44,9 @@ class Gate:
                 await permissions.read(state, name, _target(state, given))
             elif name.startswith("mcp__"):
                 await permissions.tool_call(state, name, given)
+            elif name in ("task", "todo"):
+                kind = given.get("subagent_type") if name == "task" else None
+                await permissions.named_tool(state, name, (kind or DEFAULT_AGENT) if name == "task" else None)
             result = await handler(args)
         except permissions.Refused as exc:
             return f"Error: {exc}"

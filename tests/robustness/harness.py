@@ -49,6 +49,8 @@ def agent_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in KEY_NAMES and not k.startswith("CODING_AGENT_")}
     env.update({
         "CODING_AGENT_HOME": str(home),
+        # Claude Code's user folder beside it: the machine's own ~/.claude/settings.json stays out.
+        "CLAUDE_CONFIG_DIR": str(home.parent / "claude-home"),
         "CODING_AGENT_MAX_RETRIES": "0",
         "CODING_AGENT_TIMEOUT": "20",
         "PYDANTIC_AI_NO_BANNER": "1",
