@@ -59,7 +59,7 @@ class Plan:
 
 
 def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *, trigger: str = "manual",
-         keep: Sequence[ModelMessage] = (), extra: str = "") -> Plan:
+         keep: Sequence[ModelMessage] = (), extra: str = "", standing: str = "") -> Plan:
     """Pure. An automatic compaction clears old tool results when that is enough and costs least
     (agent.compaction.policy). A summary is asked of the start the provider caches when the rest was
     never sent or would not fit (agent.compaction.request.sent_split); the rest follows it verbatim,
@@ -74,7 +74,7 @@ def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *,
                                cheap_tier_enough(saved, before, after, figs.threshold), keep)
         if choice.action == "clear":
             return Plan("cheap", trigger, figs, before, history, cleared, [], choice=choice, saved=saved)
-    prompt = compaction_prompt(lang, extra, incremental=previous_summary(history) is not None)
+    prompt = compaction_prompt(lang, extra, incremental=previous_summary(history) is not None, standing=standing)
     cut = sent_split(history, figs, seen, prompt, keep_unsent=trigger != "manual")
     if cut is None:
         return Plan("summary", trigger, figs, before, history, history, list(keep), prompt, choice)
@@ -88,10 +88,12 @@ async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "
                   taken: tuple[Background, list[ModelMessage]] | None = None) -> CompactionFinished:
     """Compact the history, `keep` verbatim after the summary; `taken`: a summary written in the
     background (agent.compaction.background.take) and what goes before the messages added since."""
+    from agent.tools.memory_files import compact_instructions
+
     history, figs = list(state.history), figures(state)
     if taken is None:
         p = plan(history, figs, cached(state.scratch.recorder, history), state.lang, trigger=trigger, keep=keep,
-                 extra=extra)
+                 extra=extra, standing=compact_instructions(state.workspace, state.config.settings))
     else:
         (snapshot, task), lead = (taken[0].snapshot, taken[0].task), taken[1]
         p = Plan("summary", "background", figs, figs.count(history), history, snapshot,

@@ -60,10 +60,14 @@ class SummaryReply:
 # --- asking and reading ------------------------------------------------------------------------
 
 
-def compaction_prompt(lang: str, extra: str = "", incremental: bool = False) -> str:
+def compaction_prompt(lang: str, extra: str = "", incremental: bool = False, standing: str = "") -> str:
+    """The built-in text, the project's and user's standing instructions (memory files' and settings'),
+    then the instructions given to this /compact."""
     prompt = load_prompt("compact", lang)
     if incremental:
         prompt = load_prompt("compact_update", lang) + "\n\n" + prompt
+    if standing.strip():
+        prompt += "\n\n" + load_prompt("compact_standing", lang).format(standing=standing.strip())
     if extra.strip():
         prompt += "\n\n" + load_prompt("compact_extra", lang).format(extra=extra.strip())
     return prompt

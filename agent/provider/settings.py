@@ -125,9 +125,9 @@ GRANT_KEYS = ("baseUrl",)
 # Only the user's own file may say it.
 USER_ONLY_KEYS = ("trustProject",)
 # Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table,
-# agent.tools.sandbox.policy).
+# agent.tools.sandbox.policy, agent.tools.memory_files for compactInstructions).
 SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox",
-                "mcpToolTimeout")
+                "mcpToolTimeout", "compactInstructions")
 # Claude Code's keys a copied file may hold that mean nothing here: skipped without a warning.
 IGNORED_KEYS = ("$schema", "includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
@@ -234,6 +234,8 @@ def _check_env(value: Any, layer: Layer, lang: str, settings: Settings) -> dict[
 def _check_section(key: str, value: Any) -> Any:
     if key == "mcpToolTimeout":  # milliseconds, as Claude Code's MCP_TOOL_TIMEOUT
         return _whole(1)(value)
+    if key == "compactInstructions":
+        return _text(value)
     if key == "prices":  # the schema --prices takes, checked by the price table itself
         from agent.provider.prices import BadPrices, parse_overrides
 

@@ -9,14 +9,19 @@ out of its folder is not followed, only a regular file is read) and cut at a siz
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.config import data_home
 from agent.store.regular_file import read_confined  # noqa: F401 - the memory files' reader, also imported from here
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")  # the first a folder has is read
 MEMORY_LIMIT = 20_000  # characters of one file: a huge AGENTS.md must not eat the window
+# The section of a memory file that every compaction prompt is given, as Claude Code documents it.
+_COMPACT_HEADING = re.compile(r"^##\s*(compact instructions|压缩说明)\s*$", re.I | re.M)
+_NEXT_HEADING = re.compile(r"^#{1,2}\s", re.M)
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,6 @@ def load(workspace: Path) -> list[MemoryFile]:
     return found
 
 
-
 def instructions(workspace: Path, lang: str) -> str:
     """The system prompt with the memory files (AGENTS.md / CLAUDE.md from the repository's root
     down, and the user's) after it: what every request of the session is instructed with."""
@@ -69,3 +73,17 @@ def instructions(workspace: Path, lang: str) -> str:
 
     found = load(workspace)
     return system_prompt(workspace, lang, "\n\n".join(f"# {memory.path}\n\n{memory.text}" for memory in found))
+
+
+def compact_instructions(workspace: Path, settings: Any = None) -> str:
+    """What every compaction is told besides its own prompt: each memory file's `## Compact
+    Instructions` (or `## 压缩说明`) section, then the settings files' `compactInstructions`."""
+    found = []
+    for memory in load(workspace):
+        for heading in _COMPACT_HEADING.finditer(memory.text):
+            rest = memory.text[heading.end():]
+            end = _NEXT_HEADING.search(rest)
+            found.append(rest[: end.start() if end else len(rest)].strip())
+    if settings is not None:
+        found += [text for _layer, text in settings.section("compactInstructions")]
+    return "\n\n".join(text for text in found if text)
