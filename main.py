@@ -147,9 +147,9 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     reads = ReadFileState()
     pasted = pasted_paths(user_input if typed is None else typed)
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
+    from agent.compaction import attachments_refused, mention_room
     prelude, notices = build_mention_messages(find_mentions(user_input), state, read_file_state=reads,
-                                              pasted=pasted, named=named)
-    from agent.compaction import attachments_refused
+                                              pasted=pasted, named=named, room=mention_room(state, user_input))
 
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
         state.emit(Notice(refused, level="error"))

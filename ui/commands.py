@@ -59,5 +59,6 @@ async def dispatch(app: CommandHost, user_input: str) -> None:
 # Importing the handlers registers them.
 from ui import caps_commands as _caps  # noqa: E402, F401
 from ui import command_handlers as _handlers  # noqa: E402, F401
+from ui import pin_commands as _pins  # noqa: E402, F401
 from ui import rewind_command as _rewind  # noqa: E402, F401
 from ui import setup_commands as _setup  # noqa: E402, F401
