@@ -23,7 +23,7 @@ from agent.config import (
     is_deepseek_url,
 )
 from agent.events import Notice
-from agent.provider.prices import BadPrices, parse_overrides
+from agent.provider.prices import BadPrices, merged_overrides
 from agent.state.app import AppState, Stats
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
@@ -71,13 +71,6 @@ def project_endpoint(args: argparse.Namespace) -> Endpoint | None:
     return Endpoint(pending[0], name, os.environ[name] if name else None)
 
 
-def prices_from(args: argparse.Namespace) -> dict:
-    """The settings files' `prices`, then --prices / CODING_AGENT_PRICES over them (a model named in
-    both takes the flag's): one schema, parsed by the price table."""
-    settings = getattr(args, "settings", None)
-    return {**parse_overrides(settings.prices if settings is not None else None), **parse_overrides(args.prices)}
-
-
 def build_config(args: argparse.Namespace) -> Config:
     from agent.provider.prices import known_context_window
 
@@ -100,7 +93,7 @@ def build_config(args: argparse.Namespace) -> Config:
         max_requests=args.max_requests,
         thinking=None if args.thinking is None else args.thinking == "on",
         reasoning_effort=args.reasoning_effort,
-        prices=prices_from(args),
+        prices=merged_overrides(getattr(args, "settings", None), args.prices),
         permission_mode=args.permission_mode,
         settings=getattr(args, "settings", None),
         allowed_tools=parse_tool_list(args.allowed_tools),

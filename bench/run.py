@@ -20,7 +20,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 SCRIPTS = ["synth", "token_error", "overhead", "cache", "compaction_time", "tiers", "background", "memory", "startup",
-           "streaming", "session_cost", "fuzz", "subagent", "sandbox", "fetch_bounds", "mcp_answers"]
+           "streaming", "session_cost", "fuzz", "subagent", "sandbox", "fetch_bounds", "mcp_answers", "probe_eval"]
 # Too long for the full suite's per-script timeout at their default size: run with --quick (or alone).
 QUICK_ONLY = {"fuzz"}
 FIGURE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): (?P<value>.+?) \((?P<target>[^()]*(?:\([^()]*\)[^()]*)*)\)$")

@@ -77,7 +77,9 @@ def test_a_chinese_session_shows_the_tools_failures_in_chinese(workspace, home, 
     agents = workspace / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "reviewer.md").write_text("---\nname: reviewer\ndescription: 审查\n---\n审查代码。")
-    child = spawn(workspace, home, live_server, "--permission-mode", "default", lang="zh")
+    # Outside the OS sandbox: there the command would run unasked, and the declined answer is the point.
+    child = spawn(workspace, home, live_server, "--permission-mode", "default", "--sandbox", "danger-full-access",
+                  lang="zh")
     screen = screen_of(child)
     wait_prompt(child)
     type_line(child, "run touch made.txt")

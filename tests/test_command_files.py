@@ -13,7 +13,7 @@ from rich.console import Console
 
 import main
 import project_setup
-from agent.events import ApprovalRequest, EventLog, Listing, Notice, Question
+from agent.events import ApprovalRequest, EventLog, Listing, Notice, Question, TrustRequest
 from agent.text.i18n import t
 from ui.app import App
 from ui.commands import dispatch
@@ -28,7 +28,7 @@ class Answers(EventLog):
 
     def __call__(self, event):
         super().__call__(event)
-        if isinstance(event, ApprovalRequest | Question):
+        if isinstance(event, ApprovalRequest | Question | TrustRequest):
             answer = self.approval if isinstance(event, ApprovalRequest) else self.question
 
             async def reply() -> str:
@@ -128,8 +128,8 @@ async def test_a_projects_grants_wait_for_the_projects_trust(app, server, worksp
     # The project's question lists the command's grant; approved, it counts.
     app.state.emit = Answers(question="y")
     await project_setup.start_project(app.state)
-    [listing] = app.state.emit.of(Listing)
-    assert "  command /deploy: allowed-tools Bash(echo deploy:*); runs !`echo deploy now`" in listing.lines
+    [asked] = app.state.emit.of(TrustRequest)
+    assert "command  /deploy: allowed-tools Bash(echo deploy:*); runs !`echo deploy now`" in asked.lines
     await dispatch(app, "/deploy")
     assert app.state.emit.of(ApprovalRequest) == [] and "Log: deploy now" in sent(server)
     # A grant changed since the approval is not the one the user saw: asked again.

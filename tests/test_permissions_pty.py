@@ -94,7 +94,7 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
         "permissions": {"allow": ["Bash(echo from-the-project)"]},
         "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat > started"}]}]}}))
     live_server.script(ToolCalls([("run_command", {"command": "echo from-the-project"})]), Text("Ran."))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     child.expect(r"asks\s+for\s+what\s+its\s+files\s+would\s+run")  # after the folder: may wrap
     child.expect_exact("allow    Bash(echo from-the-project)")
     child.expect_exact("hook     SessionStart (project): cat > started")
@@ -109,7 +109,7 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
     type_line(child, "/exit")
     child.expect(pexpect.EOF)
     # Approved once: the next session asks nothing.
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     assert "would run" not in child.before
     type_line(child, "/exit")
@@ -122,7 +122,7 @@ def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, ho
         (workspace / name).write_text("keep\n")
     live_server.script(ToolCalls([("run_command", {"command": "rm *.pyc"})]), Text("Removed them."),
                        ToolCalls([("run_command", {"command": "rm -rf precious x.pyc"})]), Text("Second done."))
-    child = spawn(workspace, home, live_server)
+    child = spawn(workspace, home, live_server, *ASKED)
     screen = _screen(child)
     wait_prompt(child)
     type_line(child, "clean up")

@@ -23,6 +23,7 @@ from agent.compaction.checks import (
 from agent.compaction.fit import attach, attachments_refused, check_message, mention_room
 from agent.compaction.flow import Plan, Review, compact, plan
 from agent.compaction.margin import refused, too_long
+from agent.compaction.rebuild import cheap_tier
 from agent.compaction.summary import files_touched, head_end
 from agent.compaction.undo import UndoPlan, last_summary, plan_undo, undo_compaction
 from agent.compaction.watermark import (
@@ -44,7 +45,8 @@ from agent.compaction.watermark import (
 __all__ = [
     "MAX_COMPACT_FAILURES", "REARM_TURNS", "CompactAtOutOfRange", "Figures", "Plan", "Refit", "Review",
     "UndoPlan", "attach", "attachments_refused", "auto_limit", "backoff_text", "before_request", "before_turn",
-    "cancel_background", "check_message", "compact", "compact_at_range", "compact_threshold", "context_tokens",
+    "cancel_background", "cheap_tier", "check_message", "compact", "compact_at_range", "compact_threshold",
+    "context_tokens",
     "failed", "figures", "files_touched", "fixed_prefix_tokens", "head_end", "history_tokens", "last_summary",
     "lower_mark", "measured", "mention_room", "output_reserve", "plan", "plan_undo", "prefix_tokens", "refused",
     "threshold", "too_long", "undo_compaction",

@@ -142,7 +142,7 @@ def describe(found: dict[str, Any], lang: str) -> list[str]:
         lines += _server(name, server, lang)
     for name, command in found.get("commands", {}).items():
         runs = "".join(f"; runs !`{line}`" for line in command["runs"])
-        lines.append(f"command  /{name}: allowed-tools {', '.join(command['allowed-tools'])}{runs}")
+        lines.append(f"command  {name}: allowed-tools {', '.join(command['allowed-tools'])}{runs}")
     for key in HELD_SECTIONS:
         for layer, value in found.get(key, {}).items():
             lines.append(f"{key:<8} ({layer}) {json.dumps(value, ensure_ascii=False)}")
@@ -165,6 +165,6 @@ def summary(found: dict[str, Any], lang: str) -> str:
     if servers := found.get("mcp"):
         parts.append(t("grant_mcp", lang, names=", ".join(servers)))
     if commands := found.get("commands"):
-        parts.append(t("grant_commands", lang, names=", ".join(f"/{name}" for name in commands)))
+        parts.append(t("grant_commands", lang, names=", ".join(commands)))
     parts += [key for key in HELD_SECTIONS if key in found]
     return t("list_separator", lang).join(parts)

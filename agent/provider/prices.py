@@ -228,6 +228,12 @@ def _from_source(model: str, when: datetime) -> tuple[str, Prices] | None:
 # ---- the user's own prices ----------------------------------------------------------------------
 
 
+def merged_overrides(settings: Any, flag: str | None) -> dict[str, Prices]:
+    """The settings files' `prices`, then --prices / CODING_AGENT_PRICES over them (a model both name
+    takes the flag's): one schema."""
+    return {**parse_overrides(settings.prices if settings is not None else None), **parse_overrides(flag)}
+
+
 def parse_overrides(text: str | dict[str, Any] | None) -> dict[str, Prices]:
     """`{"model": {"hit": ..., "miss": ..., "output": ..., "currency": "USD"}}` per million tokens:
     JSON text, the path of a JSON file, or (from a settings file) the mapping itself."""

@@ -182,8 +182,8 @@ class Settings:
 
     @property
     def prices(self) -> dict[str, Any] | None:
-        """The merged `prices` (model -> its prices, as --prices takes them), or None; main.prices_from
-        puts them under the flag's."""
+        """The merged `prices` (model -> its prices, as --prices takes them), or None; the price table
+        puts them under the flag's (agent.provider.prices.merged_overrides)."""
         merged: dict[str, Any] = {}
         for _layer, value in self.section("prices"):
             merged.update(value)

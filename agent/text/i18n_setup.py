@@ -121,31 +121,33 @@ SETUP_TEXTS.update({
     "mcp_failed": ("MCP server {name} stopped working ({error}); the session goes on without its tools. "
                    "/mcp log {name} shows its log, /mcp retry {name} starts it again",
                    "MCP 服务器 {name} 无法工作（{error}）；会话继续，但没有它的工具。"
-                   "/mcp log {name} 查看它的日志，/mcp retry {name} 重新启动它"),
+                   "`/mcp log {name}` 查看它的日志，`/mcp retry {name}` 重新启动它"),
     "mcp_start_timeout": ("MCP server {name} did not start within {seconds} s and is marked failed; turns no "
                           "longer wait for it. /mcp log {name} shows its log, /mcp retry {name} tries again "
                           "(MCP_TIMEOUT sets the wait, in milliseconds)",
                           "MCP 服务器 {name} 在 {seconds} 秒内没有启动，已标记为失败，之后的对话轮次不再等它。"
-                          "/mcp log {name} 查看它的日志，/mcp retry {name} 重试"
-                          "（等待时间由 MCP_TIMEOUT 设置，单位毫秒）"),
+                          "`/mcp log {name}` 查看它的日志，`/mcp retry {name}` 重试"
+                          "（等待时间由 `MCP_TIMEOUT` 设置，单位毫秒）"),
     "mcp_bad_timeout": ("{name}={value} is not a number of milliseconds above 0; the default is used",
                         "{name}={value} 不是大于 0 的毫秒数；使用默认值"),
     "mcp_output_tokens_ignored": ("MAX_MCP_OUTPUT_TOKENS is not read here: an MCP answer is cut like a read_file "
                                   "answer, to a share of the context window, and the whole of it saved for "
                                   "read_file (docs/settings.md)",
-                                  "这里不读取 MAX_MCP_OUTPUT_TOKENS：MCP 的回答与 read_file 的回答一样按上下文窗口的"
-                                  "一定比例截断，完整内容另存，可用 read_file 分段读取（见 docs/settings.md）"),
+                                  "这里不读取 `MAX_MCP_OUTPUT_TOKENS`：MCP 的回答与 `read_file` 的回答一样按"
+                                  "上下文窗口的一定比例截断，完整内容另存，可用 `read_file` 分段读取"
+                                  "（见 `docs/settings.md`）"),
     "spin_mcp_starting": ("Starting MCP server {names}", "正在启动 MCP 服务器 {names}"),
     "cmd_mcp": ("List the MCP servers, their state and tools; `log NAME` shows a server's log, `retry NAME` "
                 "starts it again",
                 "列出 MCP 服务器及其状态和工具；`log 名称` 查看某个服务器的日志，`retry 名称` 重新启动它"),
-    "cmd_mcp_args": ("[log NAME | retry NAME]", "[log 名称 | retry 名称]"),
+    "cmd_mcp_args": ("[log NAME | retry NAME]", "[`log` 名称 | `retry` 名称]"),
     "mcp_hint_failed": ("    /mcp log {name} shows its log, /mcp retry {name} starts it again",
-                        "    /mcp log {name} 查看日志，/mcp retry {name} 重新启动"),
+                        "    `/mcp log {name}` 查看日志，`/mcp retry {name}` 重新启动"),
     "mcp_log_title": ("The last {n} lines of {name}'s log ({path}):", "{name} 的日志最后 {n} 行（{path}）："),
     "mcp_log_none": ("{name} has written nothing yet ({path})", "{name} 还没有写过日志（{path}）"),
     "mcp_unknown": ("No MCP server is named {name}; /mcp lists them", "没有名为 {name} 的 MCP 服务器；/mcp 列出全部"),
-    "mcp_usage": ("Usage: /mcp, /mcp log NAME or /mcp retry NAME", "用法：/mcp、/mcp log 名称 或 /mcp retry 名称"),
+    "mcp_usage": ("Usage: /mcp, /mcp log NAME or /mcp retry NAME",
+                  "用法：`/mcp`、`/mcp log` 名称 或 `/mcp retry` 名称"),
     "mcp_retry_waiting": ("{name} is the project's and waits for your approval of the project; it starts once "
                           "you approve it (restart the agent to be asked again)",
                           "{name} 属于项目，需要你先批准该项目；批准后才会启动（重新启动本程序会再次询问）"),

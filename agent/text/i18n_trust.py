@@ -34,7 +34,7 @@ TRUST_TEXTS: dict[str, tuple[str, str]] = {
     "grant_mode": ("defaultMode {mode}", "`defaultMode` {mode}"),
     "grant_hooks": ("{n} hook(s)", "{n} 个钩子"),
     "grant_mcp": ("MCP servers {names}", "MCP 服务器 {names}"),
-    "grant_commands": ("the allowed-tools of commands {names}", "命令 {names} 的 allowed-tools"),
+    "grant_commands": ("the allowed-tools of commands {names}", "命令 {names} 的 `allowed-tools`"),
     # --- /config ---
     "config_project_grants": ("  the project's {what}: {status}", "  项目的 {what}：{status}"),
     "config_grants_used": ("approved, in use", "已批准，正在使用"),

@@ -24,6 +24,9 @@ def agent(ws: Path, home: Path, *args: str, user: dict | None = None, **env: str
     """The agent as the user starts it in the cloned repository: no --base-url unless given, no proxy
     or certificate file of the machine's (a variable already set would beat a settings file's), the
     user's own settings file `user`."""
+    # Outside the OS sandbox, where a command runs unasked: what is tested is that the project's files
+    # get nothing until the question (tests/robustness/attacks_sandbox.py plays the sandbox itself).
+    env = {"CODING_AGENT_SANDBOX": "danger-full-access", **env}
     environment = {k: v for k, v in harness.agent_env(home, **env).items()
                    if not k.lower().endswith("_proxy") and k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
     if user is not None:

@@ -16,6 +16,9 @@ from tests.robustness.attack_kit import _ctx, _dirs, _run, _text, attack_round
 
 # Each shape deletes the file `@` stands for, under /bin/sh (tests/test_rule_shapes.py checks that
 # each really does, and that a deny or ask rule `Bash(rm:*)` sees it).
+# The rules are played outside the OS sandbox, where a sandboxed command would run unasked: they
+# must hold alone (tests/robustness/attacks_sandbox.py plays the sandbox).
+OUTSIDE_SANDBOX = {"CODING_AGENT_SANDBOX": "danger-full-access"}
 DENY_SHAPES = [
     "rm -f @",
     "ls; rm -f @",
@@ -110,7 +113,7 @@ def _every_shape(base: Path, kind: str) -> list[str]:
     calls = [("run_command", {"command": c}) for c in commands] + [("run_command", {"command": "unlink control"})]
     with FakeOpenAI() as server:
         server.script(ToolCalls(calls), Text("done"))
-        done = harness.run_agent(ws, home, server, "--yes", "-p", "clean up")
+        done = harness.run_agent(ws, home, server, "--yes", "-p", "clean up", **OUTSIDE_SANDBOX)
     problems = [f"{c!r} deleted its file" for i, c in enumerate(commands) if not (ws / shape_file(i)).exists()]
     if (ws / "control").exists():
         problems.append(f"the control command did not run (exit {done.returncode}): {done.stderr[-300:]}")
@@ -143,7 +146,7 @@ def wildcard_allow_rule_with_a_hidden_substitution(base: Path) -> list[str]:
     calls = [("run_command", {"command": c}) for c in commands] + [("run_command", {"command": "ls -a ~/."})]
     with FakeOpenAI() as server:
         server.script(ToolCalls(calls), Text("done"))
-        done = harness.run_agent(ws, home, server, "-p", "look")
+        done = harness.run_agent(ws, home, server, "-p", "look", **OUTSIDE_SANDBOX)
         answers = [str(m.get("content")) for r in server.requests for m in r["body"]["messages"] if m["role"] == "tool"]
     problems = [f"{c!r} ran unasked" for i, c in enumerate(commands) if (ws / f"m{i:02d}").exists()]
     if not any("exit code: 0" in a for a in answers):

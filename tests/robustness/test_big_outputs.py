@@ -42,11 +42,11 @@ def test_a_command_printing_200mb(tmp_path, workspace, server):
     home = tmp_path / "home"
     small, code, _ = _peak_rss_mb(workspace, home, server, "run echo small")
     assert code == 0
-    big, code, seconds = _peak_rss_mb(workspace, home, server, f"run {PRINT_200MB}")
+    big, code, _ = _peak_rss_mb(workspace, home, server, f"run {PRINT_200MB}")
     shown = (workspace.parent / "out.txt").read_text()
     assert code == 0, shown
+    # Memory, not time: the wall time depends on the machine's load, which a test must not assert on.
     assert big - small < 64, f"peak RSS {big:.0f} MB vs {small:.0f} MB for a small command"
-    assert seconds < 30
     # What reaches the model (and the session file) is capped, with a marker in the middle.
     with_home = os.environ.get("CODING_AGENT_HOME")
     os.environ["CODING_AGENT_HOME"] = str(home)

@@ -204,7 +204,7 @@ async def test_ctrl_c_while_the_background_summary_is_swapped_in(make_state, ser
     swap = take_background(state)
     assert swap is not None
     task = asyncio.create_task(swap)
-    await asyncio.wait_for(_suspended_in(task, "_swap"), 30)  # the swap waits on the summary, not on a hook
+    await asyncio.wait_for(_suspended_in(task, "compact"), 30)  # the swap waits on the summary, not on a hook
     await _cancel(task)
     assert session.list_archives(state.session_id, workspace) == []
     assert session.session_file(state.session_id, workspace).read_bytes().startswith(before)
