@@ -30,6 +30,8 @@ async def before_request(state: AppState, messages: list[ModelMessage]) -> compa
 
 
 async def run_compact(state: AppState, custom_instructions: str = "", *, trigger: str = "manual",
-                      keep: Sequence[ModelMessage] = ()) -> CompactionFinished:
-    """/compact [instructions], and a compaction a command asks for (a model switch)."""
-    return await compaction.compact(state, get_agent(state), trigger, keep=keep, extra=custom_instructions)
+                      keep: Sequence[ModelMessage] = (), review: compaction.Review | None = None) -> CompactionFinished:
+    """/compact [instructions], /compact preview (`review` asks the user before the swap), and a
+    compaction a command asks for (a model switch)."""
+    return await compaction.compact(state, get_agent(state), trigger, keep=keep, extra=custom_instructions,
+                                    review=review)

@@ -14,14 +14,7 @@ os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
 import project_setup
 import session
-from agent.config import (
-    DEFAULT_WINDOW,
-    RETIRED_MODELS,
-    Config,
-    Endpoint,
-    SandboxPolicy,
-    is_deepseek_url,
-)
+from agent.config import DEFAULT_WINDOW, RETIRED_MODELS, Config, Endpoint, SandboxPolicy, is_deepseek_url
 from agent.events import Notice
 from agent.provider.prices import BadPrices, merged_overrides
 from agent.state.app import AppState, Stats
@@ -38,7 +31,6 @@ if TYPE_CHECKING:
 
 # The agent's own source folder: a session started there is about the agent, rarely what a newcomer meant.
 CHECKOUT = Path(__file__).resolve().parent
-
 
 
 def key_name(base_url: str | None) -> str | None:
@@ -140,9 +132,10 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     reads = ReadFileState()
     pasted = pasted_paths(user_input if typed is None else typed)
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
-    prelude, notices = await attachments(state, user_input, reads, pasted=pasted, named=named)
-    from agent.compaction import attachments_refused
+    from agent.compaction import attachments_refused, mention_room
 
+    prelude, notices = await attachments(state, user_input, reads, pasted=pasted, named=named,
+                                         room=mention_room(state, user_input))
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
         state.emit(Notice(refused, level="error"))
         return None

@@ -9,5 +9,9 @@ class NothingToCompact(CompactError):
     pass
 
 
+class CompactCancelled(CompactError):
+    """The user saw the summary (/compact preview) and said no: only the summary request was spent."""
+
+
 class WindowOverflow(Exception):
     """A request that cannot be made to fit the context window; the history was kept as it was."""

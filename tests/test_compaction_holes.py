@@ -51,13 +51,13 @@ async def test_a_user_message_survives_any_number_of_compactions(make_state, wor
     """The second summary drops a message the first one carried: it is still there, verbatim."""
     state = make_state()
     precious = "always run the tests with -x before you commit"
-    script_forever(server, responder([long_answer(1)], summary=f"<summary>1. Rules: {precious}</summary>"))
+    script_forever(server, responder([long_answer(1)], summary=f"<summary>1. Rules: {precious}\n6. ok</summary>"))
     await on_submit(state, precious)
     await compact.run_compact(state)
     assert precious in compaction.last_summary(state)
     for n in range(2, 5):
         # Every later summary forgets it (the model cut the quoted text).
-        script_forever(server, responder([long_answer(n)], summary=f"<summary>1. Work round {n}.</summary>"))
+        script_forever(server, responder([long_answer(n)], summary=f"<summary>1. Work round {n}.\n6. ok</summary>"))
         await on_submit(state, f"round {n}")
         await compact.run_compact(state)
         text = compaction.last_summary(state)
@@ -71,7 +71,7 @@ async def test_a_manual_compaction_that_grows_is_refused(make_state, workspace, 
     await on_submit(state, "keep every file name")
     history = list(state.history)
     data = session.session_file(state.session_id, workspace).read_bytes()
-    huge = "<summary>" + "every file name, again and again " * 400 + "</summary>"
+    huge = "<summary>" + "every file name, again and again " * 400 + "\n6. ok</summary>"
     script_forever(server, responder([], summary=huge))
 
     with pytest.raises(errors.CompactError, match="not smaller|over the threshold"):
@@ -98,7 +98,7 @@ async def test_the_previous_summary_is_updated_never_nested(make_state, workspac
 def _quoting_summary(body: dict) -> str:
     users = [m["content"] for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], str)]
     quoted = "\n".join(f"- {u}" for u in users[:-1])  # the last one is the compaction prompt
-    return f"<summary>5. All user messages:\n{quoted}</summary>"
+    return f"<summary>5. All user messages:\n{quoted}\n6. ok</summary>"
 
 
 # "Well under the threshold": at most this share of it (agent.compaction.budgets.REBUILT_SHARE plans for it).
@@ -118,7 +118,7 @@ async def test_rebuilt_history_fits_well_under_the_threshold(make_state, workspa
     texts = [f"request {i}: " + "please consider this constraint carefully " * 200 for i in range(window // 2000)]
     script_forever(server, responder([long_answer(i, words=window // 100) for i in range(len(texts) + 3)]))
     await chat(state, texts + [f"read big{i}.txt" for i in range(3)])
-    summary = "<summary>" + "the work so far " * (output_reserve(window) // 5) + "</summary>"
+    summary = "<summary>" + "the work so far " * (output_reserve(window) // 5) + "\n6. ok</summary>"
     script_forever(server, responder([], summary=summary))
 
     result = await compact.run_compact(state)

@@ -16,7 +16,7 @@ from ui.commands import dispatch
 from ui.registry import CommandHost
 from ui.status import status_lines
 
-LONG = "<summary>1. " + " ".join(f"point {n} of the work so far." for n in range(80)) + " THE END</summary>"
+LONG = "<summary>1. " + " ".join(f"point {n} of the work so far." for n in range(80)) + " THE END\n6. ok</summary>"
 
 
 def _said(state) -> list[str]:
@@ -52,7 +52,8 @@ async def test_compact_undo_twice_goes_back_one_compaction_each_time(make_state,
     state = make_state()
 
     script_forever(server, responder([long_answer(n) for n in range(4)],
-                                     summary=lambda body: f"<summary>1. SUMMARY {len(body['messages'])}</summary>"))
+                                     summary=lambda body: f"<summary>1. SUMMARY {len(body['messages'])}"
+                                                          "\n6. ok</summary>"))
     await on_submit(state, "first request")
     await compact.run_compact(state)
     await on_submit(state, "second request")

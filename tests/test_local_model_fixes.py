@@ -37,7 +37,7 @@ async def test_a_junk_summary_is_asked_again_firmly_then_committed(make_state, s
     await compact.run_compact(state)
     assert is_summary(state.history[0])
     asks = [r["body"]["messages"][-1]["content"] for r in server.requests if is_compaction(r["body"])]
-    assert len(asks) == 2 and "was not a summary" in asks[1] and "was not a summary" not in asks[0]
+    assert len(asks) == 2 and "was not a complete summary" in asks[1] and "complete summary" not in asks[0]
 
 
 async def test_two_junk_summaries_fail_the_compaction_and_change_nothing(make_state, server):
@@ -59,7 +59,8 @@ async def test_a_cut_summary_says_nothing_was_changed_once_and_no_thinking_advic
     state = make_state(context_window=32_000, model="smollm2-135m")
     server.script(long_answer(1), long_answer(2))
     await chat(state, ["hello", "how are you"])
-    server.script(Text("<summary>1. The user asked to rea", finish="length"))
+    # Cut twice (it is asked once more): the compaction fails.
+    server.script(*[Text("<summary>1. The user asked to rea", finish="length")] * 2)
     with pytest.raises(CompactError) as caught:
         await compact.run_compact(state)
     shown = t("compact_failed", "en", reason=caught.value)

@@ -26,7 +26,8 @@ async def test_user_messages_survive_verbatim(make_state, workspace, server):
     for text in ["first request: build the parser", "use tabs, not spaces", long_message]:
         await on_submit(state, text)
     # The model quotes one user message and forgets the others.
-    script_forever(server, responder([], summary="<summary>1. Build the parser. 5. use tabs, not spaces</summary>"))
+    script_forever(server, responder([], summary="<summary>1. Build the parser. 5. use tabs, not spaces"
+                                                 "\n6. ok</summary>"))
     await compact.run_compact(state)
     text = _summary_text(state)
     assert "Original user messages" in text
@@ -49,7 +50,7 @@ async def test_files_touched_are_listed_from_the_records(make_state, workspace, 
         ToolCalls([("edit_file", {"path": "b.py", "old_string": "b = 2", "new_string": "b = 20"})]), long_answer(),
         ToolCalls([("write_file", {"path": "c.py", "content": "tmp\n"})]), long_answer(),
         ToolCalls([("edit_file", {"path": "missing.py", "old_string": "x", "new_string": "y"})]), long_answer(),
-    ], summary="<summary>1. Worked on some files.</summary>"))
+    ], summary="<summary>1. Worked on some files.\n6. ok</summary>"))
     for text in ["create a", "look at b", "edit b", "edit b again", "create c", "edit missing"]:
         await on_submit(state, text)
     (workspace / "c.py").unlink()
@@ -66,7 +67,7 @@ async def test_files_touched_are_listed_from_the_records(make_state, workspace, 
     state.read_file_state.record(workspace / "b.py")
     script_forever(server, responder([
         ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 10", "new_string": "a = 11"})]), long_answer(),
-    ], summary="<summary>1. More work.</summary>"))
+    ], summary="<summary>1. More work.\n6. ok</summary>"))
     await on_submit(state, "edit b third time")
     await compact.run_compact(state)
     text = _summary_text(state)
@@ -75,13 +76,13 @@ async def test_files_touched_are_listed_from_the_records(make_state, workspace, 
 
 async def test_incremental_summary_updates_the_previous_one(make_state, workspace, server):
     state = make_state()
-    first = "<summary>1. FIRST SUMMARY about the parser.</summary>"
+    first = "<summary>1. FIRST SUMMARY about the parser.\n6. ok</summary>"
     script_forever(server, responder([long_answer(1), long_answer(2)], summary=first))
     await on_submit(state, "build the parser")
     await compact.run_compact(state)
     first_archive = state.stats.last_archive
     await on_submit(state, "now the lexer")
-    script_forever(server, responder([], summary="<summary>1. SECOND SUMMARY: parser and lexer.</summary>"))
+    script_forever(server, responder([], summary="<summary>1. SECOND SUMMARY: parser and lexer.\n6. ok</summary>"))
     await compact.run_compact(state)
 
     request = [r for r in server.requests if is_compaction(r["body"])][-1]["body"]["messages"]

@@ -150,7 +150,7 @@ async def test_a_compaction_that_does_not_shrink_is_discarded(make_state, worksp
     await chat(state, [note(i) for i in range(5)])
     assert compaction.context_tokens(state) >= compaction.threshold(state)
     before = list(state.history)
-    huge = "<summary>" + "padding words " * 6_000 + "</summary>"
+    huge = "<summary>" + "padding words " * 6_000 + "\n6. ok</summary>"
     script_forever(server, responder([], summary=huge))
     await on_submit(state, "go on")
     assert state.emit.of(CompactionFailed) and "not smaller" in state.emit.of(CompactionFailed)[0].reason

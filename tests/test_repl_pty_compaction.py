@@ -64,7 +64,7 @@ def test_three_big_reads_in_one_message_all_reach_the_model(workspace, home, liv
 
 def test_a_user_message_outlives_two_compactions(workspace, home, live_server):
     precious = "never touch the vendored folder"
-    script_forever(live_server, responder([long_answer(1)], summary=f"<summary>1. Rule: {precious}</summary>"))
+    script_forever(live_server, responder([long_answer(1)], summary=f"<summary>1. Rule: {precious}\n6. ok</summary>"))
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
     type_line(child, precious)
@@ -74,7 +74,7 @@ def test_a_user_message_outlives_two_compactions(workspace, home, live_server):
     child.expect("Compacted:")
     wait_prompt(child)
     # The second summary drops the message (the model cut quoted text).
-    script_forever(live_server, responder([long_answer(2)], summary="<summary>1. Other work.</summary>"))
+    script_forever(live_server, responder([long_answer(2)], summary="<summary>1. Other work.\n6. ok</summary>"))
     type_line(child, "now the second task")
     child.expect("Answer 2")
     wait_prompt(child)

@@ -55,7 +55,7 @@ async def test_the_request_after_a_compaction_shares_its_start_with_the_last_one
     state = make_state()
     script_forever(server, responder([long_answer(n) for n in range(8)],
                                      summary=lambda body: f"<summary>1. SUMMARY of {len(body['messages'])} messages, "
-                                                          + "the work so far in detail " * 60 + "</summary>"))
+                                                          + "the work so far in detail " * 60 + "\n6. ok</summary>"))
     asks = ["build the parser for the config files", "use tabs, not spaces", "and keep the comments"]
     for text in asks:
         await on_submit(state, text + ": " + "every section, key and value must round-trip exactly " * 12)

@@ -11,7 +11,7 @@ from main import on_submit
 from tests.builders import chat, note, responder, script_forever
 
 WINDOW = 16_000
-LONG_SUMMARY = "<summary>1. The user works on the parser. " + "the work so far in detail " * 1_800 + "</summary>"
+LONG_SUMMARY = "<summary>1. The user works on the parser. " + "the work so far in detail " * 1_800 + "\n6. ok</summary>"
 
 
 async def test_a_summary_over_the_threshold_that_fits_is_kept(make_state, workspace, server):

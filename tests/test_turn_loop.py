@@ -102,7 +102,7 @@ async def test_the_turn_hook_sees_every_request_and_may_send_one_smaller(make_st
     from agent import errors
     from tests.builders import is_compaction
 
-    server.script(Text("<summary>1. The user said hi and asked for the files.</summary>"))
+    server.script(Text("<summary>1. The user said hi and asked for the files.\n6. ok</summary>"))
     with contextlib.suppress(errors.CompactError):  # a history this small may not shrink: no matter
         await compact.run_compact(state)
     [summary] = [r["body"]["messages"] for r in server.requests if is_compaction(r["body"])]

@@ -8,11 +8,11 @@ import asyncio
 import compact
 import session
 from agent.compaction import cancel_background, last_summary, plan_undo, undo_compaction
-from agent.errors import CompactError, NothingToCompact
+from agent.errors import CompactCancelled, CompactError, NothingToCompact
 from agent.text.i18n import t
 from agent.tools import hooks
 from controller import load_session, start_warm_up, switch_session, undo_turn
-from ui.registry import COMPACT_SHOW, COMPACT_UNDO, command
+from ui.registry import COMPACT_PREVIEW, COMPACT_SHOW, COMPACT_UNDO, command
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App
 
 
@@ -85,18 +85,28 @@ async def cmd_compact(app: App, args: str) -> None:
         return
     if args.strip().lower() == COMPACT_SHOW:
         text = last_summary(app.state)
+        if app.state.stats.last_dropped:  # what the last compaction dropped, every tool and file named
+            from ui.render import dropped_text
+
+            app.say(dropped_text(app.state.stats.last_dropped, app.lang, named=None), "plain")
         if text is None:
             app.say(t("no_summary", app.lang), "warn")
         else:
             app.say(text, "plain")  # whole: the compaction's notice shows only its start
         return
+    word, _, rest = args.strip().partition(" ")
+    review = None
+    if word.lower() == COMPACT_PREVIEW:
+        from ui.compact_preview import reviewer
+
+        args, review = rest, reviewer(app)
     cancel_background(app.state)
     try:
-        await compact.run_compact(app.state, args)
+        await compact.run_compact(app.state, args, review=review)
     except asyncio.CancelledError:
         app.say(t("compact_cancelled", app.lang), "warn")
         raise
-    except NothingToCompact as exc:
+    except (NothingToCompact, CompactCancelled) as exc:
         app.say(str(exc), "warn")
     except CompactError as exc:
         app.say(t("compact_failed", app.lang, reason=exc), "error")

@@ -67,6 +67,7 @@ from ui import caps_commands as _caps  # noqa: E402, F401
 from ui import command_handlers as _handlers  # noqa: E402, F401
 from ui import doctor as _doctor  # noqa: E402, F401
 from ui import habit_commands as _habits  # noqa: E402, F401
+from ui import pin_commands as _pins  # noqa: E402, F401
 from ui import review_command as _review  # noqa: E402, F401
 from ui import rewind_command as _rewind  # noqa: E402, F401
 from ui import setup_commands as _setup  # noqa: E402, F401

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from agent.compaction import fixed_prefix_tokens, head_end, threshold
 from agent.marks import is_summary
+from agent.state.pins import is_pins
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 from ui.approval import plain
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
     from agent.state.app import AppState
 
 BAR_WIDTH = 50
-COLOURS = {"fixed": "magenta", "mcpdefs": "bright_magenta", "summary": "cyan", "restored": "blue", "user": "green",
+COLOURS = {"fixed": "magenta", "mcpdefs": "bright_magenta", "summary": "cyan", "pins": "bright_white",
+           "restored": "blue", "user": "green",
            "assistant": "yellow", "tool": "red"}
 
 
@@ -81,6 +83,8 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
     for index, message in enumerate(history):
         if index in restored:
             add("restored", tokens.count_message(message))
+        elif is_pins(message):
+            add("pins", tokens.count_message(message))
         elif is_summary(message):
             add("summary", tokens.count_message(message))
         elif isinstance(message, ModelResponse):
@@ -94,7 +98,7 @@ def breakdown(state: AppState) -> list[tuple[str, str, int]]:
                     add("tool", n, f"{PREFIX}{server}" if server else part.tool_name)
                 else:  # the user's words (and retry prompts not tied to a tool)
                     add("user", n)
-    order = ["fixed", "mcpdefs", "summary", "restored", "user", "assistant"]
+    order = ["fixed", "mcpdefs", "summary", "pins", "restored", "user", "assistant"]
     rows = [(k, name, n) for (k, name), n in sums.items() if k != "tool" and n]
     rows.sort(key=lambda r: order.index(r[0]))
     tools = sorted(((k, name, n) for (k, name), n in sums.items() if k == "tool"), key=lambda r: -r[2])
@@ -147,4 +151,6 @@ def render(state: AppState) -> list[Text | Table]:
                       f"{100 * n / window:.1f}%" if window else "-")
     free = max(0, window - used)
     table.add_row(Text("  " + _label("free", "", lang)), f"{free:,}", f"{100 * free / window:.1f}%" if window else "-")
-    return [head, table]
+    from ui.pin_commands import pin_lines
+
+    return [head, table, *(Text(line) for line in pin_lines(state))]

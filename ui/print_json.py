@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from agent.events import Event, TextDelta, ToolCallStarted, ToolResult
+from agent.events import CompactionFinished, Event, TextDelta, ToolCallStarted, ToolResult
 from agent.state.app import AppState, Stats
 from ui.dispatch import Reply
 from ui.print_messages import MessageFeed
@@ -50,12 +50,18 @@ class JsonRenderer(PrintRenderer):
         self.start = Stats.from_dict(self.state.stats.to_dict())
         self.started = time.monotonic()
         self.tools: list[dict[str, Any]] = []
+        self.compactions: list[dict[str, Any]] = []
         self.turn_errors, self.turn_declined = len(self.errors), len(self.declined)
 
     def on_text(self, event: TextDelta) -> None: ...
 
     def on_tool_call(self, event: ToolCallStarted) -> None:
         self.tools.append({"id": event.tool_call_id, "name": event.tool_name, "is_error": False})
+
+    def on_compaction_finished(self, event: CompactionFinished) -> None:
+        super().on_compaction_finished(event)
+        self.compactions.append({"trigger": event.trigger, "tier": event.tier, "tokens_before": event.tokens_before,
+                                 "tokens_after": event.tokens_after, "dropped": event.dropped})
 
     def on_tool_result(self, event: ToolResult) -> None:
         for tool in self.tools:
@@ -186,6 +192,8 @@ def result_record(view: JsonRenderer, code: int, errors: list[str], declined: li
         # The agent's and its sub-agents' tokens at agent.config's model prices; null when they are not known.
         "cost": None if prices is None else {"amount": round(total, 6), "currency": prices.currency},
         "compactions": now.compactions - start.compactions,
+        # Each compaction of the turn: tokens before and after, what it dropped (as the PostCompact hook gets it).
+        "compaction_reports": view.compactions,
         "errors": errors,
         "declined": declined,
     }

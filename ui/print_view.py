@@ -17,7 +17,7 @@ from agent.events import (
 from agent.text.i18n import t
 from ui.approval import plain
 from ui.dispatch import Dispatcher, Reply
-from ui.render import compaction_done, retry_text
+from ui.render import compaction_done, dropped_text, retry_text
 from ui.tool_line import MAIN_ARG
 
 
@@ -56,6 +56,7 @@ class PrintRenderer(Dispatcher):
 
     def on_compaction_finished(self, event: CompactionFinished) -> None:
         print(plain(compaction_done(event, self.lang)), file=sys.stderr)
+        print(plain(dropped_text(event.dropped, self.lang)), file=sys.stderr)
 
     def on_retrying(self, event: Retrying) -> None:
         print(retry_text(event, self.lang), file=sys.stderr)

@@ -158,6 +158,7 @@ async def _run_file(host: CommandHost, args: str, *, source: Any) -> None:
 COMMANDS: dict[str, Command] = {}
 COMPACT_UNDO = "undo"  # the word typed after /compact, the same in every language
 COMPACT_SHOW = "show"  # /compact show: the last summary, whole
+COMPACT_PREVIEW = "preview"  # /compact preview [instructions]: see the summary, then apply, edit or cancel
 
 
 def command(name: str, *, aliases: tuple[str, ...] = (), takes_args: bool = False):

@@ -80,6 +80,29 @@ def compaction_done(event: CompactionFinished, lang: str) -> str:
     return t(key, lang, before=event.tokens_before, after=event.tokens_after, archive=event.archive_path)
 
 
+def dropped_text(report: dict, lang: str, named: int | None = 3) -> str:
+    """What a compaction dropped, one line (agent.compaction.survival.dropped's figures); `named`: how
+    many tools and files it names (None: all, as /compact show)."""
+
+    def listed(items: list[str]) -> str:
+        shown = items if named is None else items[:named]
+        more = [t("dropped_more", lang, n=len(items) - len(shown))] if len(items) > len(shown) else []
+        return t("dropped_tools_sep", lang).join([*shown, *more])
+
+    parts = []
+    if tools := report.get("tool_results"):
+        names = [f"{name} {n}" for name, n in tools.items()]
+        parts.append(t("dropped_tools", lang, n=sum(tools.values()), tools=listed(names),
+                       tokens=report.get("tool_result_tokens", 0)))
+    if files := report.get("files_not_restored"):
+        parts.append(t("dropped_files", lang, n=len(files), files=listed(list(files))))
+    if users := report.get("user_messages_archived"):
+        parts.append(t("dropped_users", lang, n=users))
+    if not parts:
+        return t("dropped_nothing", lang)
+    return t("dropped_line", lang, parts=t("dropped_parts_sep", lang).join(parts))
+
+
 def retry_text(event: Retrying, lang: str) -> str:
     """What a retry waits for, in the REPL's spinner and on -p's stderr."""
     why = t("retry_status", lang, status=event.status) if event.status else t("retry_network", lang)
@@ -187,6 +210,7 @@ class Renderer(Dispatcher):
     def on_compaction_finished(self, event: CompactionFinished) -> None:
         self.stop_spinner()
         self.console.print(Text(plain(compaction_done(event, self.lang)), style="green"))
+        self.console.print(Text(plain(dropped_text(event.dropped, self.lang)), style="dim"))
         if event.summary:
             self._preview(t("preview_summary", self.lang), event.summary, 120)
         if event.left_out_messages:

@@ -20,8 +20,8 @@ from agent.compaction.checks import (
     before_turn,
     failed,
 )
-from agent.compaction.fit import attach, attachments_refused, check_message
-from agent.compaction.flow import Plan, compact, plan
+from agent.compaction.fit import attach, attachments_refused, check_message, mention_room
+from agent.compaction.flow import Plan, Review, compact, plan
 from agent.compaction.margin import refused, too_long
 from agent.compaction.rebuild import cheap_tier
 from agent.compaction.summary import files_touched, head_end
@@ -43,11 +43,11 @@ from agent.compaction.watermark import (
 )
 
 __all__ = [
-    "MAX_COMPACT_FAILURES", "REARM_TURNS", "CompactAtOutOfRange", "Figures", "Plan", "Refit",
+    "MAX_COMPACT_FAILURES", "REARM_TURNS", "CompactAtOutOfRange", "Figures", "Plan", "Refit", "Review",
     "UndoPlan", "attach", "attachments_refused", "auto_limit", "backoff_text", "before_request", "before_turn",
     "cancel_background", "cheap_tier", "check_message", "compact", "compact_at_range", "compact_threshold",
     "context_tokens",
     "failed", "figures", "files_touched", "fixed_prefix_tokens", "head_end", "history_tokens", "last_summary",
-    "lower_mark", "measured", "output_reserve", "plan", "plan_undo", "prefix_tokens", "refused", "threshold",
-    "too_long", "undo_compaction",
+    "lower_mark", "measured", "mention_room", "output_reserve", "plan", "plan_undo", "prefix_tokens", "refused",
+    "threshold", "too_long", "undo_compaction",
 ]

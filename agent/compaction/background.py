@@ -55,7 +55,10 @@ def maybe_start_background(state: AppState, agent: Agent[AppState, str], used: i
     if history is not None and max(figs.threshold - used, step) > room:
         debuglog.log("background_skipped", reason="the turn will outgrow the kept tail first")
         return
-    prompt = compaction_prompt(state.lang, incremental=previous_summary(snapshot) is not None)
+    from agent.tools.memory_files import compact_instructions
+
+    prompt = compaction_prompt(state.lang, incremental=previous_summary(snapshot) is not None,
+                               standing=compact_instructions(state.workspace, state.config.settings))
     # Much of the snapshot never sent (a long answer, a big read): only the start the provider
     # caches is summarized, the rest follows it verbatim, unless the rest would fill more than half
     # the room it has there.

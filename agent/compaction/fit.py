@@ -236,15 +236,31 @@ def check_message(state: AppState, text: str) -> str | None:
              window=state.config.context_window)
 
 
+def mention_room(state: AppState, text: str) -> int:
+    """Tokens the files the user @-mentions may take whole, together: what the window (less the
+    answer's room) leaves after the fixed prefix, the head the compaction of what came before leaves
+    (as check_message counts it) and the message itself. A file that does not fit is attached in
+    parts (read_file's cap)."""
+    if "@" not in text:  # nothing mentioned: nothing to measure
+        return 0
+    fixed, limit = prefix_tokens(state), ceiling(state)
+    plan = budgets(state.config.context_window, threshold(state), fixed)
+    head = min(tokens.count_messages(state.history[: head_end(state.history)]),
+               plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
+    # A tenth kept back: each file's read call and line numbers count too (attachments_refused's check).
+    return max(0, int((limit - fixed - head - tokens.count_text(text)) * 0.9 / margin.ratio(state)))
+
+
 def attachments_refused(state: AppState, prelude: list, text: str) -> str | None:
-    """The line that refuses a message whose @-mentioned files, with it, would not fit under the
-    threshold in an empty history; None when it fits. Never shown as attached and then left out."""
+    """The line that refuses a message whose @-mentioned files, with it, would not fit the window
+    (less the answer's room) in an empty history; None when it fits. Never shown as attached and
+    then left out."""
     if not prelude:
         return None
     files, size, fixed = tokens.count_messages(prelude), tokens.count_text(text), prefix_tokens(state)
-    if margin.fits(state, fixed + files + size, threshold(state)):
+    if margin.fits(state, fixed + files + size, ceiling(state)):
         return None
-    return t("attachments_too_large", state.lang, files=files, tokens=size, fixed=fixed, threshold=threshold(state))
+    return t("attachments_too_large", state.lang, files=files, tokens=size, fixed=fixed, threshold=ceiling(state))
 
 
 def attach(state: AppState, text: str) -> tuple[Path, str]:

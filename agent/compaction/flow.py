@@ -12,7 +12,8 @@ through `compact`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,16 +21,26 @@ from typing import TYPE_CHECKING
 import agent.compaction.background as background
 import agent.compaction.margin as margin
 import agent.compaction.policy as policy
+import agent.compaction.survival as survival
 from agent import debuglog
 from agent.compaction.fit import cut_to_fit
 from agent.compaction.rebuild import cheap_tier, cheap_tier_enough, checkpoints_cut, compacted_history, refuse_result
 from agent.compaction.request import Cached, cached, request_summary, sent_split
 from agent.compaction.restore import restore_files
-from agent.compaction.summary import compaction_prompt, head_end, previous_summary, summary_messages, summary_parts
+from agent.compaction.summary import (
+    compaction_prompt,
+    files_touched,
+    head_end,
+    previous_summary,
+    summary_messages,
+    summary_parts,
+)
 from agent.compaction.watermark import Figures, ceiling, figures
-from agent.errors import CompactError, NothingToCompact
+from agent.errors import CompactCancelled, CompactError, NothingToCompact
 from agent.events import CompactionFinished, CompactionStarted, Notice
+from agent.marks import summary_text
 from agent.state.file_state import ReadFileState
+from agent.state.pins import is_pins, pins_message, pins_of
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 
@@ -39,6 +50,10 @@ if TYPE_CHECKING:
 
     from agent.compaction.summary import SummaryReply
     from agent.state.app import AppState, Background
+
+
+# /compact preview's question: (the summary, what would be dropped) -> the summary to commit, or None.
+Review = Callable[[str, dict], Awaitable[str | None]]
 
 
 @dataclass
@@ -59,7 +74,7 @@ class Plan:
 
 
 def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *, trigger: str = "manual",
-         keep: Sequence[ModelMessage] = (), extra: str = "") -> Plan:
+         keep: Sequence[ModelMessage] = (), extra: str = "", standing: str = "") -> Plan:
     """Pure. An automatic compaction clears old tool results when that is enough and costs least
     (agent.compaction.policy). A summary is asked of the start the provider caches when the rest was
     never sent or would not fit (agent.compaction.request.sent_split); the rest follows it verbatim,
@@ -74,7 +89,7 @@ def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *,
                                cheap_tier_enough(saved, before, after, figs.threshold), keep)
         if choice.action == "clear":
             return Plan("cheap", trigger, figs, before, history, cleared, [], choice=choice, saved=saved)
-    prompt = compaction_prompt(lang, extra, incremental=previous_summary(history) is not None)
+    prompt = compaction_prompt(lang, extra, incremental=previous_summary(history) is not None, standing=standing)
     cut = sent_split(history, figs, seen, prompt, keep_unsent=trigger != "manual")
     if cut is None:
         return Plan("summary", trigger, figs, before, history, history, list(keep), prompt, choice)
@@ -85,13 +100,18 @@ def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *,
 
 async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "manual", *,
                   keep: Sequence[ModelMessage] = (), extra: str = "",
-                  taken: tuple[Background, list[ModelMessage]] | None = None) -> CompactionFinished:
+                  taken: tuple[Background, list[ModelMessage]] | None = None,
+                  review: Review | None = None) -> CompactionFinished:
     """Compact the history, `keep` verbatim after the summary; `taken`: a summary written in the
-    background (agent.compaction.background.take) and what goes before the messages added since."""
+    background (agent.compaction.background.take) and what goes before the messages added since;
+    `review` (/compact preview): shown the summary and what would be dropped, it gives back the
+    summary to commit (edited or not), or None to cancel (CompactCancelled, nothing changed)."""
+    from agent.tools.memory_files import compact_instructions
+
     history, figs = list(state.history), figures(state)
     if taken is None:
         p = plan(history, figs, cached(state.scratch.recorder, history), state.lang, trigger=trigger, keep=keep,
-                 extra=extra)
+                 extra=extra, standing=compact_instructions(state.workspace, state.config.settings))
     else:
         (snapshot, task), lead = (taken[0].snapshot, taken[0].task), taken[1]
         p = Plan("summary", "background", figs, figs.count(history), history, snapshot,
@@ -127,6 +147,11 @@ async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "
             return await compact(state, agent, trigger, keep=keep)
         finally:
             state.compaction.running = False
+    if review is not None and reply is not None:
+        text = await review(reply.summary, dropped(state, p, *rebuilt(state, p, reply, "")))
+        if text is None:
+            raise CompactCancelled(t("compact_preview_cancelled", state.lang))
+        reply = dataclasses.replace(reply, summary=text)
     try:
         return commit(state, p, reply)
     except Exception:
@@ -135,57 +160,88 @@ async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "
         raise
 
 
+def rebuilt(state: AppState, p: Plan, reply: SummaryReply | None, archive: str) -> tuple[list[ModelMessage],
+                                                                                           ReadFileState]:
+    """The new history and its read state (nothing of `state` changes): the summary's messages (what
+    of the task it left out added after it), the task list, the files restored, the tail."""
+    from agent.tools.images import compaction_note
+    from agent.tools.todo import current as todo_items
+    from agent.tools.todo import restore_messages as restore_todo
+
+    figs, lang = p.figs, state.lang
+    if reply is None:
+        return p.request, state.read_file_state
+    parts = summary_parts(p.history, p.tail, reply.summary, reply.left_out, figs.budgets.user_messages, lang)
+    if parts is None:
+        raise CompactError(t("compact_empty", lang))
+    parts.archives.append(archive)
+    if note := compaction_note(p.history, p.tail, lang):  # images are not restored
+        parts.summary += "\n\n" + note
+    gone = {path for path in parts.files if not (state.workspace / path).exists()}
+    todo = restore_todo(p.history, p.tail)  # the task list comes back whole
+    # The task must survive whatever the summary says: what it left out is added after it.
+    edited = [path for path in files_touched(p.history) if path not in parts.files]
+    open_items = [item for item, status in todo_items(p.history) if status != "completed"]
+    if gaps := survival.task_gaps(p.history, parts.summary, [*todo, *p.tail], open_items, edited):
+        parts.summary += "\n\n" + survival.task_section(gaps, lang)
+    carried, head = summary_messages(parts, lang, gone)
+    # The user's pins come back whole (a file read again now), with the restored files.
+    pinned, tail = _pinned(state, p.history), [m for m in p.tail if not is_pins(m)]
+    used, new_read = figs.fixed + tokens.count_messages([*carried, head, *todo, *pinned, *tail]), ReadFileState()
+    files = restore_files(state, new_read, max(0, min(figs.budgets.restore, figs.budgets.target - used)), tail)
+    history = compacted_history(carried, [*pinned, *files], head, tail, plan=todo)
+    if (files or todo) and figs.count(history) > figs.threshold:
+        # Over the target: the files go first (they can be read again), never the user's words.
+        return compacted_history(carried, pinned, head, tail), ReadFileState()
+    return history, new_read
+
+
+def _pinned(state: AppState, history: Sequence[ModelMessage]) -> list[ModelMessage]:
+    from agent.tools.mentions import pinned_files
+
+    if not (pins := pins_of(history)):
+        return []
+    return [pins_message(pins, pinned_files(state, [p.text for p in pins if p.kind == "file"]), state.lang)]
+
+
+def dropped(state: AppState, p: Plan, history: list[ModelMessage], new_read: ReadFileState) -> dict:
+    """What the compaction drops (agent.compaction.survival.dropped), file names as the user wrote them."""
+    return survival.dropped(p.history, history, _names(state, state.read_file_state.paths()),
+                            _names(state, new_read.paths()))
+
+
 def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFinished:
     """Archive, rebuild and swap through the transcript (Transcript.replace); a result not smaller, or
     not fitting the window, is refused with history and file as they were. Then the rest of the state."""
     from agent.tools import hooks
-    from agent.tools.images import compaction_note
     from agent.tools.nested_memory import kept as keep_nested_memory
-    from agent.tools.todo import restore_messages as restore_todo
 
-    figs, lang, parts = p.figs, state.lang, None
-    if reply is not None and (parts := summary_parts(p.history, p.tail, reply.summary, reply.left_out,
-                                                     figs.budgets.user_messages, lang)) is None:
-        raise CompactError(t("compact_empty", lang))
-    new_read, sizes, limit = state.read_file_state if parts is None else ReadFileState(), [], ceiling(state)
+    figs, lang, limit, built = p.figs, state.lang, ceiling(state), []
 
     def build(archive: Path) -> list[ModelMessage]:
-        nonlocal new_read
-        history = p.request
-        if parts is not None:
-            parts.archives.append(str(archive))
-            if note := compaction_note(p.history, p.tail, lang):  # images are not restored
-                parts.summary += "\n\n" + note
-            gone = {path for path in parts.files if not (state.workspace / path).exists()}
-            carried, head = summary_messages(parts, lang, gone)
-            todo = restore_todo(p.history, p.tail)  # the task list comes back whole
-            used = figs.fixed + tokens.count_messages([*carried, head, *todo, *p.tail])
-            files = restore_files(state, new_read, max(0, min(figs.budgets.restore, figs.budgets.target - used)),
-                                  p.tail)
-            history = compacted_history(carried, files, head, p.tail, plan=todo)
-            if (files or todo) and figs.count(history) > figs.threshold:
-                # Over the target: the files go first (they can be read again), never the user's words.
-                new_read, history = ReadFileState(), compacted_history(carried, [], head, p.tail)
+        history, new_read = rebuilt(state, p, reply, str(archive))
         # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded.
         history = keep_nested_memory(p.history, history, state.workspace, lang, at=head_end(history))
         after = figs.count(history)
         if refusal := refuse_result(p.before, after, figs.threshold, margin.room(state, limit)):
             raise CompactError(t(refusal, lang, before=p.before, after=after, threshold=figs.threshold, window=limit))
-        sizes.append(after)
+        built[:] = [history, new_read, after]
         return history
 
     kept = {id(m) for m in p.tail}
     until = next((i for i, m in enumerate(p.history) if id(m) in kept), len(p.history))
-    dropped = checkpoints_cut(state.file_history.checkpoints, until) if parts is not None else []
-    archive = str(state.transcript.replace(build, dropped=dropped))
+    cut = checkpoints_cut(state.file_history.checkpoints, until) if reply is not None else []
+    archive = str(state.transcript.replace(build, dropped=cut))
     # Only now, with the new file safely on disk, does the rest of the state change.
-    if dropped:
-        state.file_history.drop_from(dropped[0])
-    after, stats = sizes[-1], state.stats
+    if cut:
+        state.file_history.drop_from(cut[0])
+    (history, new_read, after), stats = built, state.stats
+    report = dropped(state, p, history, new_read)
+    summary = next((text for m in history if (text := summary_text(m)) is not None), "") if reply else ""
     state.scratch.recorder.forget()  # its messages are the old history's: free them
     state.read_file_state = new_read
-    stats.compactions, stats.last_archive = stats.compactions + 1, archive
-    if parts is None:
+    stats.compactions, stats.last_archive, stats.last_dropped = stats.compactions + 1, archive, report
+    if reply is None:
         debuglog.log("cheap_tier", before=p.before, after=after, saved=p.saved)
         stats.cheap_tier_saved += p.saved
         stats.cheap_tier_spared_calls += 1
@@ -193,10 +249,14 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
         stats.summary_tier_saved += p.before - after
         stats.background_used += p.ready is not None
     debuglog.log("compacted", trigger=p.trigger, tier=p.tier, before=p.before, after=after, archive=archive)
-    done = CompactionFinished(p.trigger, p.before, after, archive, p.tier, parts.left_out if parts else 0,
-                              parts.summary if parts else "")
+    done = CompactionFinished(p.trigger, p.before, after, archive, p.tier, reply.left_out if reply else 0,
+                              summary, report)
     state.emit(done)
     if after > figs.threshold:  # a target: a summary that fits the window is kept, and the user told
         state.emit(Notice(t("compact_over_target", lang, after=after, threshold=figs.threshold), level="warn"))
-    hooks.compacted(state, p.trigger, p.before, after, archive)  # PostCompact, SessionStart "compact"
+    hooks.compacted(state, p.trigger, p.before, after, archive, report)  # PostCompact, SessionStart "compact"
     return done
+
+
+def _names(state: AppState, paths: Sequence[Path]) -> list[str]:
+    return [str(p.relative_to(state.workspace)) if p.is_relative_to(state.workspace) else str(p) for p in paths]

@@ -23,6 +23,7 @@ from agent.compaction.summary import (
     SummaryReply,
     extract_summary,
     firmer_prompt,
+    has_next_step,
     is_summary_shaped,
     missing_user_messages,
     user_messages,
@@ -52,7 +53,8 @@ UNSENT_IN_SUMMARY = 1_000
 
 
 class NotASummary(CompactError):
-    """The reply has none of a summary's shape (agent.compaction.summary.is_summary_shaped)."""
+    """The reply is not a whole summary: none of a summary's shape (summary.is_summary_shaped), empty,
+    cut off at max_tokens, or without section 6 (summary.has_next_step). Asked once more, firmly."""
 
 
 # --- which part of the history the request holds -----------------------------------------------
@@ -161,8 +163,8 @@ async def request_summary(state: AppState, agent: Agent[AppState, str], history:
             messages = smaller
     try:
         reply = _read_reply(state, responses, left_out)
-    except NotASummary:  # a greeting, a question: asked once more, firmly; a second one fails it
-        debuglog.log("compact_not_a_summary")
+    except NotASummary as exc:  # a greeting, a cut or partial summary: asked once more; a second one fails it
+        debuglog.log("compact_not_a_summary", reason=str(exc))
         reply = _read_reply(state, await _call(agent, state, messages, firmer_prompt(prompt, state.lang)), left_out)
     if state.stats.usage_missing and left_out == 0:
         # A server without usage (Ollama) drops the oldest messages past its own context size without
@@ -281,11 +283,13 @@ def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) 
     if last.finish_reason == "length":
         # A summary cut off mid-way would lose whatever its missing sections held: never committed.
         key = "compact_cut_short" if state.config.thinks else "compact_cut_short_plain"
-        raise CompactError(t(key, state.lang, tokens=last.usage.output_tokens))
+        raise NotASummary(t(key, state.lang, tokens=last.usage.output_tokens))
     text = "".join(p.content for p in last.parts if p.part_kind == "text")
     if not is_summary_shaped(text):
         raise NotASummary(t("compact_not_a_summary", state.lang, chars=len(text)))
     reply = SummaryReply(extract_summary(text), left_out, total_in, total_out, total_hits)
     if not reply.summary:
-        raise CompactError(t("compact_empty", state.lang))
+        raise NotASummary(t("compact_empty", state.lang))
+    if not has_next_step(reply.summary):
+        raise NotASummary(t("compact_no_next_step", state.lang))
     return reply

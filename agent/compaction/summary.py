@@ -60,10 +60,14 @@ class SummaryReply:
 # --- asking and reading ------------------------------------------------------------------------
 
 
-def compaction_prompt(lang: str, extra: str = "", incremental: bool = False) -> str:
+def compaction_prompt(lang: str, extra: str = "", incremental: bool = False, standing: str = "") -> str:
+    """The built-in text, the project's and user's standing instructions (memory files' and settings'),
+    then the instructions given to this /compact."""
     prompt = load_prompt("compact", lang)
     if incremental:
         prompt = load_prompt("compact_update", lang) + "\n\n" + prompt
+    if standing.strip():
+        prompt += "\n\n" + load_prompt("compact_standing", lang).format(standing=standing.strip())
     if extra.strip():
         prompt += "\n\n" + load_prompt("compact_extra", lang).format(extra=extra.strip())
     return prompt
@@ -94,6 +98,14 @@ def is_summary_shaped(reply: str) -> bool:
     return "<summary>" in reply or bool(_NUMBERED.search(reply)) or any(t in lowered for t in section_titles())
 
 
+def has_next_step(summary: str) -> bool:
+    """Whether a summary has section 6, "current work and next step" (numbered, or by its title's
+    first words in either language): without it the work resumes from a guess."""
+    lowered, titles = " ".join(summary.lower().split()), section_titles()
+    return bool(re.search(r"^\s*6[.)、]", summary, re.M)) or any(
+        title in lowered for title in (titles[5], titles[len(titles) // 2 + 5]))
+
+
 def firmer_prompt(prompt: str, lang: str) -> str:
     return prompt + "\n\n" + load_prompt("compact_firm", lang)
 
@@ -107,13 +119,13 @@ def strip_wrapper(summary: str) -> str:
 
 
 def _wrapper_lines(lang: str) -> list[str]:
-    words = _sections(lang)
+    words = sections(lang)
     return (load_prompt("summary_wrapper", lang).splitlines() + load_prompt("summary_users", lang).splitlines()
-            + [words["user_messages_title"], words["files_title"], words["archives_more"]])
+            + [words["user_messages_title"], words["files_title"], words["archives_more"], words["task_title"]])
 
 
 @cache
-def _sections(lang: str) -> dict[str, str]:
+def sections(lang: str) -> dict[str, str]:
     return dict(line.split(": ", 1) for line in load_prompt("summary_sections", lang).splitlines() if ": " in line)
 
 
@@ -146,7 +158,7 @@ def carried_and_older(messages: Sequence[str], budget: int, lang: str) -> tuple[
     within `budget` tokens (a long one cut to USER_MESSAGE_MAX_CHARS, the one that crosses the budget
     cut to what is left), then the older ones by their first words within half as much again; and
     how many are left that not even so fit (the transcripts have them)."""
-    cut = _sections(lang)["cut"]
+    cut = sections(lang)["cut"]
     newest = [_cut(m, USER_MESSAGE_MAX_CHARS, cut) for m in reversed(messages)]
     kept: list[str] = []
     left, full = budget, False
@@ -195,7 +207,7 @@ def _uncut(text: str, marker: str) -> str:
 
 def missing_user_messages(summary: str, carried: Sequence[str], lang: str) -> list[str]:
     """The carried user messages the summary does not quote verbatim (up to a cut marker)."""
-    marker, flat = _sections(lang)["cut"], " ".join(summary.split())
+    marker, flat = sections(lang)["cut"], " ".join(summary.split())
     return [text for text in carried if " ".join(_uncut(text, marker).split()) not in flat]
 
 
@@ -206,7 +218,7 @@ class FileRecord:
     writes: int = 0
 
     def describe(self, lang: str, exists: bool) -> str:
-        words = _sections(lang)
+        words = sections(lang)
         parts = [words["created"]] if self.created else []
         if self.edits:
             parts.append(words["edited"].format(n=self.edits))
@@ -276,7 +288,7 @@ def summary_messages(parts: SummaryParts, lang: str, gone: Collection[str] = ())
     metadata, so later compactions find the previous summary, its archives and files."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    words = _sections(lang)
+    words = sections(lang)
     texts = [load_prompt("summary_users", lang).strip()]
     if parts.user_messages:
         quoted = "\n".join(f"- {m}" for m in parts.user_messages)

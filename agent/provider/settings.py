@@ -133,9 +133,9 @@ GRANT_KEYS = ("baseUrl",)
 # Only the user's own file may say it.
 USER_ONLY_KEYS = ("trustProject",)
 # Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table,
-# agent.tools.sandbox.policy).
+# agent.tools.sandbox.policy, agent.tools.memory_files for compactInstructions).
 SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox",
-                "mcpToolTimeout", "mcpSampling")
+                "mcpToolTimeout", "mcpSampling", "compactInstructions")
 # Claude Code's keys a copied file may hold that mean nothing here: no warning, but /config lists them.
 IGNORED_KEYS = ("includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
                 "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
@@ -253,6 +253,8 @@ def _check_section(key: str, value: Any) -> Any:
         if isinstance(value, bool) or isinstance(value, list) and all(isinstance(v, str) for v in value):
             return value
         raise BadValue("mcp_sampling")
+    if key == "compactInstructions":
+        return _text(value)
     if key == "prices":  # the schema --prices takes, checked by the price table itself
         from agent.provider.prices import BadPrices, parse_overrides
 

@@ -71,6 +71,7 @@ class Stats:
     # The model the API says answered (the response's `model`), when the user may not know it.
     served_model: str = ""
     last_undo: str | None = None  # the archive the last /compact undo restored
+    last_dropped: dict = field(default_factory=dict)  # what the last compaction dropped, for /compact show
     compaction_failures: int = 0  # automatic ones that failed, in all (the breaker counts in a row)
     # Sub-agents (agent.tools.subagent): their runs, requests and tokens, apart from the agent's own.
     subagent_runs: int = 0

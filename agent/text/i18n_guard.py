@@ -29,11 +29,11 @@ GUARD_TEXTS: dict[str, tuple[str, str]] = {
         "另有 {n} 条更早的用户消息放不下，见 {archive}。",
     ),
     "attachments_too_large": (
-        "Not sent: the mentioned files ({files:,} tokens, each already cut to a share of the window) and the "
-        "message ({tokens:,}) do not fit under the compaction threshold with the instructions and tools "
-        "({fixed:,} of {threshold:,}). Mention fewer files, or ask the agent to read them in parts.",
-        "没有发送：提及的文件（{files:,} tokens，每个都已截到窗口的一部分）加上消息（{tokens:,}），连同指令和工具"
-        "（{fixed:,}）放不进压缩阈值（{threshold:,}）。请少提及几个文件，或让助手分段读取。",
+        "Not sent: the mentioned files ({files:,} tokens, those too large cut to a share of the window) and the "
+        "message ({tokens:,}) do not fit the window with the instructions and tools, even with everything "
+        "before compacted ({fixed:,} of {threshold:,}). Mention fewer files, or ask the agent to read them in parts.",
+        "没有发送：提及的文件（{files:,} tokens，过大的已截到窗口的一部分）加上消息（{tokens:,}），连同指令和工具"
+        "（{fixed:,}），即使把之前的对话全部压缩也放不进窗口（{threshold:,}）。请少提及几个文件，或让助手分段读取。",
     ),
     "no_summary": ("The history holds no summary (nothing was compacted, or it was undone).",
                    "历史里没有摘要（还没有压缩过，或已撤销）。"),

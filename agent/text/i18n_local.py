@@ -54,6 +54,10 @@ LOCAL_TEXTS: dict[str, tuple[str, str]] = {
         "be briefer",
         "摘要在输出上限处被截断（{tokens:,} tokens）。可以试试带“写简短些”说明的 /compact",
     ),
+    "compact_no_next_step": (
+        "the summary had no section 6 (current work and next step), twice",
+        "摘要两次都没有第 6 节（当前工作与下一步）",
+    ),
     "compact_not_a_summary": (
         "the model's reply was not a summary ({chars:,} characters, none of its sections), twice",
         "模型的回复不是摘要（{chars:,} 个字符，没有任何一个小节），两次都是",

@@ -70,7 +70,8 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
                         "--sandbox",
                         "Claude Code 的沙箱设置；本程序的沙箱由 `.coding-agent/settings.json` 的 `sandbox` 和 "
                         "--sandbox 设置"),
-    "ignored_language": ("this agent speaks English and Chinese only (en / zh)", "本程序只支持英文和中文（`en` / `zh`）"),
+    "ignored_language": ("this agent speaks English and Chinese only (en / zh)",
+                         "本程序只支持英文和中文（`en` / `zh`）"),
     "ignored_key_helper": ("would run a program for a key; keys come from the environment here",
                            "会运行一个程序来取 Key；本程序的 Key 只来自环境变量"),
     "ignored_mcp_choice": ("a project's MCP servers wait for the one trust question here",

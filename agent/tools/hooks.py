@@ -273,12 +273,13 @@ def session_start(state: Any, source: str) -> None:
     _background(state, start())
 
 
-def compacted(state: Any, trigger: str, before: int, after: int, archive: str) -> None:
-    """After a compaction: PostCompact, then SessionStart with source "compact" (to put rules back)."""
+def compacted(state: Any, trigger: str, before: int, after: int, archive: str, dropped: dict | None = None) -> None:
+    """After a compaction: PostCompact (with what it dropped), then SessionStart with source
+    "compact" (to put rules back)."""
     async def after_compact() -> None:
         kind = "manual" if trigger == "manual" else "auto"
         await run(state, "PostCompact", {"trigger": kind, "archive_path": archive, "tokens_before": before,
-                                         "tokens_after": after}, kind)
+                                         "tokens_after": after, "dropped": dropped or {}}, kind)
         outcome = await run(state, "SessionStart", {"source": "compact"}, "compact")
         state.hooks.queued.extend(outcome.context)
 

@@ -10,15 +10,19 @@ out of its folder is not followed, only a regular file is read) and cut at a siz
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.config import data_home
 from agent.store.regular_file import read_confined  # noqa: F401 - the memory files' reader, also imported from here
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")  # the first a folder has is read
 MEMORY_LIMIT = 20_000  # characters of one file: a huge AGENTS.md must not eat the window
+# The section of a memory file that every compaction prompt is given, as Claude Code documents it.
+_COMPACT_HEADING = re.compile(r"^##\s*(compact instructions|压缩说明)\s*$", re.I | re.M)
+_NEXT_HEADING = re.compile(r"^#{1,2}\s", re.M)
 
 if TYPE_CHECKING:
     from agent.tools.memory_imports import Skipped
@@ -124,3 +128,17 @@ def section(memory: MemoryFile) -> str:
     """One file's part of the instructions: its path (and what imported it), then its text."""
     head = f"# {memory.path}" if memory.imported_by is None else f"# {memory.path} (@-imported by {memory.imported_by})"
     return f"{head}\n\n{memory.text}"
+
+
+def compact_instructions(workspace: Path, settings: Any = None) -> str:
+    """What every compaction is told besides its own prompt: each memory file's `## Compact
+    Instructions` (or `## 压缩说明`) section, then the settings files' `compactInstructions`."""
+    found = []
+    for memory in load(workspace):
+        for heading in _COMPACT_HEADING.finditer(memory.text):
+            rest = memory.text[heading.end():]
+            end = _NEXT_HEADING.search(rest)
+            found.append(rest[: end.start() if end else len(rest)].strip())
+    if settings is not None:
+        found += [text for _layer, text in settings.section("compactInstructions")]
+    return "\n\n".join(text for text in found if text)

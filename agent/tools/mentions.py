@@ -19,6 +19,7 @@ from agent.marks import MENTION_KEY
 from agent.state.app import AppState
 from agent.state.file_state import ReadFileState
 from agent.text.i18n import t
+from agent.tokens.count import count_text
 from agent.tools import images
 from agent.tools.answers import ToolError
 from agent.tools.read_cap import read_token_cap
@@ -44,10 +45,13 @@ def build_mention_messages(
     read_file_state: ReadFileState | None = None,
     pasted: Sequence[str] = (),
     named: Sequence[str] = (),
+    room: int = 0,
 ) -> tuple[list[ModelMessage], list[str]]:
     """A read_file call and its answer for every readable file (an image as an image), and a notice
     for each one skipped; then the images whose paths were pasted (agent.tools.images.pasted_paths),
     and those a project file named (a command's body: confined to the workspace like the model's reads).
+    The files are attached whole while they fit `room` tokens together (the user asked for them: the
+    compaction of what came before makes the room), the rest in parts, as read_file's cap cuts them.
 
     The files are recorded in `read_file_state` (default: the session's).
     """
@@ -58,9 +62,8 @@ def build_mention_messages(
     for path in paths:
         try:
             image = images.read_image(path, state.workspace, state.config, readable_roots(state.workspace))
-            # A large file is attached in parts: the first, and where to go on (read_file's cap).
-            cap = read_token_cap(state.config.context_window)
-            text = None if image is not None else read_for_model(path, state.workspace, read_file_state, max_tokens=cap)
+            text = None if image is not None else _whole_or_part(path, state, read_file_state, room)
+            room -= 0 if text is None else count_text(text)
             reads.append((path, image if image is not None else text))
         except images.ImageError as exc:
             notices.append(t("image_not_attached", state.lang, why=exc))
@@ -88,15 +91,41 @@ def build_mention_messages(
 
 
 async def attachments(state: AppState, text: str, reads: ReadFileState, pasted: Sequence[str] = (),
-                      named: Sequence[str] = ()) -> tuple[list[ModelMessage], list[str]]:
+                      named: Sequence[str] = (), room: int = 0) -> tuple[list[ModelMessage], list[str]]:
     """What the user's message attaches: the files it mentions, the images pasted or named (as
-    build_mention_messages reads them), then its `@server:uri` MCP resources (agent.tools.mcp_offers)."""
+    build_mention_messages reads them, whole within `room` tokens), then its `@server:uri` MCP resources
+    (agent.tools.mcp_offers)."""
     from agent.tools import mcp_offers
 
     messages, notices = build_mention_messages(find_mentions(text, state.mcp.servers), state, read_file_state=reads,
-                                               pasted=pasted, named=named)
+                                               pasted=pasted, named=named, room=room)
     resources, unread = await mcp_offers.mention_messages(state, text)
     return messages + resources, notices + unread
+
+
+def _whole_or_part(path: str, state: AppState, read_file_state: ReadFileState, room: int) -> str:
+    """The file whole when it fits `room`, else its first part and where to go on (read_file's cap)."""
+    cap = read_token_cap(state.config.context_window)
+    if room > cap:
+        whole = ReadFileState()
+        text = read_for_model(path, state.workspace, whole, max_tokens=room)
+        if continues_at(text) is None:
+            read_file_state.merge(whole)
+            return text
+    return read_for_model(path, state.workspace, read_file_state, max_tokens=cap)
+
+
+def pinned_files(state: AppState, paths: Sequence[str]) -> dict[str, str]:
+    """Each pinned file's text as read now, confined as read_file's reads are; one that cannot be read
+    is left out (the pins message names it as unreadable)."""
+    found = {}
+    for path in paths:
+        try:
+            found[path] = read_for_model(path, state.workspace, ReadFileState(),
+                                         max_tokens=read_token_cap(state.config.context_window))
+        except ToolError:
+            continue
+    return found
 
 
 def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import session
 from agent.compaction import files_touched
-from agent.marks import is_hook_message, is_summary
+from agent.marks import is_agent_note, is_hook_message, is_summary
 from agent.store.regular_file import read_regular
 
 if TYPE_CHECKING:
@@ -45,7 +45,8 @@ class Turn:
 def _prompt_text(message: ModelMessage) -> str | None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message):
+    if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message) \
+            or is_agent_note(message.metadata):  # a note of the agent's (pins, left-out messages), not a turn
         return None
     texts = [p.content for p in message.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
     return texts[0] if texts else None

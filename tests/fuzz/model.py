@@ -43,7 +43,9 @@ class ScriptedModel:
         # About 2% of the window, at least a paragraph: a summary a real model might write.
         repeat = max(1, int(0.02 * self.window) // 40)
         text = (SUMMARY_ZH if zh else SUMMARY_EN) * min(repeat, 60)
-        return f"<analysis>Went through the turns in order.</analysis>\n<summary>\n{text}\n</summary>"
+        last = "6. 当前工作与下一步：继续用户最后的请求。" if zh else \
+            "6. Current work and next step: go on with the last request."
+        return f"<analysis>Went through the turns in order.</analysis>\n<summary>\n{text}\n{last}\n</summary>"
 
 
 def _capped(reply: Reply, max_tokens: Any) -> Reply:

@@ -28,8 +28,11 @@ SHARE_WEIGHTS = [20, 18, 16, 12, 9, 7, 6, 5, 4, 3]
 CHARS_PER_TOKEN = {"en": 4.5, "zh": 1.3, "code": 3.2}
 MAX_FILE_TOKENS = 120_000  # a 1M window's "big file" is big, not the whole window: generation time
 MAX_ANSWER_TOKENS = 30_000
-KINDS = ["chat", "read", "reread", "edit", "answer", "mention", "paste", "compact", "undo", "continue"]
-WEIGHTS = [22, 20, 10, 10, 9, 9, 5, 5, 3, 3]
+KINDS = ["chat", "read", "reread", "edit", "answer", "mention", "paste", "compact", "undo", "continue", "pin",
+         "preview"]
+WEIGHTS = [22, 20, 10, 10, 9, 9, 5, 5, 3, 3, 3, 2]
+# Inputs that are commands, not turns.
+COMMANDS = ("compact", "undo", "continue", "pin", "preview")
 CTRL_C = 0.08  # share of inputs interrupted at a random event
 
 
@@ -52,7 +55,7 @@ class Session:
 
     @property
     def turns(self) -> int:
-        return sum(1 for s in self.steps if s.kind not in ("compact", "undo", "continue"))
+        return sum(1 for s in self.steps if s.kind not in COMMANDS)
 
 
 def _tokens(rng: random.Random, window: int, cap: int) -> int:
@@ -103,7 +106,7 @@ def generate(seed: int, window: int, turns: int) -> Session:
     read: list[str] = []
     lang = rng.choice(["en", "zh"])
     n = 0
-    while sum(1 for s in steps if s.kind not in ("compact", "undo", "continue")) < turns:
+    while sum(1 for s in steps if s.kind not in COMMANDS) < turns:
         kind = rng.choices(KINDS, WEIGHTS)[0]
         if kind in ("reread", "edit") and not read:
             kind = "read"
@@ -128,6 +131,11 @@ def _step(rng: random.Random, kind: str, n: int, window: int, files: dict[str, s
         return Step(kind, f"/compact {extra}".strip())
     if kind == "undo":
         return Step(kind, "/compact undo")
+    if kind == "preview":  # applied: the channel answers a command's question "y"
+        return Step(kind, "/compact preview " + rng.choice(["", "keep the file names"]).strip())
+    if kind == "pin":  # a line of text or a file, kept verbatim through every compaction
+        return Step(kind, f"/pin {tag} " + _prose(rng, zh, rng.randint(4, 20)) if rng.random() < 0.6
+                    else f"/pin @{rng.choice(paths)}")
     if kind == "chat":
         return Step(kind, f"{tag} {_prose(rng, zh, rng.randint(8, 40))}", [answer])
     if kind == "answer":
