@@ -141,8 +141,8 @@ async def test_slash_commands_speak_only_through_the_channel(state):
     await dispatch(host, "/stauts")
     await dispatch(host, "/exit")
     [listing] = log.of(Listing)
-    assert "/compact" in listing.strong and any(line.startswith("/compact [instructions|undo|show]")
-                                                for line in listing.lines)
+    hint = "/compact [instructions|preview [instructions]|undo|show]"
+    assert "/compact" in listing.strong and any(line.startswith(hint) for line in listing.lines)
     assert log.of(ReportRequested) == [ReportRequested("status")]
     assert log.of(Notice) == [Notice("Unknown command /stauts. Did you mean /status?", "warn")]
     assert host.running is False

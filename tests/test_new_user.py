@@ -84,7 +84,8 @@ def _app(state):
 
 
 # Issue 20 adds /compact show.
-@pytest.mark.parametrize(("lang", "hint"), [("en", "[instructions|undo|show]"), ("zh", "[补充说明|undo|show]")])
+@pytest.mark.parametrize(("lang", "hint"), [("en", "[instructions|preview [instructions]|undo|show]"),
+                                           ("zh", "[补充说明|preview [补充说明]|undo|show]")])
 async def test_help_shows_what_a_command_takes_from_the_registry(state, lang, hint):
     from ui.commands import COMMANDS, dispatch
 
@@ -149,7 +150,7 @@ async def test_resume_previews_a_compacted_session_by_the_users_words(make_state
 KEPT_WORDS = {"API", "DeepSeek", "MB", "Ollama", "vLLM", "MCP", "Shift", "Tab", "git", "Claude", "Code", "Markdown",
               "NUL", "FIFO",
               "DEEPSEEK", "HTTP", "JSON", "KEY", "Key", "Nk", "OPENAI", "coding", "main", "pid", "py",
-              "shell", "token", "tokens"}
+              "shell", "token", "tokens", "preview"}  # preview: a word typed after /compact
 
 
 def _english_words(text: str) -> list[str]:
