@@ -156,7 +156,8 @@ def _keep_this_turn(state: AppState, history: list[ModelMessage], kept: list[Mod
 def fit_messages(messages: Sequence[ModelMessage], limit: int, fixed: int) -> tuple[list[ModelMessage], int]:
     """Leave out the oldest messages until `fixed + tokens(messages) <= limit`, a compaction's head at
     the start kept whole (it carries everything before it) and tool calls never parted from their
-    results. Returns the kept messages and how many were left out."""
+    results; a re-read note whose read was left out becomes a cleared result (rebuild.anchored).
+    Returns the kept messages and how many were left out."""
     head = list(messages[: head_end(messages)])
     rest = list(messages[len(head) :])
     total = fixed + tokens.count_messages(head) + tokens.count_messages(rest)
@@ -167,7 +168,7 @@ def fit_messages(messages: Sequence[ModelMessage], limit: int, fixed: int) -> tu
         while start < len(rest) - 1 and not starts_cleanly(rest[start]):
             total -= tokens.count_message(rest[start])
             start += 1
-    return head + rest[start:], start
+    return (anchored(head + rest[start:]) if start else head + rest[start:]), start
 
 
 # --- cutting the largest texts -----------------------------------------------------------------
