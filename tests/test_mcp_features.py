@@ -123,7 +123,7 @@ async def test_progress_reaches_the_ui_as_the_tool_runs(make_state, server, home
     stop(state)
     await started(state, home)
     server.script(ToolCalls([("mcp__feat__slow", {"steps": 3})]), Text("Slow done."))
-    await run_turn(state, "run slow")
+    await run_turn(state, "call slow")
     shown = [(e.tool_name, e.progress, e.total) for e in state.emit.of(ToolProgress)]
     assert shown[0] == ("mcp__feat__slow", None, None)  # named before any progress: not "Waiting for the model"
     assert shown[1:] == [("mcp__feat__slow", float(n), 3.0) for n in (1, 2, 3)]

@@ -34,7 +34,7 @@ def test_the_spinner_names_the_running_tool_and_its_progress_after_the_approval(
     child = spawn(workspace, home, live_server)  # MCP tools are asked about: the approval comes first
     screen = Screen(child)
     wait_prompt(child)
-    type_line(child, "run the slow one")
+    type_line(child, "call the slow one")
     child.expect("Allow\\?", timeout=STARTING)
     type_line(child, "y")
     # The server holds its last step until the gate opens: the line stays on 2/3 meanwhile.

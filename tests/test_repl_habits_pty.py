@@ -58,12 +58,12 @@ def test_hash_adds_the_note_to_the_memory_file_the_user_picks(workspace, home, l
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "# run the linter before every commit")
+    type_line(child, "# lint before every commit")
     child.expect_exact("Add it to which memory file?")
     type_line(child, "p")
     child.expect_exact("Added to")
     wait_prompt(child)
-    assert (workspace / "CLAUDE.md").read_text() == "# Rules\n- be brief\n- run the linter before every commit\n"
+    assert (workspace / "CLAUDE.md").read_text() == "# Rules\n- be brief\n- lint before every commit\n"
     type_line(child, "# keep answers short")
     child.expect_exact("Add it to which memory file?")
     type_line(child, "u")
@@ -74,7 +74,7 @@ def test_hash_adds_the_note_to_the_memory_file_the_user_picks(workspace, home, l
     child.expect("Echo: ok")
     wait_prompt(child)
     said = "\n".join(user_texts(live_server.requests[-1]["body"]))
-    assert "run the linter before every commit" in said and "keep answers short" in said
+    assert "lint before every commit" in said and "keep answers short" in said
     assert not shown(screen, "Unknown command")
     leave(child)
 

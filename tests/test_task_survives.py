@@ -97,9 +97,9 @@ def test_open_items_and_edited_files_the_summary_left_out_are_added():
         ModelResponse(parts=[ToolCallPart("edit_file", {"path": "src/a.py"}, tool_call_id="e1")]),
         ModelRequest(parts=[ToolReturnPart("edit_file", "Edited src/a.py", tool_call_id="e1")]),
     ]
-    gaps = task_gaps(history, "1. Tests. 6. Current work: make the tests pass", [], ["fix b.py", "run tests"],
+    gaps = task_gaps(history, "1. Tests. 6. Current work: make the tests pass", [], ["fix b.py", "check the tests"],
                      ["src/a.py"])
-    assert (gaps.request, gaps.todos, gaps.files) == ("", ["fix b.py", "run tests"], ["src/a.py"])
+    assert (gaps.request, gaps.todos, gaps.files) == ("", ["fix b.py", "check the tests"], ["src/a.py"])
     assert not task_gaps(history, "make the tests pass; src/a.py; fix b.py", [], ["fix b.py"], ["src/a.py"])
     zh = task_section(gaps, "zh")
     assert zh.startswith("## 任务进展") and "- fix b.py" in zh and "- src/a.py" in zh
