@@ -6,7 +6,6 @@ project's text and goes to the model framed as such."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from pathlib import Path
 
 from agent.text.i18n import t
@@ -20,17 +19,10 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: a r
 
 
 def _git(workspace: Path, *args: str) -> str | None:
-    from agent.tools.workspace import git_argv, git_env
+    from agent.tools.workspace import git_output
 
-    argv = git_argv(workspace, *args)
-    if argv is None:
-        return None
-    try:
-        done = subprocess.run(argv, cwd=workspace, env=git_env(workspace), stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
+    out = git_output(workspace, *args, timeout=60)
+    return None if out is None else out.decode("utf-8", errors="replace")
 
 
 def working_diff(workspace: Path) -> tuple[str, str | None]:

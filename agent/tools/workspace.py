@@ -127,19 +127,26 @@ def git_argv(workspace: Path, *args: str) -> list[str] | None:
     return [git, "--no-pager", *GIT_SAFETY, *args] if git else None
 
 
-def _git_files(base: Path) -> list[str] | None:
-    """Files git knows under `base` (tracked or untracked, not ignored); None outside a repo."""
-    argv = git_argv(base, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+def git_output(base: Path, *args: str, timeout: float = 30) -> bytes | None:
+    """What `git args` prints in `base`, run with the workspace's safety settings (git_argv, git_env);
+    None outside a repository, or when git fails or takes longer than `timeout` seconds."""
+    argv = git_argv(base, *args)
     if argv is None:
         return None
     try:
         done = subprocess.run(argv, cwd=base, env=git_env(base), stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=30)
+                              capture_output=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if done.returncode != 0:
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_files(base: Path) -> list[str] | None:
+    """Files git knows under `base` (tracked or untracked, not ignored); None outside a repo."""
+    out = git_output(base, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if out is None:
         return None
-    names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+    names = out.decode("utf-8", errors="surrogateescape").split("\0")
     # --cached lists deleted files and submodules too: keep real files only.
     return [n for n in dict.fromkeys(names) if n and os.path.isfile(base / n)]
 
