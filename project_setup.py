@@ -1,4 +1,4 @@
-"""What a session takes from the user's and the project's set-up (issue 24), wired by main.py: the
+"""What a session takes from the user's and the project's set-up, wired by main.py: the
 project's grants once approved, the SessionStart and Stop hooks around the turns, the MCP servers
 once the prompt is up. The parts themselves live in agent/ (trust, permissions, hooks, mcp_servers)."""
 

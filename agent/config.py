@@ -121,7 +121,7 @@ class Config:
     lang: str = "en"
     workspace: Path = field(default_factory=Path.cwd)
     debug: bool = False
-    # -p: one turn, no REPL, so no slash command is advice the user can follow (issue 20).
+    # -p: one turn, no REPL, so no slash command is advice the user can follow.
     one_shot: bool = False
     # Model requests one turn may make; None: no limit (a coding turn may need hundreds).
     max_requests: int | None = None

@@ -1,4 +1,4 @@
-"""Cache share of the request right after a compaction, and of the summary requests (issue 20).
+"""Cache share of the request right after a compaction, and of the summary requests.
 
 A seeded scripted session (chatter, reads of real files of the repository, re-reads, long answers)
 runs through the real turn path (main.on_submit) against the local emulator, which simulates

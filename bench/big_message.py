@@ -1,5 +1,5 @@
-"""Resuming a session that holds one huge message (issue 11: a 100 MB message took 204 s and
-6.9 GB to resume, the tokenizer counting text no window could hold).
+"""Resuming a session that holds one huge message (the tokenizer once counted text no window could
+hold, for minutes and gigabytes: docs/measured.md has the figures).
 
     python bench/big_message.py [--quick] [--mb N]
 

@@ -10,7 +10,7 @@ DeepSeek's tokenizer, a 64-token prefix cache, refusing any request longer than 
 agent driven in-process through main.on_submit as the REPL's submit does (not through a pty).
 Strategies:
   ours               --cheap-tier auto: the cost model picks clearing or a summary
-  cheap tier on      --cheap-tier on: clearing whenever it is enough (the behaviour before issue 14)
+  cheap tier on      --cheap-tier on: clearing whenever it is enough (the older behaviour)
   cheap tier off     --cheap-tier off: always a summary
   summary, no tools  the summary request sent without tool definitions (Codex-style); cheap tier off
   separate, 0% cache a separate summarizer with its own system prompt and no tools (the seed's

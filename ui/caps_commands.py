@@ -1,4 +1,4 @@
-"""Slash commands of issue 25's capabilities (/todos, /model, /effort, /thinking, /rewind); they
+"""Slash commands of the capabilities (/todos, /model, /effort, /thinking, /rewind); they
 register in ui.registry like ui/command_handlers.py's."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The slash commands of issue 24: /config (the settings and their sources), and those of the
+"""The set-up's slash commands: /config (the settings and their sources), and those of the
 permissions, MCP servers and memory files. Like every command they talk only through their host."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The session's set-up as data (issue 24): the permission mode and rules, the hooks, the MCP servers,
+"""The session's set-up as data: the permission mode and rules, the hooks, the MCP servers,
 and what the project's approval switched on.
 
 AppState holds them, and the tools and the turn act on them (agent/tools/permissions.py,

@@ -267,7 +267,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "无法使用数据目录 {path}（{error}）：会话无法保存。"
         "请让它可写、腾出空间，或把 `CODING_AGENT_HOME` 设为别的目录。",
     ),
-    # --- issue 12: today's DeepSeek API and local servers ---
+    # --- today's DeepSeek API and local servers ---
     "model_retired": (
         "The model '{model}' was retired by DeepSeek on 2026-07-24; use --model {new} instead.",
         "DeepSeek 已于 2026-07-24 停用模型 '{model}'；请改用 --model {new}。",
@@ -310,7 +310,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "  (estimated: the server reports no token usage; counted with the DeepSeek tokenizer)",
         "  （估算值：服务器没有返回 token 用量，用 DeepSeek 分词器计数）",
     ),
-    # --- cost (issue 14) ---
+    # --- cost ---
     "cost_line": (
         "Cost so far: {total} (cache hits {hit:,} tokens {hit_cost}, misses {miss:,} {miss_cost}, "
         "output {out:,} {out_cost}; {model} prices)",

@@ -1,4 +1,4 @@
-"""Texts of issue 25's capabilities (-p for scripts, the task list, web fetch, images, /model,
+"""Texts of the capabilities (-p for scripts, the task list, web fetch, images, /model,
 /rewind, sub-agents), in English and Chinese; agent.text.i18n merges them into its table."""
 
 from __future__ import annotations

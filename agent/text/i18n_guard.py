@@ -1,4 +1,4 @@
-"""Texts of the compaction guarantees (issue 20): the window margin, kept summaries, user messages
+"""Texts of the compaction guarantees: the window margin, kept summaries, user messages
 that are never left out, the thrash guard's back-off, /compact show, in English and Chinese."""
 
 from __future__ import annotations

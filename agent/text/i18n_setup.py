@@ -1,5 +1,5 @@
 """Texts of the settings files, permissions, hooks, MCP servers, custom commands and memory files
-(issue 24), in English and Chinese; agent.text.i18n merges them into its table."""
+in English and Chinese; agent.text.i18n merges them into its table."""
 
 from __future__ import annotations
 

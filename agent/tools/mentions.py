@@ -130,7 +130,7 @@ def pinned_files(state: AppState, paths: Sequence[str]) -> dict[str, str]:
 
 def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:
     """"@path" for each attachment, and the lines sent of one attached in parts: the user sees that
-    the model got its first part (it reads on with offset), not the whole file (issue 21, finding 3)."""
+    the model got its first part (it reads on with offset), not the whole file."""
     parts = {p.tool_call_id: continues_at(p.content) for m in prelude if isinstance(m, ModelRequest)
              for p in m.parts if isinstance(p, ToolReturnPart) and isinstance(p.content, str)}
     labels = []
