@@ -1,5 +1,5 @@
-"""User-facing texts of the security rules (escaping, approvals, confinement), in English and Chinese; agent.text.i18n merges them
-into its table, so `t` finds them."""
+"""User-facing texts of the security rules (escaping, approvals, confinement), in English and
+Chinese; agent.text.i18n merges them into its table, so `t` finds them."""
 
 from __future__ import annotations
 
