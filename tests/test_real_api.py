@@ -88,7 +88,8 @@ async def test_a_summary_cut_short_is_reported_and_not_committed(make_state, wor
     state = make_state(context_window=50_000)
     await _fill(state, workspace)
     history = list(state.history)
-    server.script(Text("<summary>1. The user asked to rea", finish="length"))
+    cut = Text("<summary>1. The user asked to rea", finish="length")
+    server.script(cut, cut)  # asked again once, cut again: reported, nothing committed
     with pytest.raises(errors.CompactError, match="cut short"):
         await compact.run_compact(state)
     assert state.history == history

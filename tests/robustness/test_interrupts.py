@@ -42,7 +42,7 @@ from tests.robustness.harness import (
 )
 from tests.test_repl_pty import ASKED
 
-SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.</summary>"
+SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.\n6. Next: go on.</summary>"
 
 
 def hanging_summaries(server: FakeOpenAI) -> None:

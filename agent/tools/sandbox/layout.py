@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -33,7 +34,8 @@ class Layout:
     empty_file: Path
     cwd: Path
     network: bool
-    # Bound read-only again over the private /tmp: the workspace (where the command starts) may be under /tmp.
+    # Bound read-only again over the private /tmp: the workspace (where the command starts), the agent's
+    # Python and its source may be under /tmp.
     visible: list[Path] = field(default_factory=list)
     # Protected paths that are symlinks: the link itself could be swapped, so it is checked after.
     links: dict[Path, str] = field(default_factory=dict)
@@ -48,11 +50,20 @@ def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool) -> Layo
                     cwd, policy.network)
     if workspace.resolve() not in layout.writable:
         layout.visible.append(workspace.resolve())
+    layout.visible += [p for p in _own_folders() if p not in layout.visible and p.is_relative_to("/tmp")]
     for root in layout.writable:
         for path in protected_paths(root):
             _protect(layout, path)
     layout.hidden = _secrets(layout.writable)
     return layout
+
+
+def _own_folders() -> list[Path]:
+    """The Python the agent runs on and the agent's own source, read-only: a command that runs them
+    (`python` of the same virtual environment) must find them though they live under /tmp."""
+    folders = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
+               Path(__file__).resolve().parents[3]]
+    return list(dict.fromkeys(f.resolve() for f in folders))
 
 
 def _protect(layout: Layout, path: Path) -> None:
