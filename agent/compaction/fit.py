@@ -245,9 +245,12 @@ def mention_room(state: AppState, text: str) -> int:
     if "@" not in text:  # nothing mentioned: nothing to measure
         return 0
     fixed, limit = prefix_tokens(state), ceiling(state)
-    plan = budgets(state.config.context_window, threshold(state), fixed)
-    head = min(tokens.count_messages(state.history[: head_end(state.history)]),
-               plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
+    if state.config.auto_compact:
+        plan = budgets(state.config.context_window, threshold(state), fixed)
+        head = min(tokens.count_messages(state.history[: head_end(state.history)]),
+                   plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
+    else:  # nothing is compacted first: what came before stays whole
+        head = tokens.count_messages(state.history)
     # A tenth kept back: each file's read call and line numbers count too (attachments_refused's check).
     return max(0, int((limit - fixed - head - tokens.count_text(text)) * 0.9 / margin.ratio(state)))
 
