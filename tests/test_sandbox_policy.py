@@ -59,9 +59,6 @@ def test_a_projects_file_may_not_loosen_it_and_says_so(layers, tmp_path, layer):
     assert len(warnings) == 4
     for key in ("mode", "network", "writableRoots", "maxProcesses"):
         assert any(f"'sandbox.{key}'" in w and str(layers[layer]) in w and "loosen" in w for w in warnings), key
-    asked = policy.project_loosening(config.settings)
-    assert asked == {"mode": "danger-full-access", "network": True, "writableRoots": [str(extra)],
-                     "maxProcesses": 100_000}
 
 
 def test_a_projects_file_may_tighten_it(layers):
@@ -70,14 +67,6 @@ def test_a_projects_file_may_tighten_it(layers):
     config, warnings = start([])
     assert warnings == []
     assert config.sandbox == SandboxPolicy("read-only", False, (), 64, "project")
-    assert policy.project_loosening(config.settings) == {}
-
-
-def test_once_trusted_a_projects_values_count(layers):
-    write(layers["project"], {"sandbox": {"network": True}})
-    settings = files.load(layers["project"].parent.parent)
-    assert policy.load(settings, None, "en")[0].network is False
-    assert policy.load(settings, None, "en", trusted=True)[0].network is True
 
 
 def test_the_flag_and_the_environment_are_the_users_own(layers, monkeypatch):

@@ -3,9 +3,8 @@ settings files' `sandbox` object (`{"mode": ..., "network": false, "writableRoot
 "maxProcesses": 1024}`), and the paths inside the workspace that stay read-only whatever the mode.
 
 A project's file (`.coding-agent/settings.json`, `settings.local.json`) is someone else's text: it
-may make the sandbox stricter, never looser. What would loosen it is refused with a line saying so,
-unless the caller says the user trusted the project (`trusted=True`); `project_loosening` lists what
-a project asks for, so that the project's trust question can show it as a grant.
+may make the sandbox stricter, never looser, approved or not: what would loosen it is refused with a
+line saying so.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ GIT_PROTECTED = ("hooks", "config")
 # Every key of the section, each of which can loosen the sandbox: the grants a project may ask for.
 LOOSENING_KEYS = ("mode", "network", "writableRoots", "maxProcesses")
 MIN_PROCESSES = 16
-USER_LAYER = "user"
 
 
 class _Bad(ValueError):
@@ -104,16 +102,17 @@ def _checked(section: Any, path: Path | None, lang: str, warnings: list[str]) ->
     return found
 
 
-def load(settings: Any, given: SandboxPolicy | None, lang: str, trusted: bool = False
-         ) -> tuple[SandboxPolicy, list[str]]:
+def load(settings: Any, given: SandboxPolicy | None, lang: str) -> tuple[SandboxPolicy, list[str]]:
     """The policy in force: the files' values, lowest layer first (a project's only where they
-    tighten, unless `trusted`), then the mode `given` by the flag or the environment."""
+    tighten), then the mode `given` by the flag or the environment."""
+    from agent.provider.settings import is_users
+
     policy, warnings = SandboxPolicy(), []
     for layer, path, section in _sections(settings):
         for key, value in _checked(section, path, lang, warnings).items():
             if key == "writableRoots":
                 value = _existing(value, path, lang, warnings)
-            if layer != USER_LAYER and not trusted and loosens(key, value, policy):
+            if not is_users(layer) and loosens(key, value, policy):
                 warnings.append(t("sandbox_refused", lang, path=path, name=f"sandbox.{key}"))
                 continue
             policy = replace(policy, **{_FIELDS[key]: value}, **({"origin": layer} if key == "mode" else {}))
@@ -130,19 +129,6 @@ def _existing(roots: tuple[Path, ...], path: Path | None, lang: str, warnings: l
         else:
             warnings.append(t("sandbox_root_missing", lang, path=path, root=root))
     return tuple(kept)
-
-
-def project_loosening(settings: Any) -> dict[str, Any]:
-    """What the project's files ask for that would loosen the user's own policy: key -> value."""
-    user, _ = load(settings, None, "en", trusted=False)
-    asked: dict[str, Any] = {}
-    for layer, path, section in _sections(settings):
-        if layer == USER_LAYER:
-            continue
-        for key, value in _checked(section, path, "en", []).items():
-            if loosens(key, value, user):
-                asked[key] = [str(p) for p in value] if key == "writableRoots" else value
-    return asked
 
 
 def sandboxed_mode(policy: SandboxPolicy | None) -> bool:
