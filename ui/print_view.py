@@ -22,15 +22,15 @@ from ui.tool_line import MAIN_ARG
 
 
 class PrintRenderer(Dispatcher):
-    def close(self) -> None:
-        """The run is over: what the view still holds goes out (stream-json's early events)."""
-
     def __init__(self, lang: str) -> None:
         self.lang = lang
         # On a terminal the answer's escapes are shown, never obeyed; into a pipe it goes as sent.
         self.escape = sys.stdout.isatty()
         self.errors: list[str] = []  # error notices: the exit status says the turn failed
         self.declined: list[str] = []  # what was not run for want of approval: exit status 3
+
+    def close(self) -> None:
+        """The run is over: what the view still holds goes out (stream-json's early events)."""
 
     def on_text(self, event: TextDelta) -> None:
         sys.stdout.write(plain(event.text) if self.escape else event.text)

@@ -249,8 +249,8 @@ def mention_room(state: AppState, text: str) -> int:
         plan = budgets(state.config.context_window, threshold(state), fixed)
         head = min(tokens.count_messages(state.history[: head_end(state.history)]),
                    plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
-    else:  # nothing is compacted first: what came before stays whole
-        head = tokens.count_messages(state.history)
+    else:  # nothing is compacted first: what came before stays whole (the server's own count of it)
+        head = history_tokens(state, state.history)
     # A tenth kept back: each file's read call and line numbers count too (attachments_refused's check).
     return max(0, int((limit - fixed - head - tokens.count_text(text)) * 0.9 / margin.ratio(state)))
 

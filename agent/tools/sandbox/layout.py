@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from agent.config import SandboxPolicy, data_home
@@ -58,12 +59,13 @@ def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool) -> Layo
     return layout
 
 
-def _own_folders() -> list[Path]:
+@cache
+def _own_folders() -> tuple[Path, ...]:
     """The Python the agent runs on and the agent's own source, read-only: a command that runs them
     (`python` of the same virtual environment) must find them though they live under /tmp."""
     folders = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
                Path(__file__).resolve().parents[3]]
-    return list(dict.fromkeys(f.resolve() for f in folders))
+    return tuple(dict.fromkeys(f.resolve() for f in folders))
 
 
 def _protect(layout: Layout, path: Path) -> None:
