@@ -104,9 +104,9 @@ def for_reports(model: str) -> Prices | None:
 def context_window(model: str, home: Path | None = None) -> int | None:
     """The model's window as genai-prices has it; None when it does not know the model.
 
-    Remembered in the data folder per copy of genai-prices' data: loading that data takes 0.1 s on
-    an idle machine and 0.4 s on a busy one, and start-up (0.3 s, `bench/startup.py`) needs the window
-    before the first paint, so only the first start after an install or upgrade pays it. `home`: the
+    Remembered in the data folder per copy of genai-prices' data: loading that data costs as much as
+    the rest of start-up (`bench/startup.py`, docs/measured.md), and start-up needs the window before
+    the first paint, so only the first start after an install or upgrade pays it. `home`: the
     data folder (None: not remembered)."""
     stamp = _data_stamp() if home is not None else ""
     remembered = _remembered(home, stamp) if home is not None and stamp else {}
