@@ -29,9 +29,6 @@ def _grep_workers() -> int:
 
 async def test_two_hundred_greps_in_one_reply_run_a_few_at_a_time(make_state, server, workspace, monkeypatch):
     monkeypatch.setenv("CODING_AGENT_GREP_TIMEOUT", "0.05")  # each worker lives until this limit
-    # What is measured here is the processes, not the model's speed: on a loaded 2-core CI machine the
-    # request after 200 results once took longer than the suite's 20 s, and the turn ended there.
-    monkeypatch.setenv("CODING_AGENT_TIMEOUT", "300")
     (workspace / "evil.txt").write_text("a" * 40 + "!\n")
     server.script(ToolCalls([("grep", {"pattern": "(a+)+$"})] * 200), Text("done"))
     state = make_state()

@@ -52,7 +52,7 @@ def agent_env(home: Path, **extra: str) -> dict[str, str]:
         # Claude Code's user folder beside it: the machine's own ~/.claude/settings.json stays out.
         "CLAUDE_CONFIG_DIR": str(home.parent / "claude-home"),
         "CODING_AGENT_MAX_RETRIES": "0",
-        "CODING_AGENT_TIMEOUT": "20",
+        "CODING_AGENT_TIMEOUT": "120",  # as tests/conftest.py
         "PYDANTIC_AI_NO_BANNER": "1",
         "PROMPT_TOOLKIT_NO_CPR": "1",
         "TERM": "xterm-256color",
