@@ -7,8 +7,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from agent.tools.grep_worker import run as grep_run
-from agent.tools.sandbox import confine
+from agent.tools.sandbox import confine, pids
 from agent.tools.shell import command_env
 from tests.sandbox_kit import bubblewrap, connect, run, tcp_server
 
@@ -132,3 +134,18 @@ def test_the_rules_ask_for_no_sandbox_at_all_without_a_policy(workspace):
     from agent.config import Config
 
     assert confine.for_commands(Config(workspace=workspace), workspace) is None
+
+
+def test_a_command_of_root_starts_inside_its_pids_cgroup(workspace):
+    if os.geteuid() != 0 or pids.cgroup_parent() is None:
+        pytest.skip("not root, or no pids cgroup can be made here: the limit is RLIMIT_NPROC")
+    out = run(bubblewrap(workspace), "cat /proc/self/cgroup")
+    assert f"coding-agent-{os.getpid()}-" in out, out
+
+
+def test_a_cgroup_that_cannot_be_joined_stops_the_command(tmp_path):
+    gone = tmp_path / "no-such-cgroup" / "cgroup.procs"
+    marker = tmp_path / "ran"
+    with pytest.raises(subprocess.SubprocessError):
+        subprocess.run(["/bin/sh", "-c", f"touch {marker}"], preexec_fn=pids.joiner(gone, None), check=False)
+    assert not marker.exists()
