@@ -2,7 +2,9 @@
 agent's own path (agent.tools.shell.execute: a process slot, the output pipe, the kill-on-timeout)
 with no sandbox and in the sandbox, interleaved in one run so that the machine's load falls on both.
 The figure is the time added per command (median of the per-command differences) and the ratio of
-the totals; the target is 20 ms added per command. The Landlock fallback is measured the same way
+the totals; the target is 20 ms added per command. Beside it, what bubblewrap alone costs (its
+namespaces, /dev and /proc around `true`, against `true`, started the same way), the floor under
+the figure that no change on our side can take away. The Landlock fallback is measured the same way
 where the kernel has it (no target: it starts a Python launcher per command).
 
     python bench/sandbox.py [--quick]
@@ -10,6 +12,7 @@ where the kernel has it (no target: it starts a Python launcher per command).
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +39,20 @@ async def timings(sandboxes: dict[str, Any], workspace: Path, n: int) -> dict[st
             found[name].append(time.perf_counter() - start)
             assert out.startswith("hello"), out
     return found
+
+
+def bare_bwrap(program: str, n: int) -> float:
+    """Median seconds bubblewrap's own sandbox (bwrap.probe_argv, running `true`) adds to `true`."""
+    from agent.tools.sandbox.bwrap import probe_argv
+
+    added = []
+    for _ in range(n):
+        start = time.perf_counter()
+        subprocess.run(["true"], check=True)
+        middle = time.perf_counter()
+        subprocess.run(probe_argv(program), check=True)
+        added.append((time.perf_counter() - middle) - (middle - start))
+    return median(added)
 
 
 async def run(quick: bool) -> None:
@@ -70,6 +87,8 @@ async def run(quick: bool) -> None:
         report.figure(f"sandbox_{name}_added_per_command", round(added, 1), "ms", target,
                       added <= TARGET_MS if target else None)
         report.figure(f"sandbox_{name}_ratio", round(ratio, 2), "x")
+    if mechanism.kind == "bubblewrap" and mechanism.program:
+        report.figure("bwrap_alone_added", round(1000 * bare_bwrap(mechanism.program, n), 1), "ms")
     report.finish()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,16 +94,15 @@ async def execute(command: str, cwd: Path, timeout: float, sandbox: Sandbox | No
     command_env()); its output (capped) and how it ended. Waits for a process slot."""
     env = command_env() if env is None else env
     if sandbox is None:
-        return await _run(["/bin/sh", "-c", command], cwd, timeout, env, command_preexec())
+        return await _run(["/bin/sh", "-c", command], cwd, timeout, env)
     with sandbox.launch(["/bin/sh", "-c", command], cwd, env) as launch:
-        output = await _run(launch.direct, cwd, timeout, launch.env, launch.preexec(command_preexec()))
+        output = await _run(launch.argv, cwd, timeout, launch.env)
     if swapped := sandbox.swapped_links(launch.layout):
         output += f"\n[warning: the command replaced {', '.join(map(str, swapped))}, which the sandbox protects]"
     return output
 
 
-async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str],
-               preexec: Callable[[], None] | None) -> str:
+async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> str:
     # Our own pipe rather than PIPE: asyncio's wait() would wait for every holder of the pipe to
     # close it, forever if the command left a background child (`server &`) behind.
     read_fd, write_fd = os.pipe()
@@ -116,8 +115,7 @@ async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str],
             stdout=write_fd,
             stderr=write_fd,
             env=env,
-            # No CAP_SYS_PTRACE (our memory stays out of reach); in the sandbox's pids cgroup, if any.
-            preexec_fn=preexec,
+            preexec_fn=command_preexec(),  # no CAP_SYS_PTRACE: our memory stays out of reach
         )
     except BaseException:
         os.close(read_fd)

@@ -8,7 +8,7 @@ gives the command line to start and cleans up after it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,18 +22,9 @@ from agent.tools.sandbox.policy import sandboxed_mode
 
 @dataclass
 class Launch:
-    """`argv` joins the command's pids cgroup itself (a shell step first, where there is one);
-    `direct` is the same sandbox without that step, for a caller that starts it with
-    `preexec(...)`, which joins the cgroup in the forked child before it execs."""
-
     argv: list[str]
     env: dict[str, str]
     layout: Layout
-    direct: list[str]
-    procs: Path | None = None
-
-    def preexec(self, then: Callable[[], None] | None) -> Callable[[], None] | None:
-        return pids.joiner(self.procs, then)
 
 
 @dataclass(frozen=True)
@@ -49,10 +40,10 @@ class Sandbox:
         layout = plan(self.policy, self.workspace, cwd, write)
         made_here = self.mechanism.kind == "bubblewrap"
         with _placeholders(layout, made_here), pids.cgroup(self.policy.max_processes) as procs:
-            direct = line = _argv(self, layout, inner)
+            line = _argv(self, layout, inner)
             if procs is not None:  # root: the first process joins the command's pids cgroup, then runs the rest
                 line = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(procs), *line]
-            yield Launch(line, _env(self, layout, env), layout, direct, procs)
+            yield Launch(line, _env(self, layout, env), layout)
 
     def swapped_links(self, layout: Layout) -> list[Path]:
         """Protected symlinks that a command replaced (the one change the mounts cannot stop)."""

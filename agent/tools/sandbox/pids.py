@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -128,24 +128,3 @@ def _remove(folder: Path) -> None:
         _left.discard(folder)
     except OSError:
         _left.add(folder)
-
-
-def joiner(procs: Path | None, then: Callable[[], None] | None) -> Callable[[], None] | None:
-    """A preexec_fn that moves the forked child into the cgroup whose `cgroup.procs` is `procs`
-    before it execs (so everything it starts is counted from its first fork), then runs `then`.
-    A failed join fails the start: the command never runs outside its limit."""
-    if procs is None:
-        return then
-    path = os.fsencode(procs)
-
-    def join() -> None:
-        # In the forked child: plain system calls only, no imports, no locks.
-        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-        try:
-            os.write(fd, b"0")  # "0": the writing process itself
-        finally:
-            os.close(fd)
-        if then is not None:
-            then()
-
-    return join
