@@ -16,7 +16,7 @@ import pytest
 
 from agent.config import SandboxPolicy
 from agent.tools.sandbox import detect
-from agent.tools.sandbox.confine import Sandbox
+from agent.tools.sandbox.confine import Sandbox, settle
 
 
 def bubblewrap(workspace: Path, **policy: object) -> Sandbox:
@@ -40,7 +40,9 @@ def landlock(workspace: Path, **policy: object) -> Sandbox:
 def run(sandbox: Sandbox | None, command: str, cwd: Path | None = None, timeout: float = 30) -> str:
     from agent.tools.shell import execute
 
-    return asyncio.run(execute(command, cwd or (sandbox.workspace if sandbox else Path.cwd()), timeout, sandbox))
+    out = asyncio.run(execute(command, cwd or (sandbox.workspace if sandbox else Path.cwd()), timeout, sandbox))
+    settle()  # the placeholders of absent protected paths are gone once it returns, as after a real turn
+    return out
 
 
 @contextmanager

@@ -69,7 +69,10 @@ def for_commands(config: Any, workspace: Path) -> Sandbox | None:
 @contextmanager
 def _placeholders(layout: Layout, made_here: bool) -> Iterator[None]:
     """bubblewrap makes each absent protected path as a mount point in the real folder; they are
-    removed once no sandbox is running (removing one under a live sandbox would unmount it there)."""
+    removed once no sandbox is running (removing one under a live sandbox would unmount it there).
+    Removing a folder that was a mount point waits for the kernel to detach the dead sandbox's
+    mounts, milliseconds each, so it is done by a thread after the command has answered; it holds
+    the lock throughout, so a new sandbox starts only before it or after it."""
     global _live
     with _lock:
         _live += 1
@@ -80,18 +83,34 @@ def _placeholders(layout: Layout, made_here: bool) -> Iterator[None]:
     finally:
         with _lock:
             _live -= 1
-            if _live == 0:
-                for path in sorted(_made, reverse=True):
-                    try:
-                        path.rmdir()  # an empty folder only: never anything a user put there
-                    except OSError:
-                        pass
-                _made.clear()
+            if _live == 0 and _made:
+                _cleaner[:] = [t for t in _cleaner if t.is_alive()]
+                _cleaner.append(threading.Thread(target=_remove_placeholders, name="sandbox-placeholders"))
+                _cleaner[-1].start()  # not a daemon: the interpreter waits for it at exit
+
+
+def _remove_placeholders() -> None:
+    with _lock:
+        if _live:
+            return  # a sandbox started meanwhile: the one that ends last removes them
+        for path in sorted(_made, reverse=True):
+            try:
+                path.rmdir()  # an empty folder only: never anything a user put there
+            except OSError:
+                pass
+        _made.clear()
+
+
+def settle() -> None:
+    """Wait until the placeholders of the sandboxes that have ended are removed."""
+    while _cleaner:
+        _cleaner.pop(0).join()
 
 
 _lock = threading.Lock()
 _live = 0
 _made: set[Path] = set()
+_cleaner: list[threading.Thread] = []
 
 
 # --- each mechanism's command line -----------------------------------------------------------
