@@ -3,6 +3,7 @@ touch, see and reach. SKIPPED, saying why, where bubblewrap cannot run."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -142,3 +143,16 @@ def test_a_command_of_root_starts_inside_its_pids_cgroup(workspace):
     out = run(bubblewrap(workspace), "cat /proc/self/cgroup")
     assert f"coding-agent-{os.getpid()}-" in out, out
 
+
+
+def test_a_command_right_after_another_sees_the_absent_paths_as_absent(workspace):
+    from agent.tools.shell import execute
+
+    sandbox = bubblewrap(workspace)
+
+    async def twice() -> list[str]:  # no settle between them: the first one's placeholders may be going
+        return [await execute("echo hello", workspace, 30, sandbox) for _ in range(2)]
+
+    assert [out.splitlines()[0] for out in asyncio.run(twice())] == ["hello", "hello"]
+    confine.settle()
+    assert not (workspace / ".git").exists() and not (workspace / "AGENTS.md").exists()

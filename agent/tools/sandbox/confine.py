@@ -37,6 +37,7 @@ class Sandbox:
     def launch(self, inner: list[str], cwd: Path, env: dict[str, str], write: bool = True) -> Iterator[Launch]:
         """The command line that runs `inner` confined (`write`: with the policy's writable folders;
         without, only the private temp folder, as for grep). Placeholders go when the last ends."""
+        settle()  # the last command's placeholders gone first: the layout must not take them for real paths
         layout = plan(self.policy, self.workspace, cwd, write)
         made_here = self.mechanism.kind == "bubblewrap"
         with _placeholders(layout, made_here), pids.cgroup(self.policy.max_processes) as procs:
