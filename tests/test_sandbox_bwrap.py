@@ -156,3 +156,27 @@ def test_a_command_right_after_another_sees_the_absent_paths_as_absent(workspace
     assert [out.splitlines()[0] for out in asyncio.run(twice())] == ["hello", "hello"]
     confine.settle()
     assert not (workspace / ".git").exists() and not (workspace / "AGENTS.md").exists()
+
+
+def test_a_command_beside_a_running_one_cannot_fill_its_empty_git_placeholder(workspace):
+    """With no `.git`, bubblewrap leaves an empty folder as the mount point of the read-only one. A
+    second command started while the first runs must take that folder for absent too, not for a
+    repository it may write (a planted `.git` would outlive both)."""
+    from agent.tools.shell import execute
+
+    sandbox = bubblewrap(workspace)
+
+    async def overlapping() -> str:
+        first = asyncio.create_task(execute("touch started; while [ ! -e go ]; do sleep 0.05; done; echo first",
+                                            workspace, 60, sandbox))
+        while not (workspace / "started").exists() and not first.done():
+            await asyncio.sleep(0.02)
+        second = await execute("mkdir .git/objects && echo ref > .git/HEAD && echo PLANTED", workspace, 30, sandbox)
+        (workspace / "go").touch()
+        await first
+        return second
+
+    second = asyncio.run(overlapping())
+    confine.settle()
+    assert "PLANTED" not in second, second
+    assert not (workspace / ".git").exists()

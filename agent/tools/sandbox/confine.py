@@ -38,7 +38,9 @@ class Sandbox:
         """The command line that runs `inner` confined (`write`: with the policy's writable folders;
         without, only the private temp folder, as for grep). Placeholders go when the last ends."""
         settle()  # the last command's placeholders gone first: the layout must not take them for real paths
-        layout = plan(self.policy, self.workspace, cwd, write)
+        with _lock:
+            ours = frozenset(_made)
+        layout = plan(self.policy, self.workspace, cwd, write, ours)
         made_here = self.mechanism.kind == "bubblewrap"
         with _placeholders(layout, made_here), pids.cgroup(self.policy.max_processes) as procs:
             line = _argv(self, layout, inner)

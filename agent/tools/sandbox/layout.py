@@ -42,9 +42,11 @@ class Layout:
     links: dict[Path, str] = field(default_factory=dict)
 
 
-def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool) -> Layout:
+def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool,
+         placeholders: frozenset[Path] = frozenset()) -> Layout:
     """The layout for one command (`write`: with the policy's writable folders; without, only the
-    private temp folder, as for grep)."""
+    private temp folder, as for grep). `placeholders`: the empty folders that sandboxes still running
+    made for absent paths, which are absent still (an empty `.git` of theirs is not a repository)."""
     base = private_base()
     roots = [workspace.resolve(), *policy.writable_roots] if write and policy.mode == "workspace-write" else []
     layout = Layout(list(dict.fromkeys(roots)), [], [], [], [], base / "tmp", base / "empty", base / "empty-file",
@@ -54,7 +56,7 @@ def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool) -> Layo
     layout.visible += [p for p in _own_folders() if p not in layout.visible and p.is_relative_to("/tmp")]
     for root in layout.writable:
         for path in protected_paths(root):
-            _protect(layout, path)
+            _protect(layout, path, placeholders)
     layout.hidden = _secrets(layout.writable)
     return layout
 
@@ -68,7 +70,10 @@ def _own_folders() -> tuple[Path, ...]:
     return tuple(dict.fromkeys(f.resolve() for f in folders))
 
 
-def _protect(layout: Layout, path: Path) -> None:
+def _protect(layout: Layout, path: Path, placeholders: frozenset[Path]) -> None:
+    if path in placeholders:
+        layout.absent.append(path)
+        return
     if path.is_symlink():
         layout.links[path] = link_of(path)
         path = path.resolve()
