@@ -19,12 +19,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import agent.compaction.background as background
-import agent.compaction.margin as margin
 import agent.compaction.policy as policy
-import agent.compaction.survival as survival
+import agent.compaction.watermark as watermark
 from agent import debuglog
 from agent.compaction.fit import cut_to_fit
-from agent.compaction.rebuild import cheap_tier, cheap_tier_enough, checkpoints_cut, compacted_history, refuse_result
+from agent.compaction.rebuild import (
+    cheap_tier,
+    cheap_tier_enough,
+    checkpoints_cut,
+    compacted_history,
+    refuse_result,
+    task_gaps,
+    task_section,
+)
+from agent.compaction.rebuild import dropped as dropped_report
 from agent.compaction.request import Cached, cached, request_summary, sent_split
 from agent.compaction.restore import restore_files
 from agent.compaction.summary import (
@@ -182,8 +190,8 @@ def rebuilt(state: AppState, p: Plan, reply: SummaryReply | None, archive: str) 
     # The task must survive whatever the summary says: what it left out is added after it.
     edited = [path for path in files_touched(p.history) if path not in parts.files]
     open_items = [item for item, status in todo_items(p.history) if status != "completed"]
-    if gaps := survival.task_gaps(p.history, parts.summary, [*todo, *p.tail], open_items, edited):
-        parts.summary += "\n\n" + survival.task_section(gaps, lang)
+    if gaps := task_gaps(p.history, parts.summary, [*todo, *p.tail], open_items, edited):
+        parts.summary += "\n\n" + task_section(gaps, lang)
     carried, head = summary_messages(parts, lang, gone)
     # The user's pins come back whole (a file read again now), with the restored files.
     pinned, tail = _pinned(state, p.history), [m for m in p.tail if not is_pins(m)]
@@ -205,8 +213,8 @@ def _pinned(state: AppState, history: Sequence[ModelMessage]) -> list[ModelMessa
 
 
 def dropped(state: AppState, p: Plan, history: list[ModelMessage], new_read: ReadFileState) -> dict:
-    """What the compaction drops (agent.compaction.survival.dropped), file names as the user wrote them."""
-    return survival.dropped(p.history, history, _names(state, state.read_file_state.paths()),
+    """What the compaction drops (agent.compaction.rebuild.dropped), file names as the user wrote them."""
+    return dropped_report(p.history, history, _names(state, state.read_file_state.paths()),
                             _names(state, new_read.paths()))
 
 
@@ -223,7 +231,7 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
         # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded.
         history = keep_nested_memory(p.history, history, state.workspace, lang, at=head_end(history))
         after = figs.count(history)
-        if refusal := refuse_result(p.before, after, figs.threshold, margin.room(state, limit)):
+        if refusal := refuse_result(p.before, after, figs.threshold, watermark.room(state, limit)):
             raise CompactError(t(refusal, lang, before=p.before, after=after, threshold=figs.threshold, window=limit))
         built[:] = [history, new_read, after]
         return history

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import agent.compaction.fit as fit
-import agent.compaction.margin as margin
+import agent.compaction.watermark as watermark
 from agent import debuglog
 from agent.compaction.rebuild import clear_tool_results, last_response, starts_cleanly
 from agent.compaction.summary import (
@@ -121,8 +121,8 @@ def fit_request(state: AppState, history: Sequence[ModelMessage], prompt: str,
                 limit: int) -> tuple[list[ModelMessage], int]:
     """The full history when it fits (best for the cache); else the cheap tier, any text larger than
     half the room cut, the oldest messages left out (pairs intact), then the largest texts cut, until
-    it fits `limit` by the server's count (agent.compaction.margin)."""
-    prompt_tokens, room = tokens.count_text(prompt), margin.room(state, limit)
+    it fits `limit` by the server's count (agent.compaction.watermark, the learned margin)."""
+    prompt_tokens, room = tokens.count_text(prompt), watermark.room(state, limit)
     # The provider's own count of the last request says whether it all fits, without tokenizing a
     # million tokens again.
     fixed = prefix_tokens(state) + prompt_tokens
@@ -150,16 +150,16 @@ async def request_summary(state: AppState, agent: Agent[AppState, str], history:
             responses = await _call(agent, state, messages, prompt)
             break
         except Exception as exc:
-            if not margin.too_long(exc) or attempt == MAX_FIT_RETRIES:
+            if not watermark.too_long(exc) or attempt == MAX_FIT_RETRIES:
                 raise
-            margin.refused(state, history_tokens(state, messages) + tokens.count_text(prompt), exc)
+            watermark.refused(state, history_tokens(state, messages) + tokens.count_text(prompt), exc)
             smaller, left_out = fit_request(state, history, prompt, limit)
             while _same(smaller, messages) and limit > prefix_tokens(state):
                 limit = int(limit * SHRINK)
                 smaller, left_out = fit_request(state, history, prompt, limit)
             if _same(smaller, messages):
                 raise
-            debuglog.log("compact_too_long", attempt=attempt, ratio=round(margin.ratio(state), 4))
+            debuglog.log("compact_too_long", attempt=attempt, ratio=round(watermark.ratio(state), 4))
             messages = smaller
     try:
         reply = _read_reply(state, responses, left_out)
@@ -209,7 +209,7 @@ async def _call(agent: Agent[AppState, str], state: AppState, messages: list[Mod
     settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state, request_tokens)}
     try:
         responses = await _responses_reusing(agent, state, messages, prompt, settings)
-        margin.observe(state, request_tokens, responses[0].usage.input_tokens)
+        watermark.observe(state, request_tokens, responses[0].usage.input_tokens)
         if not _calls_tools(responses[-1]):
             return responses
         debuglog.log("compact_kept_calling_tools", rounds=len(responses))
