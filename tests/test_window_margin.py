@@ -1,5 +1,6 @@
 """Issue 20, cases 1 and 4: a request over the window is never resent unchanged, and the size check
-before every request learns how far the server counts above the agent (agent.compaction.watermark, the learned margin)."""
+before every request learns how far the server counts above the agent (the learned margin,
+agent.compaction.watermark)."""
 
 from __future__ import annotations
 

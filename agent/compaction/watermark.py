@@ -46,6 +46,8 @@ REBUILT_SHARE = 0.7
 SUMMARY_OVERHEAD = 300
 USER_MESSAGES_MAX, RESTORE_MAX = 20_000, 50_000
 USER_SHARE, RESTORE_SHARE, TAIL_SHARE = 0.3, 0.4, 0.3
+# The most files a summary restores, newest first (agent.compaction.restore); `figures` estimates them.
+RESTORE_MAX_FILES = 5
 # A file's tokens, estimated from its size before it is read.
 BYTES_PER_TOKEN = 3.5
 
@@ -148,8 +150,6 @@ class Figures:
 
 
 def figures(state: AppState) -> Figures:
-    from agent.compaction.restore import RESTORE_MAX_FILES
-
     window, limit, fixed = state.config.context_window, threshold(state), prefix_tokens(state)
     known = prices.now(state.config)  # the next requests are made now
     restored = 0
