@@ -22,7 +22,6 @@ from agent.compaction.rebuild import clear_tool_results, last_response, starts_c
 from agent.compaction.summary import (
     SummaryReply,
     extract_summary,
-    firmer_prompt,
     has_next_step,
     is_summary_shaped,
     missing_user_messages,
@@ -34,6 +33,7 @@ from agent.events import Notice
 from agent.provider.prefix import PrefixMismatch, RequestContext, RequestRecorder, SentRequest, starts_with
 from agent.provider.prefix import settings as prefix_settings
 from agent.text.i18n import t
+from agent.text.prompts import load_prompt
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
@@ -163,9 +163,10 @@ async def request_summary(state: AppState, agent: Agent[AppState, str], history:
             messages = smaller
     try:
         reply = _read_reply(state, responses, left_out)
-    except NotASummary as exc:  # a greeting, a cut or partial summary: asked once more; a second one fails it
+    except NotASummary as exc:  # a greeting, a cut or partial summary: asked once more, firmly; a second one fails it
         debuglog.log("compact_not_a_summary", reason=str(exc))
-        reply = _read_reply(state, await _call(agent, state, messages, firmer_prompt(prompt, state.lang)), left_out)
+        firmer = prompt + "\n\n" + load_prompt("compact_firm", state.lang)
+        reply = _read_reply(state, await _call(agent, state, messages, firmer), left_out)
     if state.stats.usage_missing and left_out == 0:
         # A server without usage (Ollama) drops the oldest messages past its own context size without
         # a word: a summary that knows the newest request but not the first one is the trace it leaves.
