@@ -2,9 +2,8 @@
 messages: the files read again, the user's pins, the task list, the images; and the report of what
 it dropped, by the names the user wrote.
 
-The files a summary brings back are the newest read, read again into the rebuilt history.
-
-At most five within their budget, newest first, as @-mentions are (a read_file call and its answer
+The files a summary brings back are the newest read, read again into the rebuilt history: at most
+five within their budget, newest first, as @-mentions are (a read_file call and its answer
 per file, by path, ids made of the path and the text: two compactions that restore the same files
 send the same bytes). A file that is gone is skipped. One the kept tail already shows (a read there
 gives its text now, or it was read whole there and changed since only by the agent's own edits,
@@ -152,7 +151,7 @@ def _pinned(state: AppState, history: Sequence[ModelMessage]) -> list[ModelMessa
 def dropped(state: AppState, before: list[ModelMessage], history: list[ModelMessage], new_read: ReadFileState) -> dict:
     """What the compaction drops (agent.compaction.rebuild.dropped), file names as the user wrote them."""
     return dropped_report(before, history, _names(state, state.read_file_state.paths()),
-                            _names(state, new_read.paths()))
+                          _names(state, new_read.paths()))
 
 
 def _names(state: AppState, paths: Sequence[Path]) -> list[str]:
