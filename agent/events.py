@@ -100,7 +100,7 @@ class CompactionFinished:
     left_out_messages: int = 0
     # The summary the model wrote ("" for the cheap tier): shown collapsed, so compaction is never silent.
     summary: str = ""
-    # What it dropped (agent.compaction.survival.dropped): tool results by tool and their tokens, files
+    # What it dropped (agent.compaction.rebuild.dropped): tool results by tool and their tokens, files
     # not restored, user messages only the archive holds.
     dropped: dict = field(default_factory=dict)
 

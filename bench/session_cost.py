@@ -317,7 +317,8 @@ if __name__ == "__main__":
         p.add_argument("--seeds", default="14", help="comma-separated session seeds (default 14)")
         p.add_argument("--turns", type=int, help="turns per session (default: 70 with --quick, else 400)")
         p.add_argument("--windows", help="comma-separated windows in tokens (default: 32768,131072[,1000000])")
-        p.add_argument("--strategies", help=f"comma-separated, of: {', '.join(STRATEGIES)} (default: all)")
+        names = ", ".join(STRATEGIES).replace("%", "%%")  # argparse formats help with %
+        p.add_argument("--strategies", help=f"comma-separated, of: {names} (default: all)")
         p.add_argument("--skew", action="store_true", help="the emulator counts off DeepSeek's tokenizer")
 
     args = common.parse_args(__doc__, _options)

@@ -250,8 +250,7 @@ def test_every_package_is_installed():
 
 
 # The compaction's pure parts: values in, values out (docs/architecture.md, "The compaction").
-PURE_COMPACTION = ("agent.compaction.rebuild", "agent.compaction.summary", "agent.compaction.policy",
-                   "agent.compaction.survival")
+PURE_COMPACTION = ("agent.compaction.rebuild", "agent.compaction.summary", "agent.compaction.policy")
 
 
 def test_nothing_outside_the_compaction_package_imports_its_inner_modules():

@@ -6,7 +6,7 @@ import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
 
-from agent.compaction.flow import restore_files
+from agent.compaction.restore import restore_files
 from agent.compaction.summary import extract_summary
 from agent.compaction.watermark import (
     CompactAtOutOfRange,

@@ -10,7 +10,7 @@ import pexpect
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
 import session
-from agent.compaction.survival import task_gaps, task_section
+from agent.compaction.rebuild import task_gaps, task_section
 from tests.builders import is_compaction, long_answer, responder, script_forever
 from tests.fake_openai import Text
 from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture

@@ -1,12 +1,13 @@
 """Issue 20, cases 1 and 4: a request over the window is never resent unchanged, and the size check
-before every request learns how far the server counts above the agent (agent.compaction.margin)."""
+before every request learns how far the server counts above the agent (the learned margin,
+agent.compaction.watermark)."""
 
 from __future__ import annotations
 
 import json
 
 import session
-from agent.compaction import margin
+from agent.compaction import watermark as margin
 from agent.events import Notice
 from main import on_submit
 from tests.fake_openai import Text

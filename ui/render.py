@@ -82,7 +82,7 @@ def compaction_done(event: CompactionFinished, lang: str) -> str:
 
 
 def dropped_text(report: dict, lang: str, named: int | None = 3) -> str:
-    """What a compaction dropped, one line (agent.compaction.survival.dropped's figures); `named`: how
+    """What a compaction dropped, one line (agent.compaction.rebuild.dropped's figures); `named`: how
     many tools and files it names (None: all, as /compact show)."""
 
     def listed(items: list[str]) -> str:

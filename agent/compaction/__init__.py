@@ -2,7 +2,7 @@
 
 Read flow.py first: it tells one compaction top to bottom. Its callers are in checks.py (before a
 turn, before each request inside one) and compact.py (/compact). Behind them, each module has one
-job: the sizes and the threshold (watermark), the learned margin (margin), clearing or a summary by
+job: the sizes, the threshold and the learned margin (watermark), clearing or a summary by
 cost (policy), the rebuilt history and the summary's text (rebuild, summary: pure), the summary
 request (request), the fit to the window (fit), the summary written in the background (background)
 and /compact undo (undo). Outside this package, import only the names below (a test holds it).
@@ -22,7 +22,6 @@ from agent.compaction.checks import (
 )
 from agent.compaction.fit import attach, attachments_refused, check_message, mention_room
 from agent.compaction.flow import Plan, Review, compact, plan
-from agent.compaction.margin import refused, too_long
 from agent.compaction.rebuild import cheap_tier
 from agent.compaction.summary import files_touched, head_end
 from agent.compaction.undo import UndoPlan, last_summary, plan_undo, undo_compaction
@@ -39,7 +38,9 @@ from agent.compaction.watermark import (
     measured,
     output_reserve,
     prefix_tokens,
+    refused,
     threshold,
+    too_long,
 )
 
 __all__ = [

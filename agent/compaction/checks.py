@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import agent.compaction.background as background
 import agent.compaction.flow as flow
-import agent.compaction.margin as margin
+import agent.compaction.watermark as watermark
 from agent import debuglog
 from agent.compaction.fit import make_fit
 from agent.compaction.rebuild import kept_for_fit, mid_turn_keep, turn_prompt
@@ -95,7 +95,7 @@ async def before_request(state: AppState, agent: Agent[AppState, str], messages:
         taken = background.take(state, plan.tail + plan.restore, messages[prompt_at])
         if await _attempt(state, agent, "mid-turn", keep=keep, taken=taken):
             return Refit()
-    if running or margin.fits(state, used, ceiling(state)):
+    if running or watermark.fits(state, used, ceiling(state)):
         return None
     keep = kept_for_fit(messages, figures(state).budgets.tail)
     return Refit(await make_fit(state, messages, keep, lambda: flow.compact(state, agent, "overflow", keep=keep)))

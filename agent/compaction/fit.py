@@ -20,7 +20,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import agent.compaction.margin as margin
+import agent.compaction.watermark as watermark
 from agent import debuglog
 from agent.compaction.rebuild import (
     anchored,
@@ -61,7 +61,7 @@ async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[Mod
     fits. Returns None, or, when the session file cannot be written, the messages to send this once."""
     limit = ceiling(state)
     needed = prefix_tokens(state) + tokens.count_messages(keep)
-    if not margin.fits(state, needed, limit):
+    if not watermark.fits(state, needed, limit):
         raise WindowOverflow(t("overflow_nothing_fits", state.lang, needed=needed, limit=limit))
     state.emit(Notice(t("overflow_fitting", state.lang, used=history_tokens(state, messages), limit=limit), "warn"))
     state.transcript.update(messages)
@@ -70,12 +70,12 @@ async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[Mod
             await summarize()  # a failed one leaves the history as it was
         except Exception as exc:  # noqa: BLE001 - leaving out the oldest still works
             debuglog.log("overflow_summary_failed", error=repr(exc)[:300])
-    if not margin.fits(state, history_tokens(state, state.history), limit):
+    if not watermark.fits(state, history_tokens(state, state.history), limit):
         try:
-            leave_out_oldest(state, margin.room(state, limit))
+            leave_out_oldest(state, watermark.room(state, limit))
         except OSError as exc:
             debuglog.log("overflow_unsaved", error=str(exc))
-            return fit_messages(messages, margin.room(state, limit), prefix_tokens(state))[0]
+            return fit_messages(messages, watermark.room(state, limit), prefix_tokens(state))[0]
     return None
 
 
@@ -230,7 +230,7 @@ def check_message(state: AppState, text: str) -> str | None:
     plan, limit = budgets(state.config.context_window, threshold(state), fixed), threshold(state)
     head = min(tokens.count_messages(state.history[: head_end(state.history)]),
                plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
-    size = margin.safe(state, tokens.count_text(text))
+    size = watermark.safe(state, tokens.count_text(text))
     if fixed + head + size < limit:
         return None
     return t("message_too_large", state.lang, tokens=size, fixed=fixed + head, threshold=limit,
@@ -252,7 +252,7 @@ def mention_room(state: AppState, text: str) -> int:
     else:  # nothing is compacted first: what came before stays whole (the server's own count of it)
         head = history_tokens(state, state.history)
     # A tenth kept back: each file's read call and line numbers count too (attachments_refused's check).
-    return max(0, int((limit - fixed - head - tokens.count_text(text)) * 0.9 / margin.ratio(state)))
+    return max(0, int((limit - fixed - head - tokens.count_text(text)) * 0.9 / watermark.ratio(state)))
 
 
 def attachments_refused(state: AppState, prelude: list, text: str) -> str | None:
@@ -262,7 +262,7 @@ def attachments_refused(state: AppState, prelude: list, text: str) -> str | None
     if not prelude:
         return None
     files, size, fixed = tokens.count_messages(prelude), tokens.count_text(text), prefix_tokens(state)
-    if margin.fits(state, fixed + files + size, ceiling(state)):
+    if watermark.fits(state, fixed + files + size, ceiling(state)):
         return None
     return t("attachments_too_large", state.lang, files=files, tokens=size, fixed=fixed, threshold=ceiling(state))
 

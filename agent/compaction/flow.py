@@ -2,11 +2,11 @@
 
 `plan` decides from values alone: nothing to do, clear old tool results, or a summary of the
 history's start keeping a tail. The one await is the summary request, or a summary written in the
-background. `commit` archives the session, builds the new history (the summary's messages, the files
-restored, the tail), swaps it in through the transcript and drops the checkpoints it passed. All
-before the commit can fail or be cancelled and leaves everything as it was; the commit is
-synchronous, so nothing interleaves. Every caller (agent.compaction.checks, compact.py) comes
-through `compact`.
+background. `commit` archives the session, builds the new history (agent.compaction.restore: the
+summary's messages, the files restored, the tail), swaps it in through the transcript and drops the
+checkpoints it passed. All before the commit can fail or be cancelled and leaves everything as it
+was; the commit is synchronous, so nothing interleaves. Every caller (agent.compaction.checks,
+compact.py) comes through `compact`.
 """
 
 from __future__ import annotations
@@ -19,30 +19,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import agent.compaction.background as background
-import agent.compaction.margin as margin
 import agent.compaction.policy as policy
-import agent.compaction.survival as survival
+import agent.compaction.restore as restore
+import agent.compaction.watermark as watermark
 from agent import debuglog
 from agent.compaction.fit import cut_to_fit
-from agent.compaction.rebuild import cheap_tier, cheap_tier_enough, checkpoints_cut, compacted_history, refuse_result
+from agent.compaction.rebuild import (
+    cheap_tier,
+    cheap_tier_enough,
+    checkpoints_cut,
+    refuse_result,
+)
 from agent.compaction.request import Cached, cached, request_summary, sent_split
-from agent.compaction.restore import restore_files
 from agent.compaction.summary import (
     compaction_prompt,
-    files_touched,
     head_end,
     previous_summary,
-    summary_messages,
-    summary_parts,
 )
 from agent.compaction.watermark import Figures, ceiling, figures
 from agent.errors import CompactCancelled, CompactError, NothingToCompact
 from agent.events import CompactionFinished, CompactionStarted, Notice
 from agent.marks import summary_text
-from agent.state.file_state import ReadFileState
-from agent.state.pins import is_pins, pins_message, pins_of
 from agent.text.i18n import t
-from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
@@ -148,7 +146,8 @@ async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "
         finally:
             state.compaction.running = False
     if review is not None and reply is not None:
-        text = await review(reply.summary, dropped(state, p, *rebuilt(state, p, reply, "")))
+        rebuilt = restore.rebuilt(state, p.history, p.tail, figs, reply, "")
+        text = await review(reply.summary, restore.dropped(state, p.history, *rebuilt))
         if text is None:
             raise CompactCancelled(t("compact_preview_cancelled", state.lang))
         reply = dataclasses.replace(reply, summary=text)
@@ -160,56 +159,6 @@ async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "
         raise
 
 
-def rebuilt(state: AppState, p: Plan, reply: SummaryReply | None, archive: str) -> tuple[list[ModelMessage],
-                                                                                           ReadFileState]:
-    """The new history and its read state (nothing of `state` changes): the summary's messages (what
-    of the task it left out added after it), the task list, the files restored, the tail."""
-    from agent.tools.images import compaction_note
-    from agent.tools.todo import current as todo_items
-    from agent.tools.todo import restore_messages as restore_todo
-
-    figs, lang = p.figs, state.lang
-    if reply is None:
-        return p.request, state.read_file_state
-    parts = summary_parts(p.history, p.tail, reply.summary, reply.left_out, figs.budgets.user_messages, lang)
-    if parts is None:
-        raise CompactError(t("compact_empty", lang))
-    parts.archives.append(archive)
-    if note := compaction_note(p.history, p.tail, lang):  # images are not restored
-        parts.summary += "\n\n" + note
-    gone = {path for path in parts.files if not (state.workspace / path).exists()}
-    todo = restore_todo(p.history, p.tail)  # the task list comes back whole
-    # The task must survive whatever the summary says: what it left out is added after it.
-    edited = [path for path in files_touched(p.history) if path not in parts.files]
-    open_items = [item for item, status in todo_items(p.history) if status != "completed"]
-    if gaps := survival.task_gaps(p.history, parts.summary, [*todo, *p.tail], open_items, edited):
-        parts.summary += "\n\n" + survival.task_section(gaps, lang)
-    carried, head = summary_messages(parts, lang, gone)
-    # The user's pins come back whole (a file read again now), with the restored files.
-    pinned, tail = _pinned(state, p.history), [m for m in p.tail if not is_pins(m)]
-    used, new_read = figs.fixed + tokens.count_messages([*carried, head, *todo, *pinned, *tail]), ReadFileState()
-    files = restore_files(state, new_read, max(0, min(figs.budgets.restore, figs.budgets.target - used)), tail)
-    history = compacted_history(carried, [*pinned, *files], head, tail, plan=todo)
-    if (files or todo) and figs.count(history) > figs.threshold:
-        # Over the target: the files go first (they can be read again), never the user's words.
-        return compacted_history(carried, pinned, head, tail), ReadFileState()
-    return history, new_read
-
-
-def _pinned(state: AppState, history: Sequence[ModelMessage]) -> list[ModelMessage]:
-    from agent.tools.mentions import pinned_files
-
-    if not (pins := pins_of(history)):
-        return []
-    return [pins_message(pins, pinned_files(state, [p.text for p in pins if p.kind == "file"]), state.lang)]
-
-
-def dropped(state: AppState, p: Plan, history: list[ModelMessage], new_read: ReadFileState) -> dict:
-    """What the compaction drops (agent.compaction.survival.dropped), file names as the user wrote them."""
-    return survival.dropped(p.history, history, _names(state, state.read_file_state.paths()),
-                            _names(state, new_read.paths()))
-
-
 def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFinished:
     """Archive, rebuild and swap through the transcript (Transcript.replace); a result not smaller, or
     not fitting the window, is refused with history and file as they were. Then the rest of the state."""
@@ -219,11 +168,12 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
     figs, lang, limit, built = p.figs, state.lang, ceiling(state), []
 
     def build(archive: Path) -> list[ModelMessage]:
-        history, new_read = rebuilt(state, p, reply, str(archive))
+        history, new_read = (p.request, state.read_file_state) if reply is None else \
+            restore.rebuilt(state, p.history, p.tail, figs, reply, str(archive))
         # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded.
         history = keep_nested_memory(p.history, history, state.workspace, lang, at=head_end(history))
         after = figs.count(history)
-        if refusal := refuse_result(p.before, after, figs.threshold, margin.room(state, limit)):
+        if refusal := refuse_result(p.before, after, figs.threshold, watermark.room(state, limit)):
             raise CompactError(t(refusal, lang, before=p.before, after=after, threshold=figs.threshold, window=limit))
         built[:] = [history, new_read, after]
         return history
@@ -236,7 +186,7 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
     if cut:
         state.file_history.drop_from(cut[0])
     (history, new_read, after), stats = built, state.stats
-    report = dropped(state, p, history, new_read)
+    report = restore.dropped(state, p.history, history, new_read)
     summary = next((text for m in history if (text := summary_text(m)) is not None), "") if reply else ""
     state.scratch.recorder.forget()  # its messages are the old history's: free them
     state.read_file_state = new_read
@@ -256,7 +206,3 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
         state.emit(Notice(t("compact_over_target", lang, after=after, threshold=figs.threshold), level="warn"))
     hooks.compacted(state, p.trigger, p.before, after, archive, report)  # PostCompact, SessionStart "compact"
     return done
-
-
-def _names(state: AppState, paths: Sequence[Path]) -> list[str]:
-    return [str(p.relative_to(state.workspace)) if p.is_relative_to(state.workspace) else str(p) for p in paths]

@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import agent.compaction.fit as fit
-import agent.compaction.margin as margin
+import agent.compaction.watermark as watermark
 from agent import debuglog
 from agent.compaction.rebuild import clear_tool_results, last_response, starts_cleanly
 from agent.compaction.summary import (
     SummaryReply,
     extract_summary,
-    firmer_prompt,
     has_next_step,
     is_summary_shaped,
     missing_user_messages,
@@ -34,6 +33,7 @@ from agent.events import Notice
 from agent.provider.prefix import PrefixMismatch, RequestContext, RequestRecorder, SentRequest, starts_with
 from agent.provider.prefix import settings as prefix_settings
 from agent.text.i18n import t
+from agent.text.prompts import load_prompt
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
@@ -121,8 +121,8 @@ def fit_request(state: AppState, history: Sequence[ModelMessage], prompt: str,
                 limit: int) -> tuple[list[ModelMessage], int]:
     """The full history when it fits (best for the cache); else the cheap tier, any text larger than
     half the room cut, the oldest messages left out (pairs intact), then the largest texts cut, until
-    it fits `limit` by the server's count (agent.compaction.margin)."""
-    prompt_tokens, room = tokens.count_text(prompt), margin.room(state, limit)
+    it fits `limit` by the server's count (agent.compaction.watermark, the learned margin)."""
+    prompt_tokens, room = tokens.count_text(prompt), watermark.room(state, limit)
     # The provider's own count of the last request says whether it all fits, without tokenizing a
     # million tokens again.
     fixed = prefix_tokens(state) + prompt_tokens
@@ -150,22 +150,23 @@ async def request_summary(state: AppState, agent: Agent[AppState, str], history:
             responses = await _call(agent, state, messages, prompt)
             break
         except Exception as exc:
-            if not margin.too_long(exc) or attempt == MAX_FIT_RETRIES:
+            if not watermark.too_long(exc) or attempt == MAX_FIT_RETRIES:
                 raise
-            margin.refused(state, history_tokens(state, messages) + tokens.count_text(prompt), exc)
+            watermark.refused(state, history_tokens(state, messages) + tokens.count_text(prompt), exc)
             smaller, left_out = fit_request(state, history, prompt, limit)
             while _same(smaller, messages) and limit > prefix_tokens(state):
                 limit = int(limit * SHRINK)
                 smaller, left_out = fit_request(state, history, prompt, limit)
             if _same(smaller, messages):
                 raise
-            debuglog.log("compact_too_long", attempt=attempt, ratio=round(margin.ratio(state), 4))
+            debuglog.log("compact_too_long", attempt=attempt, ratio=round(watermark.ratio(state), 4))
             messages = smaller
     try:
         reply = _read_reply(state, responses, left_out)
-    except NotASummary as exc:  # a greeting, a cut or partial summary: asked once more; a second one fails it
+    except NotASummary as exc:  # a greeting, a cut or partial summary: asked once more, firmly; a second one fails it
         debuglog.log("compact_not_a_summary", reason=str(exc))
-        reply = _read_reply(state, await _call(agent, state, messages, firmer_prompt(prompt, state.lang)), left_out)
+        firmer = prompt + "\n\n" + load_prompt("compact_firm", state.lang)
+        reply = _read_reply(state, await _call(agent, state, messages, firmer), left_out)
     if state.stats.usage_missing and left_out == 0:
         # A server without usage (Ollama) drops the oldest messages past its own context size without
         # a word: a summary that knows the newest request but not the first one is the trace it leaves.
@@ -209,7 +210,7 @@ async def _call(agent: Agent[AppState, str], state: AppState, messages: list[Mod
     settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state, request_tokens)}
     try:
         responses = await _responses_reusing(agent, state, messages, prompt, settings)
-        margin.observe(state, request_tokens, responses[0].usage.input_tokens)
+        watermark.observe(state, request_tokens, responses[0].usage.input_tokens)
         if not _calls_tools(responses[-1]):
             return responses
         debuglog.log("compact_kept_calling_tools", rounds=len(responses))

@@ -1,6 +1,9 @@
-"""The files a summary brings back: the newest read, read again into the rebuilt history.
+"""The rebuilt history, put together from the plan and the summary with what lives outside the
+messages: the files read again, the user's pins, the task list, the images; and the report of what
+it dropped, by the names the user wrote.
 
-At most five within their budget, newest first, as @-mentions are (a read_file call and its answer
+The files a summary brings back are the newest read, read again into the rebuilt history: at most
+five within their budget, newest first, as @-mentions are (a read_file call and its answer
 per file, by path, ids made of the path and the text: two compactions that restore the same files
 send the same bytes). A file that is gone is skipped. One the kept tail already shows (a read there
 gives its text now, or it was read whole there and changed since only by the agent's own edits,
@@ -14,19 +17,25 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent.compaction.rebuild import is_cleared
+from agent.compaction.rebuild import compacted_history, is_cleared, task_gaps, task_section
+from agent.compaction.rebuild import dropped as dropped_report
+from agent.compaction.summary import files_touched, summary_messages, summary_parts
+from agent.compaction.watermark import RESTORE_MAX_FILES, Figures
+from agent.errors import CompactError
 from agent.marks import is_error_text
 from agent.state.file_state import ReadFileState
+from agent.state.pins import is_pins, pins_message, pins_of
+from agent.text.i18n import t
 from agent.text.i18n_tools import is_reference
 from agent.tokens import count as tokens
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
+    from agent.compaction.summary import SummaryReply
     from agent.state.app import AppState
 
 T = TypeVar("T")
-RESTORE_MAX_FILES = 5
 
 
 def restore_files(state: AppState, new_read: ReadFileState, budget: int, tail: Sequence[ModelMessage]) -> list:
@@ -91,3 +100,59 @@ def shown_reads(tail: Sequence[ModelMessage]) -> tuple[set[str], list[tuple[str,
             texts.add(answer)
         reads.append((args["path"], there and set(args) == {"path"}))  # whole: the defaults
     return texts, reads
+
+
+# --- the rebuilt history, from the plan and the summary --------------------------------------------
+
+
+def rebuilt(state: AppState, history: list[ModelMessage], kept: list[ModelMessage], figs: Figures,
+            reply: SummaryReply, archive: str) -> tuple[list[ModelMessage], ReadFileState]:
+    """The new history in place of `history` and its read state (nothing of `state` changes): the
+    summary's messages (what of the task it left out added after it), the task list, the files
+    restored, then `kept`, the tail kept verbatim."""
+    from agent.tools.images import compaction_note
+    from agent.tools.todo import current as todo_items
+    from agent.tools.todo import restore_messages as restore_todo
+
+    lang = state.lang
+    parts = summary_parts(history, kept, reply.summary, reply.left_out, figs.budgets.user_messages, lang)
+    if parts is None:
+        raise CompactError(t("compact_empty", lang))
+    parts.archives.append(archive)
+    if note := compaction_note(history, kept, lang):  # images are not restored
+        parts.summary += "\n\n" + note
+    gone = {path for path in parts.files if not (state.workspace / path).exists()}
+    todo = restore_todo(history, kept)  # the task list comes back whole
+    # The task must survive whatever the summary says: what it left out is added after it.
+    edited = [path for path in files_touched(history) if path not in parts.files]
+    open_items = [item for item, status in todo_items(history) if status != "completed"]
+    if gaps := task_gaps(history, parts.summary, [*todo, *kept], open_items, edited):
+        parts.summary += "\n\n" + task_section(gaps, lang)
+    carried, head = summary_messages(parts, lang, gone)
+    # The user's pins come back whole (a file read again now), with the restored files.
+    pinned, tail = _pinned(state, history), [m for m in kept if not is_pins(m)]
+    used, new_read = figs.fixed + tokens.count_messages([*carried, head, *todo, *pinned, *tail]), ReadFileState()
+    files = restore_files(state, new_read, max(0, min(figs.budgets.restore, figs.budgets.target - used)), tail)
+    new = compacted_history(carried, [*pinned, *files], head, tail, plan=todo)
+    if (files or todo) and figs.count(new) > figs.threshold:
+        # Over the target: the files go first (they can be read again), never the user's words.
+        return compacted_history(carried, pinned, head, tail), ReadFileState()
+    return new, new_read
+
+
+def _pinned(state: AppState, history: Sequence[ModelMessage]) -> list[ModelMessage]:
+    from agent.tools.mentions import pinned_files
+
+    if not (pins := pins_of(history)):
+        return []
+    return [pins_message(pins, pinned_files(state, [p.text for p in pins if p.kind == "file"]), state.lang)]
+
+
+def dropped(state: AppState, before: list[ModelMessage], history: list[ModelMessage], new_read: ReadFileState) -> dict:
+    """What the compaction drops (agent.compaction.rebuild.dropped), file names as the user wrote them."""
+    return dropped_report(before, history, _names(state, state.read_file_state.paths()),
+                          _names(state, new_read.paths()))
+
+
+def _names(state: AppState, paths: Sequence[Path]) -> list[str]:
+    return [str(p.relative_to(state.workspace)) if p.is_relative_to(state.workspace) else str(p) for p in paths]

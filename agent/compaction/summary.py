@@ -106,10 +106,6 @@ def has_next_step(summary: str) -> bool:
         title in lowered for title in (titles[5], titles[len(titles) // 2 + 5]))
 
 
-def firmer_prompt(prompt: str, lang: str) -> str:
-    return prompt + "\n\n" + load_prompt("compact_firm", lang)
-
-
 def strip_wrapper(summary: str) -> str:
     """The model's summary without the lines of our own summary message it copied (header, transcript
     note, titles): quoting the previous summary message would nest it one level deeper each time."""

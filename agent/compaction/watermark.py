@@ -1,4 +1,5 @@
-"""The watermark: how full the window is, where compaction starts, and the sizes a compaction plans with.
+"""The watermark: how full the window is, where compaction starts, the sizes a compaction plans with,
+and the margin between our count and the server's, learned in the session (its section below).
 
 The design's figures are for its window, the default one (131,072 tokens): 20,000 tokens for the
 summary's output and the compaction prompt, 10,000 more as a safety margin, so compaction starts at
@@ -8,11 +9,13 @@ compacts at ~6.3k rather than at a negative number, and a 1M model at ~771k rath
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import agent.compaction.margin as margin
+from agent import debuglog
 from agent.config import DEFAULT_WINDOW, Prices
 from agent.marks import is_summary
 from agent.provider import prices
@@ -43,6 +46,8 @@ REBUILT_SHARE = 0.7
 SUMMARY_OVERHEAD = 300
 USER_MESSAGES_MAX, RESTORE_MAX = 20_000, 50_000
 USER_SHARE, RESTORE_SHARE, TAIL_SHARE = 0.3, 0.4, 0.3
+# The most files a summary restores, newest first (agent.compaction.restore); `figures` estimates them.
+RESTORE_MAX_FILES = 5
 # A file's tokens, estimated from its size before it is read.
 BYTES_PER_TOKEN = 3.5
 
@@ -118,7 +123,7 @@ class Figures:
     window: int
     threshold: int
     fixed: int  # instructions, tool definitions and the MCP servers' tools
-    ratio: float  # the learned margin (agent.compaction.margin)
+    ratio: float  # the learned margin (`ratio`, below)
     budgets: Budgets
     mode: str = "auto"  # --cheap-tier
     prices: Prices | None = None  # the model's now (agent.provider.prices)
@@ -138,15 +143,13 @@ class Figures:
         return request_tokens(messages, self.fixed)
 
     def fits(self, estimate: int, limit: int) -> bool:
-        return margin.safe_estimate(estimate, self.ratio) <= limit
+        return safe_estimate(estimate, self.ratio) <= limit
 
     def room(self, limit: int) -> int:
         return int(limit / self.ratio)
 
 
 def figures(state: AppState) -> Figures:
-    from agent.compaction.restore import RESTORE_MAX_FILES
-
     window, limit, fixed = state.config.context_window, threshold(state), prefix_tokens(state)
     known = prices.now(state.config)  # the next requests are made now
     restored = 0
@@ -155,7 +158,7 @@ def figures(state: AppState) -> Figures:
             restored += int(path.stat().st_size / BYTES_PER_TOKEN)
         except OSError:
             continue
-    return Figures(window, limit, fixed, margin.ratio(state), budgets(window, limit, fixed), state.config.cheap_tier,
+    return Figures(window, limit, fixed, ratio(state), budgets(window, limit, fixed), state.config.cheap_tier,
                    known, (known is not None and known.caches_prefixes) or state.stats.cache_hit_tokens > 0, restored)
 
 
@@ -223,7 +226,7 @@ def measured(state: AppState, history: Sequence[ModelMessage], input_tokens: int
     """Learn from the server's count of a request built from `history`: the fixed prefix (once, from
     a small request), then the margin with it."""
     calibrate_prefix(state, history, input_tokens)
-    margin.observe(state, history_tokens(state, history), input_tokens)
+    observe(state, history_tokens(state, history), input_tokens)
 
 
 def context_tokens(state: AppState, pending: Sequence[ModelMessage] = ()) -> int:
@@ -249,3 +252,97 @@ def request_tokens(history: Sequence[ModelMessage], fixed: int) -> int:
         if message.kind == "request" and is_summary(message):
             break
     return fixed + tokens.count_messages(history)
+
+
+# --- the learned margin ---------------------------------------------------------------------------
+# The safety margin between our token estimate and the server's count, learned in the session.
+#
+# Our count (agent.tokens.count) is DeepSeek's tokenizer over our rendering of the request; another
+# server renders and counts its own way (its template, its tokenizer, a tool schema it expands), so
+# an estimate can be a few percent low and a request we think fits is refused. A fixed slack is too
+# small for such a server or wasteful for an exact one; instead the margin is what the server itself
+# reported: after every answered request, the ratio of its prompt count to our estimate; after a
+# refused one, the figures in the error. The highest ratio so far is the margin (`Stats.count_ratio`,
+# saved with the stats, so `--continue` keeps it). Every size check before a request goes through
+# `fits` or `room`; `safe_estimate` is the one conversion, so a server that counts for us (a
+# /tokenize endpoint) could replace it.
+
+# Ratios of small requests are mostly the fixed prefix's rounding: not worth learning from.
+MIN_SAMPLE = 512
+# A refusal's own figures are exact for that request; a little more keeps the retry off the edge.
+# Without figures the margin grows by REFUSAL_GROW each refusal. A ratio of 2 means the server does
+# not count like us at all: never beyond it.
+REFUSAL_PAD, REFUSAL_GROW, MAX_RATIO = 1.02, 1.10, 2.0
+# "you requested 19170 tokens (19170 in the messages, 0 in the completion)" (OpenAI, DeepSeek,
+# vLLM), "your messages resulted in 19170 tokens" (OpenAI), "n_prompt_tokens": 19170 (llama.cpp).
+_COUNTS = (
+    re.compile(r"\((\d+) in the messages"),
+    re.compile(r"messages resulted in (\d+) tokens"),
+    re.compile(r"requested (\d+) tokens"),
+    re.compile(r"n_prompt_tokens\W+(\d+)"),
+    re.compile(r"prompt (?:is|has|contains) (\d+) tokens"),
+)
+
+
+def ratio(state: AppState) -> float:
+    return max(1.0, state.stats.count_ratio)
+
+
+def safe_estimate(estimate: int, ratio: float) -> int:
+    """Our estimate of a request, raised by how far the server has counted above us so far."""
+    return math.ceil(estimate * ratio)
+
+
+def safe(state: AppState, estimate: int) -> int:
+    return safe_estimate(estimate, ratio(state))
+
+
+def fits(state: AppState, estimate: int, limit: int) -> bool:
+    """Whether a request we estimate at `estimate` tokens fits under `limit` by the server's count."""
+    return safe(state, estimate) <= limit
+
+
+def room(state: AppState, limit: int) -> int:
+    """The largest estimate that fits under `limit` (for fitting messages by our own count)."""
+    return int(limit / ratio(state))
+
+
+def observe(state: AppState, estimate: int, server: int) -> None:
+    """Learn from an answered request: the server counted `server` where we estimated `estimate`."""
+    if estimate >= MIN_SAMPLE and server > 0:
+        _raise_to(state, server / estimate, "observed", estimate, server)
+
+
+def refused(state: AppState, estimate: int, exc: BaseException) -> int | None:
+    """Learn from a request refused as too long (`too_long`): from the server's own figures when the
+    error has them, else by a fixed step. Returns the server's count of the request, if it said."""
+    state.stats.refused_requests += 1
+    counted = server_count(exc)
+    if counted is not None and estimate > 0:
+        _raise_to(state, counted / estimate * REFUSAL_PAD, "refused", estimate, counted)
+    else:
+        _raise_to(state, ratio(state) * REFUSAL_GROW, "refused", estimate, 0)
+    return counted
+
+
+def _raise_to(state: AppState, value: float, why: str, estimate: int, server: int) -> None:
+    value = min(MAX_RATIO, value)
+    if value > state.stats.count_ratio:
+        debuglog.log("margin", why=why, estimate=estimate, server=server, ratio=round(value, 4))
+        state.stats.count_ratio = value
+
+
+def too_long(exc: BaseException) -> bool:
+    """A request the server refused for its length (agent/provider/server_errors.py has the wordings)."""
+    from agent.provider.server_errors import is_too_long
+
+    return is_too_long(exc)
+
+
+def server_count(exc: BaseException) -> int | None:
+    """The server's count of the refused request's prompt, from its error, if it gave one."""
+    text = f"{getattr(exc, 'body', None) or ''} {getattr(exc, 'message', '') or ''} {exc}"
+    for pattern in _COUNTS:
+        if match := pattern.search(text):
+            return int(match.group(1))
+    return None

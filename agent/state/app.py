@@ -58,8 +58,8 @@ class Stats:
     tier_clear_cost: float | None = None
     tier_summary_cost: float | None = None
     tier_currency: str = ""
-    # How far the server has counted above our estimate (agent.compaction.margin), and requests it refused as
-    # too long: the safety margin of every size check, kept across a resume.
+    # How far the server has counted above our estimate (the learned margin, agent.compaction.watermark),
+    # and requests it refused as too long: the safety margin of every size check, kept across a resume.
     count_ratio: float = 1.0
     refused_requests: int = 0
     # What the requests cost, each at its own time's prices (agent.state.billing), and how many were priced.

@@ -4,7 +4,7 @@ Our counts use DeepSeek's tokenizer; a local model's counts differently (SmolLM2
 code 24-32% higher), and a request the guard thought fitted was refused. So at start the endpoint
 is asked once whether it tokenizes; if it does, every text count (agent.tokens.count.count_text) goes to it
 and is cached by text. Where it does not, the estimate stays ours and the margin learned from the
-server's reported usage covers the skew (agent.compaction.margin on the guard's branch).
+server's reported usage covers the skew (agent.compaction.watermark's learned margin on the guard's branch).
 """
 
 from __future__ import annotations

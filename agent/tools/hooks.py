@@ -18,6 +18,7 @@ import json
 import os
 import re
 import signal
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -270,7 +271,7 @@ def session_start(state: Any, source: str) -> None:
         outcome = await run(state, "SessionStart", {"source": source}, source)
         state.hooks.queued.extend(outcome.context)
 
-    _background(state, start())
+    _background(state, start)
 
 
 def compacted(state: Any, trigger: str, before: int, after: int, archive: str, dropped: dict | None = None) -> None:
@@ -283,15 +284,15 @@ def compacted(state: Any, trigger: str, before: int, after: int, archive: str, d
         outcome = await run(state, "SessionStart", {"source": "compact"}, "compact")
         state.hooks.queued.extend(outcome.context)
 
-    _background(state, after_compact())
+    _background(state, after_compact)
 
 
-def _background(state: Any, work: Any) -> None:
+def _background(state: Any, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """`work` as a task the next turn waits for; with no hook set, nothing is made at all."""
     runner: Hooks | None = getattr(state, "hooks", None)
     if runner is None or not runner.active:
-        work.close()
         return
-    task = asyncio.get_running_loop().create_task(work)
+    task = asyncio.get_running_loop().create_task(work())
     runner.tasks.add(task)
     task.add_done_callback(runner.tasks.discard)
 
