@@ -253,9 +253,9 @@ COMPACTION_TEXTS: dict[str, tuple[str, str]] = {
     ),
     "preview_title": ("The summary that would replace the conversation:", "将替换当前对话的摘要："),
     "preview_question": ("[a]pply, [e]dit or [c]ancel? ", "[a] 应用、[e] 编辑，还是 [c] 取消？"),
-    "preview_no_editor": (
-        "Set $EDITOR (or $VISUAL) to edit the summary in your editor.",
-        "设置 `$EDITOR`（或 `$VISUAL`）后即可在编辑器里修改摘要。",
+    "preview_edit_here": (
+        "Edit the summary here ($EDITOR or $VISUAL would open your editor instead):",
+        "在这里修改摘要（设置 `$EDITOR` 或 `$VISUAL` 则改用你的编辑器）：",
     ),
     "preview_editor_failed": ("The editor exited with {code}; the summary is unchanged.",
                               "编辑器以 {code} 退出；摘要未改动。"),

@@ -46,4 +46,6 @@ REPL_TEXTS: dict[str, tuple[str, str]] = {
     # --- /help's keys line, with Claude Code's habits ---
     "help_habits": ("Esc — interrupt · \\ + Enter — new line · !command — run it now · # note — add to a memory file",
                     "`Esc` — 中断 · `\\` + `Enter` — 换行 · `!命令` — 直接运行 · `# 内容` — 加入记忆文件"),
+    "edit_field_keys": ("(Enter: new line · Esc then Enter: done · Ctrl-C: cancel)\n",
+                        "（Enter：换行 · 先按 Esc 再按 Enter：完成 · Ctrl-C：取消）\n"),
 }
