@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 # pydantic-ai prints a banner on first use; a terminal app has its own start-up line.
 os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")
 
-import project_setup
+import lifecycle
 import session
 from agent.config import DEFAULT_WINDOW, RETIRED_MODELS, Config, Endpoint, SandboxPolicy, is_deepseek_url
 from agent.events import Notice
@@ -160,7 +160,7 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     for notice in notices:
         state.emit(Notice(notice, "warn"))
     outcome = await run_turn(state, user_input, prelude, before_request=compact.before_request)
-    return await project_setup.stop_hooks(state, outcome)
+    return await lifecycle.stop_hooks(state, outcome)
 
 
 async def submit(app, text: str, typed: str | None = None, command_prompt: bool = False) -> None:
@@ -378,9 +378,9 @@ async def repl(state: AppState) -> int:
     if state.history:
         app.report("resumed")
     replay_early(state, early)
-    await project_setup.start_project(state)
+    await lifecycle.start_project(state)
     try:
-        await app.run(on_first_paint=lambda: project_setup.first_paint(state))
+        await app.run(on_first_paint=lambda: lifecycle.first_paint(state))
     finally:
         cancel_background(state)
         from agent.tools import mcp_servers

@@ -11,8 +11,8 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
+import lifecycle
 import main
-import project_setup
 from agent.events import ApprovalRequest, EventLog, Listing, Notice, Question, TrustRequest
 from agent.text.i18n import t
 from ui.app import App
@@ -127,7 +127,7 @@ async def test_a_projects_grants_wait_for_the_projects_trust(app, server, worksp
     assert len(app.state.emit.of(ApprovalRequest)) == 1 and server.requests == []
     # The project's question lists the command's grant; approved, it counts.
     app.state.emit = Answers(question="y")
-    await project_setup.start_project(app.state)
+    await lifecycle.start_project(app.state)
     [asked] = app.state.emit.of(TrustRequest)
     assert "command  /deploy: allowed-tools Bash(echo deploy:*); runs !`echo deploy now`" in asked.lines
     await dispatch(app, "/deploy")

@@ -4,7 +4,6 @@ text only one reader of the code knows is there: none may come back in the proje
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from tests.test_architecture import ROOT, source_files
 
@@ -40,19 +39,25 @@ def test_no_inline_language_branch_in_the_source():
         name = path.relative_to(ROOT).as_posix()
         if name not in ALLOWED and (lines := language_branches(path.read_text(encoding="utf-8"))):
             branches[name] = lines
-    assert branches == {}, f"put the texts in agent/text/i18n.py (or i18n_ui.py) and call t(): {branches}"
+    assert branches == {}, f"put the texts in agent/text/i18n_<topic>.py and call t(): {branches}"
 
 
-def test_the_two_tables_do_not_share_a_key():
-    """agent.text.i18n merges UI_TEXTS into TEXTS: a key in both would silently lose one of its texts."""
-    from agent.text.i18n_ui import UI_TEXTS
+def test_no_key_is_in_two_topic_tables():
+    """agent.text.i18n merges one table per topic into TEXTS: a key in two would silently lose one of its
+    texts. Read from the files, so that a key written twice in one table is caught as well."""
+    from agent.text.i18n import TABLES, TEXTS
 
-    tree = ast.parse(Path(ROOT / "agent" / "text" / "i18n.py").read_text(encoding="utf-8"))
-    [table] = [node.value for node in ast.walk(tree) if isinstance(node, ast.AnnAssign)
-               and getattr(node.target, "id", "") == "TEXTS"]
-    assert isinstance(table, ast.Dict)
-    keys = {k.value for k in table.keys if isinstance(k, ast.Constant)}
-    assert len(keys) > 100 and set(UI_TEXTS) & keys == set()
+    seen: dict[str, str] = {}
+    twice = []
+    for path in sorted((ROOT / "agent" / "text").glob("i18n_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
+                for key in (k.value for k in node.keys):
+                    if isinstance(key, str) and key in seen:
+                        twice.append((key, seen[key], path.name))
+                    seen.setdefault(key, path.name)
+    assert twice == []
+    assert len(TEXTS) > 600 and sum(len(table) for table in TABLES) == len(TEXTS)
 
 
 def test_every_command_is_described_in_both_languages():

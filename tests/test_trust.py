@@ -9,8 +9,8 @@ import os
 
 import pytest
 
+import lifecycle
 import main
-import project_setup
 from agent.events import EventLog, Listing, Notice, TrustRequest
 from agent.provider import grants, trust
 from agent.provider import settings as files
@@ -138,7 +138,7 @@ async def test_p_mode_skips_every_grant_with_one_line(layers, workspace):
                               "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})
     state = start(["-p", "hi", "--base-url", "http://127.0.0.1:9/v1"])
     try:
-        await project_setup.start_project(state)
+        await lifecycle.start_project(state)
         lines = [n.text for n in state.log.of(Notice) if n.text.startswith("Not used")]
         assert lines == ["Not used: the project's env PLAIN_T, 1 allow rule(s), defaultMode plan, 1 hook(s) "
                          "(not approved: approve them once in the REPL, or pass --trust-project)"]
@@ -154,7 +154,7 @@ async def test_a_yes_switches_everything_on_and_is_remembered_until_a_grant_chan
                               "permissions": {"allow": ["Bash(make)"], "defaultMode": "plan"}})
     state = start([], answer="y")
     try:
-        await project_setup.start_project(state)
+        await lifecycle.start_project(state)
         [asked] = state.asked
         assert "env      PLAIN_T=1" in asked.lines and "mode     defaultMode plan" in asked.lines
         assert "baseUrl  http://project.example/v1  (your OPENAI_API_KEY is sent there)" in asked.lines
@@ -169,14 +169,14 @@ async def test_a_yes_switches_everything_on_and_is_remembered_until_a_grant_chan
         state.transcript.close()
     state = start([], answer="n")
     try:
-        await project_setup.start_project(state)
+        await lifecycle.start_project(state)
         assert state.asked == [] and state.project.trusted  # remembered
     finally:
         state.transcript.close()
     write(layers["project"], {"env": {"PLAIN_T": "2"}, "baseUrl": "http://project.example/v1"})
     state = start([], answer="n")
     try:
-        await project_setup.start_project(state)
+        await lifecycle.start_project(state)
         assert len(state.asked) == 1 and not state.project.trusted  # changed: asked again, and declined
         assert state.config.base_url is None and state.config.api_key is None
         assert any(n.text.startswith("Not used in this session") for n in state.log.of(Notice))
@@ -190,7 +190,7 @@ async def test_trust_project_uses_the_projects_base_url_without_the_key(layers, 
     write(layers["project"], {"baseUrl": "http://project.example/v1"})
     state = start(["--trust-project", "-p", "hi"])
     try:
-        await project_setup.start_project(state)
+        await lifecycle.start_project(state)
         assert state.config.base_url == "http://project.example/v1" and state.config.api_key is None
         assert any("gets no key" in n.text for n in state.log.of(Notice))
     finally:
@@ -213,7 +213,7 @@ async def test_config_says_what_a_project_may_never_set_and_whether_its_grants_a
     write(layers["project"], {"env": {"LD_PRELOAD": "./x.so", "PLAIN_T": "1"}})
     state = start(["-p", "hi", "--base-url", "http://127.0.0.1:9/v1", "--lang", lang])
     try:
-        await project_setup.start_project(state)
+        await lifecycle.start_project(state)
         state.emit = EventLog()
         await dispatch(CommandHost(state), "/config")
         [listing] = state.emit.of(Listing)

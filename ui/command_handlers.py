@@ -4,13 +4,15 @@ channel (ui.registry.CommandHost): lines, listings, reports and questions are ev
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import compact
 import session
 from agent.compaction import cancel_background, last_summary, plan_undo, undo_compaction
 from agent.errors import CompactCancelled, CompactError, NothingToCompact
+from agent.events import TodosChanged
 from agent.text.i18n import t
-from agent.tools import hooks
+from agent.tools import hooks, todo
 from controller import load_session, start_warm_up, switch_session, undo_turn
 from ui.registry import COMPACT_PREVIEW, COMPACT_SHOW, COMPACT_UNDO, command
 from ui.registry import CommandHost as App  # what a command may use of ui.app.App
@@ -133,6 +135,48 @@ async def _compact_undo(app: App) -> None:
     cancel_background(state)
     archive, saved, count = undo_compaction(state, plan)
     app.say(t("undo_done_which", app.lang, archive=archive, n=count, saved=saved, undo=COMPACT_UNDO))
+
+
+@command("cost")
+async def cmd_cost(app: App) -> None:
+    from ui.status import money_lines
+
+    stats, lang = app.state.stats, app.lang
+    pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
+    lines = [t("status_tokens", lang, requests=stats.requests, input=stats.input_tokens, hits=stats.cache_hit_tokens,
+               pct=pct, output=stats.output_tokens),
+             t("status_compactions", lang, n=stats.compactions, tokens=stats.compaction_tokens)]
+    lines += [getattr(line, "plain", str(line)) for line in money_lines(app.state)]
+    app.show([t("cost_title", lang), *lines])
+
+
+@command("todos")
+async def cmd_todos(app: App) -> None:
+    app.state.emit(TodosChanged(todo.current(app.state.history)))
+
+
+@command("export", takes_args=True)
+async def cmd_export(app: App, args: str) -> None:
+    import os
+
+    from ui.export_view import conversation_markdown
+
+    state = app.state
+    given = Path(args.strip() or f"{state.session_id}.md").expanduser()
+    path = given if given.is_absolute() else state.workspace / given
+    text = conversation_markdown(state.history, state.lang)
+    try:
+        # O_EXCL and O_NOFOLLOW: never over a file (nor through a link) that is already there.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except FileExistsError:
+        app.say(t("export_exists", app.lang, path=path), "warn")
+        return
+    except OSError as exc:
+        app.say(t("export_failed", app.lang, path=path, error=exc.strerror or exc), "error")
+        return
+    app.say(t("export_done", app.lang, path=path, n=len(state.history)))
 
 
 @command("exit", aliases=("quit", "q"))

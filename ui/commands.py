@@ -63,11 +63,11 @@ async def dispatch(app: CommandHost, user_input: str) -> None:
 
 
 # Importing the handlers registers them.
-from ui import caps_commands as _caps  # noqa: E402, F401
 from ui import command_handlers as _handlers  # noqa: E402, F401
+from ui import config_commands as _config  # noqa: E402, F401
 from ui import doctor as _doctor  # noqa: E402, F401
-from ui import habit_commands as _habits  # noqa: E402, F401
+from ui import model_commands as _model  # noqa: E402, F401
+from ui import permission_commands as _permissions  # noqa: E402, F401
 from ui import pin_commands as _pins  # noqa: E402, F401
 from ui import review_command as _review  # noqa: E402, F401
 from ui import rewind_command as _rewind  # noqa: E402, F401
-from ui import setup_commands as _setup  # noqa: E402, F401

@@ -23,7 +23,7 @@ OnSubmit = Callable[..., Awaitable[Any]]  # main.on_submit(state, text, typed=No
 async def run(state: AppState, view: PrintRenderer, prompt: str | None, input_format: str,
               on_submit: OnSubmit) -> int:
     """The exit status: 0 done, 1 failed, 2 refused before any request, 3 something declined."""
-    import project_setup
+    import lifecycle
     from agent.compaction import check_message
     from agent.tools import mcp_servers
     from agent.turn.loop import instructions
@@ -32,7 +32,7 @@ async def run(state: AppState, view: PrintRenderer, prompt: str | None, input_fo
     if prompt is not None and (found := check_message(state, prompt)) is not None:
         print(found + " " + t("too_large_print", state.lang), file=sys.stderr)
         return 2
-    await project_setup.start_project(state)
+    await lifecycle.start_project(state)
     if not state.config.api_key and not state.config.base_url:  # the project's baseUrl was not approved
         print(t("no_api_key", state.lang), file=sys.stderr)
         return 2

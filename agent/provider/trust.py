@@ -74,7 +74,7 @@ def remember(state: Any, found: dict[str, Any] | None = None) -> None:
 
 async def settle(state: Any) -> Decision:
     """Before the first prompt: ask once about the project's grants (none, or approved before: no
-    question). The caller switches on what the decision allows (project_setup.start_project)."""
+    question). The caller switches on what the decision allows (lifecycle.start_project)."""
     from agent.events import Notice, TrustRequest, ask
 
     found = found_now(state)

@@ -13,7 +13,7 @@ from agent.events import Emit, Event
 from agent.provider.prefix import RequestRecorder
 from agent.state.file_history import FileHistory
 from agent.state.file_state import ReadFileState
-from agent.state.setup import Hooks, Permissions, Project, Servers
+from agent.state.settings_state import Hooks, Permissions, Project, Servers
 from agent.state.transcript import Transcript
 
 if TYPE_CHECKING:

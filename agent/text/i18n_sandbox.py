@@ -1,5 +1,5 @@
-"""Texts of the OS sandbox (agent/tools/sandbox/): its settings, /status and /config lines, the start
-notice where there is none, and the offer to run a command outside; agent.text.i18n merges them."""
+"""Texts of the OS sandbox: its settings, /status and /config lines, the start notice, the offer to run
+outside, in English and Chinese; agent.text.i18n merges them into its table."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Texts of the workspace trust (agent.provider.trust, agent.provider.grants): the one question about a
-project's grants, what was used or skipped, and /config's lines about them, in English and Chinese;
-agent.text.i18n merges them into its table."""
+"""Texts of the workspace trust: the question about a project's grants, what was used or skipped, /config's
+lines, in English and Chinese; agent.text.i18n merges them into its table."""
 
 from __future__ import annotations
 

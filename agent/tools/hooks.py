@@ -34,7 +34,7 @@ CLAUDE_NAMES = {"run_command": "Bash", "write_file": "Write", "edit_file": "Edit
                 "grep": "Grep", "list_files": "Glob"}
 
 
-from agent.state.setup import Hooks  # noqa: E402,F401 - re-exported
+from agent.state.settings_state import Hooks  # noqa: E402,F401 - re-exported
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ PREFIX = "mcp__"
 LISTED = 200  # prompts, and resources, kept of one server
 
 
-from agent.state.setup import Servers  # noqa: E402,F401 - re-exported
+from agent.state.settings_state import Servers  # noqa: E402,F401 - re-exported
 
 
 @dataclass

@@ -44,7 +44,7 @@ from agent.tools.rule_match import (
 AppState = Any
 Risk = Any
 
-from agent.state.setup import CYCLE, KINDS, MODES, START_MODE, Permissions, mode  # noqa: E402,F401 - re-exported
+from agent.state.settings_state import CYCLE, KINDS, MODES, START_MODE, Permissions, mode  # noqa: E402,F401 - re-exported
 
 # Claude Code's permission keys that mean nothing here: /config lists them as ignored.
 CLAUDE_ONLY = ("additionalDirectories", "disableBypassPermissionsMode")

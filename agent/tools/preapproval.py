@@ -65,7 +65,7 @@ def our_names(items: frozenset[str]) -> frozenset[str]:
 
 
 def add_flag_rules(perms: Any, config: Config, known: list[str]) -> None:
-    """The flags' rules join the session's (`perms` an agent.state.setup.Permissions, `known` our tool
+    """The flags' rules join the session's (`perms` an agent.state.settings_state.Permissions, `known` our tool
     names): what --allowed-tools says as a rule is allowed, what --disallowed-tools says is denied."""
     perms.rules["allow"] += resolve(config.allowed_tools, known).rules
     perms.rules["deny"] += resolve(config.disallowed_tools, known).rules

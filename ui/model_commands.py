@@ -1,5 +1,5 @@
-"""Slash commands of the capabilities (/todos, /model, /effort, /thinking, /rewind); they
-register in ui.registry like ui/command_handlers.py's."""
+"""The model's slash commands: /model (switch, compacting first when the new window is smaller),
+/effort and /thinking. They register in ui.registry like ui/command_handlers.py's."""
 
 from __future__ import annotations
 
@@ -9,18 +9,12 @@ import compact
 from agent.compaction import cancel_background, context_tokens
 from agent.config import REASONING_EFFORTS, THINKING_CHOICES
 from agent.errors import CompactError
-from agent.events import TodosChanged
 from agent.provider.error_text import describe_error
 from agent.text.i18n import t
-from agent.tools import images, todo
+from agent.tools import images
 from agent.turn import model_switch
 from ui.registry import CommandHost as App
 from ui.registry import command
-
-
-@command("todos")
-async def cmd_todos(app: App) -> None:
-    app.state.emit(TodosChanged(todo.current(app.state.history)))
 
 
 @command("model", takes_args=True)

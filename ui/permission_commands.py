@@ -1,6 +1,6 @@
-"""Claude Code's everyday slash commands, as a switching user types them: /cost, /permissions, /hooks,
-/add-dir and /export (/doctor: ui/doctor.py; /review: ui/review_command.py). They register in
-ui.registry like ui/command_handlers.py's and talk only through their host's channel."""
+"""/permissions as a Claude Code user types it: the rules and where they came from, a rule added to
+the user's or the project's local settings file, a rule removed. It registers in ui.registry like
+ui/command_handlers.py's and talks only through its host's channel."""
 
 from __future__ import annotations
 
@@ -11,22 +11,6 @@ from typing import Any
 from agent.text.i18n import t
 from ui.registry import CommandHost as App
 from ui.registry import command
-
-
-@command("cost")
-async def cmd_cost(app: App) -> None:
-    from ui.status import money_lines
-
-    stats, lang = app.state.stats, app.lang
-    pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
-    lines = [t("status_tokens", lang, requests=stats.requests, input=stats.input_tokens, hits=stats.cache_hit_tokens,
-               pct=pct, output=stats.output_tokens),
-             t("status_compactions", lang, n=stats.compactions, tokens=stats.compaction_tokens)]
-    lines += [getattr(line, "plain", str(line)) for line in money_lines(app.state)]
-    app.show([t("cost_title", lang), *lines])
-
-
-# --- /permissions ----------------------------------------------------------------------------------
 
 
 def _rule_sources(app: App) -> dict[tuple[str, str], str]:
@@ -148,81 +132,3 @@ def _remove_rule(app: App, which: str) -> None:
     app.say(t("permissions_removed", app.lang, kind=kind, rule=rule.text, path=where))
     if source is not None and source not in removed_from:
         app.say(t("permissions_still_in_file", app.lang, path=source), "warn")
-
-
-# --- /hooks -----------------------------------------------------------------------------------------
-
-
-@command("hooks")
-async def cmd_hooks(app: App) -> None:
-    hooks, lang = app.state.hooks, app.lang
-    if not hooks.active and not hooks.pending:
-        app.say(t("hooks_none", lang), "warn")
-        return
-    lines = [t("hooks_title", lang)]
-    waiting = t("permissions_waiting", lang)
-    for hook, state in [*[(h, "") for h in hooks.active], *[(h, waiting) for h in hooks.pending]]:
-        matcher = f" [{hook.matcher}]" if hook.matcher else ""
-        where = t(f"config_source_{hook.layer}", lang)
-        lines.append(f"  {hook.event}{matcher} · {where}{' · ' + state if state else ''}")
-        lines.append(f"      {hook.command}")
-    app.show(lines)
-
-
-# --- /add-dir ---------------------------------------------------------------------------------------
-
-
-@command("add-dir", takes_args=True)
-async def cmd_add_dir(app: App, args: str) -> None:
-    from agent.config import data_home
-    from agent.tools.workspace import PathError, add_folder, added_folders
-
-    lang, workspace = app.lang, app.state.workspace
-    if not args.strip():
-        folders = added_folders(workspace)
-        app.show([t("add_dir_title", lang), *[f"  {f}" for f in folders]] if folders else [t("add_dir_none", lang)])
-        return
-    given = Path(args.strip()).expanduser()
-    given = given if given.is_absolute() else workspace / given
-    real = given.resolve()
-    why = ("add_dir_not_folder" if not real.is_dir() else "add_dir_data" if real.is_relative_to(data_home().resolve())
-           else "add_dir_everything" if real == Path(real.anchor) else None)
-    if why is not None:
-        app.say(t("add_dir_refused", lang, folder=given, why=t(why, lang)), "error")
-        return
-    try:
-        folder = add_folder(workspace, real)
-    except PathError as exc:
-        app.say(t("add_dir_refused", lang, folder=given, why=exc), "error")
-        return
-    from agent.turn.quick_input import add_user_message
-
-    add_user_message(app.state, "user_add_dir", "add_dir", folder=str(folder))
-    app.say(t("add_dir_done", lang, folder=folder))
-
-
-# --- /export ----------------------------------------------------------------------------------------
-
-
-@command("export", takes_args=True)
-async def cmd_export(app: App, args: str) -> None:
-    import os
-
-    from ui.export_view import conversation_markdown
-
-    state = app.state
-    given = Path(args.strip() or f"{state.session_id}.md").expanduser()
-    path = given if given.is_absolute() else state.workspace / given
-    text = conversation_markdown(state.history, state.lang)
-    try:
-        # O_EXCL and O_NOFOLLOW: never over a file (nor through a link) that is already there.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-    except FileExistsError:
-        app.say(t("export_exists", app.lang, path=path), "warn")
-        return
-    except OSError as exc:
-        app.say(t("export_failed", app.lang, path=path, error=exc.strerror or exc), "error")
-        return
-    app.say(t("export_done", app.lang, path=path, n=len(state.history)))

@@ -1,10 +1,29 @@
-"""Texts of the settings files, permissions, hooks, MCP servers, custom commands and memory files
-in English and Chinese; agent.text.i18n merges them into its table."""
+"""Texts of the settings files, /config, hooks (/hooks) and /add-dir, in English and Chinese; agent.text.i18n
+merges them into its table."""
 
 from __future__ import annotations
 
-SETUP_TEXTS: dict[str, tuple[str, str]] = {
+SETTINGS_TEXTS: dict[str, tuple[str, str]] = {
     # key: (en, zh)
+    # --- /hooks ---
+    "cmd_hooks": ("List the hooks of the settings files", "列出设置文件中的钩子"),
+    "hooks_none": ("No hooks: they are set in the settings files' \"hooks\" (docs/settings.md)",
+                   "没有钩子：钩子写在设置文件的 `hooks` 中（见 `docs/settings.md`）"),
+    "hooks_title": ("Hooks (event [matcher] · file · command):", "钩子（事件 [匹配] · 文件 · 命令）："),
+    # --- /add-dir ---
+    "cmd_add-dir": ("Add a folder the tools may read and write as the workspace (no argument: list them)",
+                    "添加一个工具可以像工作区一样读写的文件夹（不带参数：列出已添加的）"),
+    "cmd_add-dir_args": ("[FOLDER]", "[文件夹]"),
+    "add_dir_title": ("Folders added to the workspace:", "已加入工作区的文件夹："),
+    "add_dir_none": ("No folder added: /add-dir FOLDER adds one", "没有添加文件夹：/add-dir 文件夹 可以添加"),
+    "add_dir_done": ("Added {folder}: the tools and the sandboxed commands may read and write there, with "
+                     ".git and the instruction files kept as in the workspace",
+                     "已添加 {folder}：工具和沙箱中的命令可以读写那里，.git 和指令文件与工作区中一样受保护"),
+    "add_dir_refused": ("Not added: {folder}: {why}", "未添加 {folder}：{why}"),
+    "add_dir_not_folder": ("not a folder", "不是文件夹"),
+    "add_dir_data": ("inside the agent's own data folder, which is never writable",
+                     "位于本工具自己的数据文件夹内，该文件夹永远不可写"),
+    "add_dir_everything": ("the whole file system is not a folder to add", "不能把整个文件系统加入"),
     # --- settings files ---
     "settings_unreadable": ("Settings {path}: cannot read it ({error}); it is skipped",
                             "设置文件 {path}：无法读取（{error}），已跳过"),
@@ -88,26 +107,6 @@ SETUP_TEXTS: dict[str, tuple[str, str]] = {
                              "已读取 Claude Code 的设置（{files}）；其中 {n} 项对本程序没有意义，未采用："
                              "/config 列出它们"),
     "config_unset": ("(not set)", "（未设置）"),
-}
-SETUP_TEXTS.update({
-    # --- permissions ---
-    "rule_bad": ("Settings {path}: the permission rule {rule!r} is not one this agent knows; it is ignored",
-                 "设置文件 {path}：无法识别的权限规则 {rule!r}，已忽略"),
-    "rule_bypass_refused": (
-        "Settings {path}: a project's file may not set bypassPermissions; the mode stays as it was",
-        "设置文件 {path}：项目的设置文件不能设置 `bypassPermissions`，模式保持不变"),
-    "rule_saved": ("Saved for this project: {rule} (in {path})", "已为本项目保存：{rule}（在 {path}）"),
-    "write_reason_mode": ("an edit (permission mode 'default' asks before every edit; Shift+Tab changes it)",
-                          "一次编辑（权限模式 `default` 每次编辑前都会询问；Shift+Tab 可切换）"),
-    "approve_tool": ("Call this tool", "调用这个工具"),
-    "approve_read": ("Read this (a permission rule asks before it)", "读取它（有权限规则要求先询问）"),
-    "mode_default": ("ask before edits", "编辑前询问"),
-    "mode_acceptEdits": ("accept edits", "自动接受编辑"),
-    "mode_plan": ("plan mode: read only", "计划模式：只读"),
-    "mode_bypassPermissions": ("ask nothing", "不再询问"),
-    "mode_changed": ("Permission mode: {mode} ({what})", "权限模式：{mode}（{what}）"),
-})
-SETUP_TEXTS.update({
     # --- hooks ---
     "hook_unknown_event": ("Settings {path}: hooks for an unknown event '{event}' are ignored",
                            "设置文件 {path}：未知事件 '{event}' 的钩子已忽略"),
@@ -125,73 +124,4 @@ SETUP_TEXTS.update({
                              "`PreCompact` 钩子阻止了压缩：{reason}"),
     "hook_stopped": ("A hook ended the turn: {reason}", "钩子结束了本轮：{reason}"),
     "hook_stop_continues": ("A Stop hook asks the model to go on: {reason}", "`Stop` 钩子要求模型继续：{reason}"),
-})
-SETUP_TEXTS.update({
-    # --- memory files (custom commands: agent.text.i18n_commands) ---
-    "cmd_memory": ("List the memory files (AGENTS.md, CLAUDE.md) in the instructions, with their sizes",
-                   "列出指令中包含的记忆文件（`AGENTS.md`、`CLAUDE.md`）及其大小"),
-    "cmd_init": ("Ask the model to write a starter AGENTS.md for this repository",
-                 "让模型为这个仓库写一份 `AGENTS.md` 初稿"),
-    "memory_title": ("Memory files in every request's instructions (compaction never drops them):",
-                     "每次请求的指令中都包含这些记忆文件（压缩不会丢掉它们）："),
-    "memory_line": ("  {path} · {n:,} tokens · {scope}", "  {path} · {n:,} tokens · {scope}"),
-    "memory_scope_user": ("yours", "用户"),
-    "memory_scope_project": ("the project's", "项目"),
-    "memory_none": ("No memory files: none of AGENTS.md or CLAUDE.md from the repository's root down to here, "
-                    "nor ~/.coding-agent/AGENTS.md. /init writes a starter one.",
-                    "没有记忆文件：从仓库根目录到当前目录都没有 `AGENTS.md` 或 `CLAUDE.md`，也没有 "
-                    "`~/.coding-agent/AGENTS.md`。可用 /init 生成一份。"),
-    "init_exists": ("AGENTS.md exists already: the model is asked to improve it",
-                    "`AGENTS.md` 已存在：将让模型在其基础上改进"),
-})
-SETUP_TEXTS.update({
-    # --- MCP servers ---
-    "mcp_bad": ("MCP config {path}: server '{name}' is not {{\"command\", \"args\", \"env\"}} or "
-                "{{\"type\": \"http\", \"url\", \"headers\"}}; it is skipped",
-                "MCP 配置 {path}：服务器 '{name}' 的格式不对（应为 `{{\"command\", \"args\", \"env\"}}` 或 "
-                "`{{\"type\": \"http\", \"url\", \"headers\"}}`），已跳过"),
-    "mcp_failed": ("MCP server {name} stopped working ({error}); the session goes on without its tools. "
-                   "/mcp log {name} shows its log, /mcp retry {name} starts it again",
-                   "MCP 服务器 {name} 无法工作（{error}）；会话继续，但没有它的工具。"
-                   "`/mcp log {name}` 查看它的日志，`/mcp retry {name}` 重新启动它"),
-    "mcp_start_timeout": ("MCP server {name} did not start within {seconds} s and is marked failed; turns no "
-                          "longer wait for it. /mcp log {name} shows its log, /mcp retry {name} tries again "
-                          "(MCP_TIMEOUT sets the wait, in milliseconds)",
-                          "MCP 服务器 {name} 在 {seconds} 秒内没有启动，已标记为失败，之后的对话轮次不再等它。"
-                          "`/mcp log {name}` 查看它的日志，`/mcp retry {name}` 重试"
-                          "（等待时间由 `MCP_TIMEOUT` 设置，单位毫秒）"),
-    "mcp_bad_timeout": ("{name}={value} is not a number of milliseconds above 0; the default is used",
-                        "{name}={value} 不是大于 0 的毫秒数；使用默认值"),
-    "mcp_output_tokens_ignored": ("MAX_MCP_OUTPUT_TOKENS is not read here: an MCP answer is cut like a read_file "
-                                  "answer, to a share of the context window, and the whole of it saved for "
-                                  "read_file (docs/settings.md)",
-                                  "这里不读取 `MAX_MCP_OUTPUT_TOKENS`：MCP 的回答与 `read_file` 的回答一样按"
-                                  "上下文窗口的一定比例截断，完整内容另存，可用 `read_file` 分段读取"
-                                  "（见 `docs/settings.md`）"),
-    "spin_mcp_starting": ("Starting MCP server {names}", "正在启动 MCP 服务器 {names}"),
-    "cmd_mcp": ("List the MCP servers, their state and tools; `log NAME` shows a server's log, `retry NAME` "
-                "starts it again",
-                "列出 MCP 服务器及其状态和工具；`log 名称` 查看某个服务器的日志，`retry 名称` 重新启动它"),
-    "cmd_mcp_args": ("[log NAME | retry NAME]", "[`log` 名称 | `retry` 名称]"),
-    "mcp_hint_failed": ("    /mcp log {name} shows its log, /mcp retry {name} starts it again",
-                        "    `/mcp log {name}` 查看日志，`/mcp retry {name}` 重新启动"),
-    "mcp_log_title": ("The last {n} lines of {name}'s log ({path}):", "{name} 的日志最后 {n} 行（{path}）："),
-    "mcp_log_none": ("{name} has written nothing yet ({path})", "{name} 还没有写过日志（{path}）"),
-    "mcp_unknown": ("No MCP server is named {name}; /mcp lists them", "没有名为 {name} 的 MCP 服务器；/mcp 列出全部"),
-    "mcp_usage": ("Usage: /mcp, /mcp log NAME or /mcp retry NAME",
-                  "用法：`/mcp`、`/mcp log` 名称 或 `/mcp retry` 名称"),
-    "mcp_retry_waiting": ("{name} is the project's and waits for your approval of the project; it starts once "
-                          "you approve it (restart the agent to be asked again)",
-                          "{name} 属于项目，需要你先批准该项目；批准后才会启动（重新启动本程序会再次询问）"),
-    "mcp_retry_starting": ("{name} is starting already", "{name} 已在启动中"),
-    "mcp_retry_ready": ("MCP server {name} is ready: {n} tools", "MCP 服务器 {name} 已就绪：{n} 个工具"),
-    "mcp_none": ("No MCP servers: add them to .mcp.json or under mcpServers in a settings file",
-                 "没有 MCP 服务器：可在 `.mcp.json` 或设置文件的 `mcpServers` 中添加"),
-    "mcp_title": ("MCP servers:", "MCP 服务器："),
-    "mcp_state_waiting": ("not started (the project's servers wait for your approval)",
-                          "未启动（项目的服务器需要你批准）"),
-    "mcp_state_starting": ("starting", "启动中"),
-    "mcp_state_ready": ("ready", "就绪"),
-    "mcp_state_failed": ("failed", "失败"),
-    "mcp_state_stopped": ("stopped", "已停止"),
-})
+}

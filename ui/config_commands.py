@@ -1,8 +1,10 @@
-"""The set-up's slash commands: /config (the settings and their sources), and those of the
-permissions, MCP servers and memory files. Like every command they talk only through their host."""
+"""The slash commands that show and change what the session loaded: /config (the settings and their
+sources), /hooks, /add-dir, /memory and /init, /mcp and /agents. Like every command they talk only
+through their host."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agent.text.i18n import t
@@ -61,6 +63,57 @@ def _project_lines(app: App) -> list[str]:
     for layer, name in settings.refused_env if settings is not None else ():
         lines.append(t("config_env_refused", app.lang, name=name, layer=t(f"config_source_{layer}", app.lang)))
     return lines
+
+
+# --- /hooks -----------------------------------------------------------------------------------------
+
+
+@command("hooks")
+async def cmd_hooks(app: App) -> None:
+    hooks, lang = app.state.hooks, app.lang
+    if not hooks.active and not hooks.pending:
+        app.say(t("hooks_none", lang), "warn")
+        return
+    lines = [t("hooks_title", lang)]
+    waiting = t("permissions_waiting", lang)
+    for hook, state in [*[(h, "") for h in hooks.active], *[(h, waiting) for h in hooks.pending]]:
+        matcher = f" [{hook.matcher}]" if hook.matcher else ""
+        where = t(f"config_source_{hook.layer}", lang)
+        lines.append(f"  {hook.event}{matcher} · {where}{' · ' + state if state else ''}")
+        lines.append(f"      {hook.command}")
+    app.show(lines)
+
+
+# --- /add-dir ---------------------------------------------------------------------------------------
+
+
+@command("add-dir", takes_args=True)
+async def cmd_add_dir(app: App, args: str) -> None:
+    from agent.config import data_home
+    from agent.tools.workspace import PathError, add_folder, added_folders
+
+    lang, workspace = app.lang, app.state.workspace
+    if not args.strip():
+        folders = added_folders(workspace)
+        app.show([t("add_dir_title", lang), *[f"  {f}" for f in folders]] if folders else [t("add_dir_none", lang)])
+        return
+    given = Path(args.strip()).expanduser()
+    given = given if given.is_absolute() else workspace / given
+    real = given.resolve()
+    why = ("add_dir_not_folder" if not real.is_dir() else "add_dir_data" if real.is_relative_to(data_home().resolve())
+           else "add_dir_everything" if real == Path(real.anchor) else None)
+    if why is not None:
+        app.say(t("add_dir_refused", lang, folder=given, why=t(why, lang)), "error")
+        return
+    try:
+        folder = add_folder(workspace, real)
+    except PathError as exc:
+        app.say(t("add_dir_refused", lang, folder=given, why=exc), "error")
+        return
+    from agent.turn.quick_input import add_user_message
+
+    add_user_message(app.state, "user_add_dir", "add_dir", folder=str(folder))
+    app.say(t("add_dir_done", lang, folder=folder))
 
 
 # --- memory files --------------------------------------------------------------------------
