@@ -93,3 +93,11 @@ async def make_state(home, workspace, server):
     make = StateMaker(base_url=server.base_url, api_key="test-key", workspace=workspace)
     yield make
     await make.close()
+
+
+@pytest.fixture
+async def offline_state(home, workspace):
+    """Like `make_state`, with no server: for a model scripted in the test (tests/scripted_model.py)."""
+    make = StateMaker(base_url="http://127.0.0.1:9/v1", api_key="test-key", workspace=workspace)
+    yield make
+    await make.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from rich.console import Console
 
 import compact
@@ -14,8 +14,9 @@ from agent.compaction.summary import is_summary_shaped
 from agent.errors import CompactError
 from agent.events import Question
 from agent.marks import is_summary
-from tests.builders import SUMMARY, big_files, chat, is_compaction, long_answer
+from tests.builders import SUMMARY, big_files, chat, long_answer
 from tests.fake_openai import Text
+from tests.scripted_model import ScriptedModel, last_prompt
 from ui.render import REASKS, Renderer
 
 JUNK = "I'm ready to help. What's the task you'd like to discuss?"
@@ -29,27 +30,54 @@ def test_a_greeting_is_not_a_summary_and_a_sectioned_reply_is():
     assert is_summary_shaped("当前工作与下一步：修复解析器")
 
 
-async def test_a_junk_summary_is_asked_again_firmly_then_committed(make_state, server):
-    state = make_state(context_window=32_000)
-    server.script(long_answer(1), long_answer(2))
-    await chat(state, ["hello", "how are you"])
-    server.script(Text(JUNK), Text(SUMMARY))
+def _chatted(offline_state):
+    """A session of two long turns whose summary requests a script answers (no server)."""
+    state = offline_state(context_window=32_000)
+    history = []
+    for n, text in enumerate(["hello", "how are you"], 1):
+        history += [ModelRequest(parts=[UserPromptPart(text)]),
+                    ModelResponse(parts=[TextPart(long_answer(n).content)])]
+    state.transcript.update(history)
+    state.transcript.persist()
+    return state
+
+
+async def test_a_junk_summary_is_asked_again_firmly_then_committed(offline_state):
+    state = _chatted(offline_state)
+    script = ScriptedModel(JUNK, SUMMARY)
+    state.scratch.agent = script.agent(state)
     await compact.run_compact(state)
     assert is_summary(state.history[0])
-    asks = [r["body"]["messages"][-1]["content"] for r in server.requests if is_compaction(r["body"])]
+    asks = [last_prompt(messages) for messages in script.requests]
     assert len(asks) == 2 and "was not a complete summary" in asks[1] and "complete summary" not in asks[0]
 
 
-async def test_two_junk_summaries_fail_the_compaction_and_change_nothing(make_state, server):
-    state = make_state(context_window=32_000)
-    server.script(long_answer(1), long_answer(2))
-    await chat(state, ["hello", "how are you"])
+async def test_two_junk_summaries_fail_the_compaction_and_change_nothing(offline_state):
+    state = _chatted(offline_state)
     before = list(state.history)
     on_disk = state.transcript.path.read_bytes()
-    server.script(Text(JUNK), Text(JUNK))
+    script = ScriptedModel(JUNK, JUNK)
+    state.scratch.agent = script.agent(state)
     with pytest.raises(CompactError, match="not a summary"):
         await compact.run_compact(state)
+    assert len(script.requests) == 2
     assert state.history == before and state.transcript.path.read_bytes() == on_disk
+
+
+async def test_a_model_that_keeps_calling_tools_is_answered_then_asked_without_tools(offline_state, workspace):
+    from agent.compaction.request import MAX_TOOL_ROUNDS
+    from agent.events import Notice
+
+    state = _chatted(offline_state)
+    touch = [("run_command", {"command": "touch ran.txt"})]
+    script = ScriptedModel(*[touch] * (MAX_TOOL_ROUNDS + 1), SUMMARY)
+    state.scratch.agent = script.agent(state)
+    await compact.run_compact(state)
+    assert is_summary(state.history[0])
+    assert not (workspace / "ran.txt").exists()  # answered "tools are off", never run
+    assert len(script.requests) == MAX_TOOL_ROUNDS + 2
+    assert all("run_command" in tools for tools in script.tools[:-1]) and script.tools[-1] == []
+    assert any("tool" in n.text for n in state.emit.of(Notice))
 
 
 async def test_a_cut_summary_says_nothing_was_changed_once_and_no_thinking_advice_without_thinking(
