@@ -101,3 +101,10 @@ async def offline_state(home, workspace):
     make = StateMaker(base_url="http://127.0.0.1:9/v1", api_key="test-key", workspace=workspace)
     yield make
     await make.close()
+
+
+@pytest.fixture
+def live_server():
+    """The emulator for a REPL in a pseudo-terminal (tests/pty_kit.py): its own process talks to it."""
+    with FakeOpenAI() as fake:
+        yield fake

@@ -6,26 +6,14 @@ from __future__ import annotations
 
 import json
 
-import pexpect
-
+from tests.pty_kit import ask, leave, screen_of, shown, spawn, type_line, wait_prompt
 from tests.test_images import image_parts, png
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a terminal's bracketed paste, as a drop sends it
 
 
-def screen_of(child: pexpect.spawn) -> Screen:
-    screen = Screen(child)
-    screen.write(child.before + child.after + child.buffer)
-    return screen
-
-
-def shown(screen: Screen, text: str) -> bool:
-    return any(text in line for line in screen.lines())
-
-
 def test_an_image_dropped_into_an_empty_prompt_is_sent_not_taken_for_a_command(workspace, home, tmp_path,
-                                                                                live_server):  # noqa: F811
+                                                                                live_server):
     folder = tmp_path / "Screen Shots"
     folder.mkdir()
     (folder / "shot.png").write_bytes(png(40, 30))
@@ -41,20 +29,17 @@ def test_an_image_dropped_into_an_empty_prompt_is_sent_not_taken_for_a_command(w
     assert not shown(screen, "Unknown command")
     assert image_parts(live_server.requests[-1]["body"])  # the image went with the message
     assert " why is the button grey?" in json.dumps(live_server.requests[-1]["body"])
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
-def test_custom_commands_in_the_terminal(workspace, home, live_server):  # noqa: F811
+def test_custom_commands_in_the_terminal(workspace, home, live_server):
     commands = workspace / ".claude" / "commands"
     (commands / "frontend").mkdir(parents=True)
     (commands / "frontend" / "component.md").write_text("---\ndescription: Make a component\n---\nMake $1.")
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "/help")
-    child.expect_exact("/frontend:component")
-    wait_prompt(child)
+    ask(child, "/help", "/frontend:component", exact=True)
     assert shown(screen, "/frontend:component [arguments] (/component) — Make a component")
     # Written while the REPL runs: found at once. Its ! line is asked like any command.
     (commands / "branch.md").write_text("On branch: !`echo feature-x`. Review it.")
@@ -62,18 +47,13 @@ def test_custom_commands_in_the_terminal(workspace, home, live_server):  # noqa:
     child.expect_exact("Run command")
     child.expect_exact("[p]roject:")
     assert shown(screen, "echo feature-x")
-    type_line(child, "y")
-    child.expect("Echo: ")
-    wait_prompt(child)
+    ask(child, "y", "Echo: ")
     assert "On branch: feature-x. Review it." in json.dumps(live_server.requests[-1]["body"])
-    type_line(child, "/agents")
-    child.expect_exact("No sub-agents are defined")
-    wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    ask(child, "/agents", "No sub-agents are defined", exact=True)
+    leave(child)
 
 
-def test_a_chinese_session_shows_the_tools_failures_in_chinese(workspace, home, live_server):  # noqa: F811
+def test_a_chinese_session_shows_the_tools_failures_in_chinese(workspace, home, live_server):
     agents = workspace / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "reviewer.md").write_text("---\nname: reviewer\ndescription: 审查\n---\n审查代码。")
@@ -85,19 +65,12 @@ def test_a_chinese_session_shows_the_tools_failures_in_chinese(workspace, home, 
     type_line(child, "run touch made.txt")
     child.expect_exact("运行命令")
     child.expect_exact("[p]本项目一直允许:")
-    type_line(child, "n")
-    child.expect("Done: run_command returned")
-    wait_prompt(child)
+    ask(child, "n", "Done: run_command returned")
     assert shown(screen, "⎿ 错误：你拒绝了运行这条命令")
-    type_line(child, "read missing.txt")
-    child.expect("Done: read_file returned")
-    wait_prompt(child)
+    ask(child, "read missing.txt", "Done: read_file returned")
     assert shown(screen, "⎿ 错误：文件不存在：missing.txt")
-    type_line(child, "/agents")
-    child.expect_exact("模型可以把任务交给这些子代理")
-    wait_prompt(child)
+    ask(child, "/agents", "模型可以把任务交给这些子代理", exact=True)
     assert shown(screen, "工具：子代理可用的全部工具 · 模型：与会话相同")
     assert not any("Error" in line or "declined" in line for line in screen.lines())
     assert not (workspace / "made.txt").exists()
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)

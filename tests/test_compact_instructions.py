@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 
-import pexpect
-
 from agent.tools.memory_files import compact_instructions
 from tests.builders import is_compaction, long_answer, responder, script_forever
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, spawn, wait_prompt
 
 
 def test_the_section_is_found_in_agents_md_and_claude_md_in_either_language(workspace, home):
@@ -26,7 +24,7 @@ def test_the_section_is_found_in_agents_md_and_claude_md_in_either_language(work
     assert compact_instructions(workspace) == ""
 
 
-def test_every_compaction_prompt_has_them_in_order(workspace, home, live_server):  # noqa: F811
+def test_every_compaction_prompt_has_them_in_order(workspace, home, live_server):
     (workspace / "AGENTS.md").write_text("Be brief.\n\n## Compact Instructions\nKeep the migration ids.\n")
     home.mkdir(exist_ok=True)
     (home / "settings.json").write_text(json.dumps({"compactInstructions": "Name every test that failed."}))
@@ -34,14 +32,9 @@ def test_every_compaction_prompt_has_them_in_order(workspace, home, live_server)
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
     for text, answer in (("first", "Answer 1"), ("second", "Answer 2")):
-        type_line(child, text)
-        child.expect(answer)
-        wait_prompt(child)
-    type_line(child, "/compact focus on the parser")
-    child.expect("Compacted:")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+        ask(child, text, answer)
+    ask(child, "/compact focus on the parser", "Compacted:")
+    leave(child, "/exit")
 
     [request] = [r["body"] for r in live_server.requests if is_compaction(r["body"])]
     prompt = request["messages"][-1]["content"]

@@ -7,18 +7,15 @@ from __future__ import annotations
 import re
 import sys
 
-import pexpect
-
 import session
 from tests.builders import is_compaction, long_answer, responder, script_forever
-from tests.test_claude_habits_pty import screen_of, shown
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, screen_of, shown, spawn, type_line, wait_prompt
 
 SUMMARY = "<summary>1. The user asked twice.\n6. Current work: PREVIEWED SUMMARY</summary>"
 EDITOR = "import sys, pathlib; p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text() + '\\nKEEP THE PARSER NOTES')"
 
 
-def test_preview_then_cancel_changes_nothing_then_edit_and_apply(workspace, home, live_server, tmp_path):  # noqa: F811
+def test_preview_then_cancel_changes_nothing_then_edit_and_apply(workspace, home, live_server, tmp_path):
     editor = tmp_path / "editor.py"
     editor.write_text(EDITOR)
     script_forever(live_server, responder([long_answer(1), long_answer(2)], summary=SUMMARY))
@@ -26,18 +23,14 @@ def test_preview_then_cancel_changes_nothing_then_edit_and_apply(workspace, home
     screen = screen_of(child)
     wait_prompt(child)
     for text, answer in (("first", "Answer 1"), ("second", "Answer 2")):
-        type_line(child, text)
-        child.expect(answer)
-        wait_prompt(child)
+        ask(child, text, answer)
     path = session.session_file(child.session_id, workspace)
     before = path.read_bytes()
 
     type_line(child, "/compact preview keep the parser notes")
     child.expect(r"\[c\]ancel\?")
     assert shown(screen, "PREVIEWED SUMMARY") and shown(screen, "dropped:")
-    type_line(child, "c")
-    child.expect("Cancelled: the conversation and the session file are unchanged")
-    wait_prompt(child)
+    ask(child, "c", "Cancelled: the conversation and the session file are unchanged")
     assert path.read_bytes() == before
     asks = [r for r in live_server.requests if is_compaction(r["body"])]
     assert len(asks) == 1 and "keep the parser notes" in asks[0]["body"]["messages"][-1]["content"]
@@ -50,10 +43,7 @@ def test_preview_then_cancel_changes_nothing_then_edit_and_apply(workspace, home
     type_line(child, "e")
     child.expect("KEEP THE PARSER NOTES")
     child.expect(r"\[c\]ancel\?")
-    type_line(child, "a")
-    child.expect("Compacted:")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "a", "Compacted:")
+    leave(child, "/exit")
     text = re.sub(r"\s+", " ", path.read_text())
     assert "PREVIEWED SUMMARY KEEP THE PARSER NOTES" in text.replace("\\n", " ")

@@ -6,22 +6,19 @@ from __future__ import annotations
 
 import json
 
-import pexpect
-
 import compact
 from tests.builders import big_files, chat, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
-from tests.test_claude_habits_pty import screen_of, shown
+from tests.pty_kit import ask, leave, screen_of, shown, spawn, type_line, wait_prompt
 from tests.test_hooks import hook, use_hooks  # noqa: F401 - fixture
 from tests.test_main import run_main
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 
 
 def _reads(names: list[str], answer: str) -> list:
     return [ToolCalls([("read_file", {"path": name})]) for name in names] + [Text(answer)]
 
 
-def test_the_repl_says_what_was_dropped_and_compact_show_says_it_whole(workspace, home, live_server):  # noqa: F811
+def test_the_repl_says_what_was_dropped_and_compact_show_says_it_whole(workspace, home, live_server):
     big_files(workspace, 7, lines=60)
     names = [f"big{i}.txt" for i in range(7)]
     turns = [*_reads(names, "All seven read."), ToolCalls([("grep", {"pattern": "line 5"})]), Text("Grepped.")]
@@ -29,12 +26,8 @@ def test_the_repl_says_what_was_dropped_and_compact_show_says_it_whole(workspace
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "read the seven files")
-    child.expect("All seven read.")
-    wait_prompt(child)
-    type_line(child, "grep for line 5")
-    child.expect("Grepped.")
-    wait_prompt(child)
+    ask(child, "read the seven files", "All seven read.")
+    ask(child, "grep for line 5", "Grepped.")
     type_line(child, "/compact")
     child.expect("Compacted:")
     child.expect("dropped: ")
@@ -42,11 +35,8 @@ def test_the_repl_says_what_was_dropped_and_compact_show_says_it_whole(workspace
     # Five files come back; the two read first do not. Three tools named at most on the line.
     assert shown(screen, "dropped: 8 tool result(s) (read_file 7, grep 1;")
     assert shown(screen, "2 file(s) not restored (big0.txt, big1.txt)")
-    type_line(child, "/compact show")
-    child.expect("not restored")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "/compact show", "not restored")
+    leave(child, "/exit")
 
 
 async def test_the_post_compact_hook_gets_the_figures(make_state, server, home, workspace, hook):  # noqa: F811

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import pexpect
-
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - a fixture
+from tests.pty_kit import ask, leave, spawn, type_line, wait_prompt
 
 
-def test_status_and_context_in_a_real_terminal(workspace, home, live_server):  # noqa: F811
+def test_status_and_context_in_a_real_terminal(workspace, home, live_server):
     (workspace / "code.py").write_text("def add(a, b):\n    return a + b\n" * 50)
     child = spawn(workspace, home, live_server, "--model", "deepseek-v4-flash", "--cheap-tier", "off")
     wait_prompt(child)
-    type_line(child, "read code.py")
-    child.expect("Done: read_file")
-    wait_prompt(child)
+    ask(child, "read code.py", "Done: read_file")
     type_line(child, "/status")
     child.expect(r"Cost so far: \$[0-9.]+ \(cache hits")
     child.expect(r"served from the prefix cache")
@@ -24,24 +20,18 @@ def test_status_and_context_in_a_real_terminal(workspace, home, live_server):  #
     child.expect("Tool results: read_file")
     child.expect("Free")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_context_in_chinese(workspace, home, live_server, monkeypatch):  # noqa: F811
+def test_context_in_chinese(workspace, home, live_server, monkeypatch):
     monkeypatch.setenv("CODING_AGENT_CHEAP_TIER", "on")
     child = spawn(workspace, home, live_server, lang="zh")
     wait_prompt(child)
-    type_line(child, "你好")
-    child.expect("Echo: 你好")
-    wait_prompt(child)
+    ask(child, "你好", "Echo: 你好")
     type_line(child, "/context")
     child.expect("指令 \\+ 工具定义")
     child.expect("用户消息")
     child.expect("空闲")
     wait_prompt(child)
-    type_line(child, "/status")
-    child.expect(r"--cheap-tier on")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "/status", r"--cheap-tier on")
+    leave(child, "/exit")

@@ -9,12 +9,10 @@ import json
 import sys
 from pathlib import Path
 
-import pexpect
-
 from tests.fake_openai import Text, ToolCalls
+from tests.pty_kit import Screen, ask, leave, spawn, started, type_line, wait_prompt
 from tests.test_main import run_main
 from tests.test_mcp_limits_pty import STARTING, Recorded
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 
 SERVER = str(Path(__file__).with_name("mcp_features_server.py"))
 NOTE = "Release notes: version 7 ships on Friday."
@@ -26,7 +24,7 @@ def configure(home: Path, *args: str) -> None:
         {"mcpServers": {"feat": {"command": sys.executable, "args": [SERVER, *args]}}}))
 
 
-def test_the_spinner_names_the_running_tool_and_its_progress_after_the_approval(workspace, home, live_server,  # noqa: F811
+def test_the_spinner_names_the_running_tool_and_its_progress_after_the_approval(workspace, home, live_server,
                                                                                   tmp_path):
     gate = tmp_path / "gate"
     configure(home, str(gate))
@@ -45,11 +43,10 @@ def test_the_spinner_names_the_running_tool_and_its_progress_after_the_approval(
     gate.touch()
     child.expect("Slow done.")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_a_servers_question_is_asked_in_the_repl_with_its_escapes_shown(workspace, home, live_server):  # noqa: F811
+def test_a_servers_question_is_asked_in_the_repl_with_its_escapes_shown(workspace, home, live_server):
     configure(home)
     live_server.script(ToolCalls([("mcp__feat__ask_user", {})]), Text("Asked."))
     child = spawn(workspace, home, live_server, "--yes")
@@ -63,16 +60,13 @@ def test_a_servers_question_is_asked_in_the_repl_with_its_escapes_shown(workspac
     child.expect("Your favourite colour")
     type_line(child, "blue")
     child.expect("How many")
-    type_line(child, "4")
-    child.expect("Asked.")
-    wait_prompt(child)
+    ask(child, "4", "Asked.")
     assert "the user said blue x4" in json.dumps(live_server.requests[-1]["body"])
     assert screen.screen.title != "ELICIT-TITLE" and "\x1b]0;ELICIT" not in "".join(screen.sent)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_ctrl_c_at_a_servers_question_tells_it_the_user_cancelled(workspace, home, live_server):  # noqa: F811
+def test_ctrl_c_at_a_servers_question_tells_it_the_user_cancelled(workspace, home, live_server):
     configure(home)
     live_server.script(ToolCalls([("mcp__feat__ask_user", {})]), Text("Cancelled then."))
     child = spawn(workspace, home, live_server, "--yes")
@@ -84,15 +78,12 @@ def test_ctrl_c_at_a_servers_question_tells_it_the_user_cancelled(workspace, hom
     child.expect("Cancelled then.")
     wait_prompt(child)
     assert "the user chose cancel" in json.dumps(live_server.requests[-1]["body"])
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_a_prompt_is_a_slash_command_and_a_resource_mention_completes(workspace, home, live_server):  # noqa: F811
+def test_a_prompt_is_a_slash_command_and_a_resource_mention_completes(workspace, home, live_server):
     configure(home)
-    child = spawn(workspace, home, live_server, "--yes")
-    screen = Screen(child)
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, "--yes")
     type_line(child, "/mcp__feat__review parser")  # typed at once: the command waits for its server to start
     child.expect("Echo:", timeout=STARTING)
     wait_prompt(child)
@@ -101,15 +92,12 @@ def test_a_prompt_is_a_slash_command_and_a_resource_mention_completes(workspace,
     child.send("when? @feat:notes://rel")
     child.send("\t")  # completes the mention: the rest of it is drawn
     child.expect_exact("ease")
-    type_line(child, "")
-    child.expect("Echo:")
-    wait_prompt(child)
+    ask(child, "", "Echo:")
     messages = live_server.requests[-1]["body"]["messages"]
     assert messages[-1]["content"] == "when? @feat:notes://release"
     assert any(m["role"] == "tool" and m["content"] == NOTE for m in messages)
     assert screen.count("Attached @feat:notes://release") == 1
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
 def test_p_declines_a_servers_question(workspace, home, server):

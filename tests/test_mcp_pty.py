@@ -7,15 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-import pexpect
-
 from tests.fake_openai import Text, ToolCalls
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, spawn, type_line, wait_prompt
 
 SERVER = str(Path(__file__).with_name("mcp_demo_server.py"))
 
 
-def test_the_prompt_does_not_wait_for_a_server(workspace, home, live_server, tmp_path):  # noqa: F811
+def test_the_prompt_does_not_wait_for_a_server(workspace, home, live_server, tmp_path):
     marker = tmp_path / "serving"
     home.mkdir(exist_ok=True)
     (home / "settings.json").write_text(json.dumps(
@@ -24,13 +22,10 @@ def test_the_prompt_does_not_wait_for_a_server(workspace, home, live_server, tmp
     child = spawn(workspace, home, live_server, "--yes")
     wait_prompt(child)
     assert not marker.exists()  # the prompt is up; the server is still sleeping before it serves
-    type_line(child, "/mcp")
-    child.expect("demo · yours · starting")
-    wait_prompt(child)
+    ask(child, "/mcp", "demo · yours · starting")
     type_line(child, "add twenty and twenty-two")
     child.expect("Forty-two.")
     assert marker.exists()
     assert "the sum is 42" in json.dumps(live_server.requests[-1]["body"])
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")

@@ -7,18 +7,15 @@ from __future__ import annotations
 import json
 import os
 
-import pexpect
-
 from tests.fake_openai import Text
-from tests.test_repl_habits_pty import leave, screen_of, shown
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, screen_of, shown, spawn, wait_prompt
 
 
 def system_text(body: dict) -> str:
     return "\n".join(m["content"] for m in body["messages"] if m["role"] == "system")
 
 
-def test_the_users_claude_md_is_in_the_instructions(workspace, home, live_server):  # noqa: F811
+def test_the_users_claude_md_is_in_the_instructions(workspace, home, live_server):
     claude = home.parent / "claude-home"  # CLAUDE_CONFIG_DIR, as the home fixture sets it
     claude.mkdir()
     (claude / "CLAUDE.md").write_text("Answer like a pirate.\n@style.md\n")
@@ -26,20 +23,16 @@ def test_the_users_claude_md_is_in_the_instructions(workspace, home, live_server
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "hello")
-    child.expect("Echo: hello")
-    wait_prompt(child)
+    ask(child, "hello", "Echo: hello")
     system = system_text(live_server.requests[-1]["body"])
     assert "Answer like a pirate." in system and "Indent with tabs." in system
-    type_line(child, "/memory")
-    child.expect_exact("style.md")
-    wait_prompt(child)
+    ask(child, "/memory", "style.md", exact=True)
     assert shown(screen, f"{claude / 'CLAUDE.md'}")
     leave(child)
 
 
 def test_a_subfolders_agents_md_comes_with_a_read_below_it_and_stays_after_compact(workspace, home,
-                                                                                    live_server):  # noqa: F811
+                                                                                    live_server):
     (workspace / "AGENTS.md").write_text("Top rule: write tests.\n")
     (workspace / "api").mkdir()
     (workspace / "api" / "AGENTS.md").write_text("Api rule: every handler returns JSON.\n")
@@ -49,30 +42,22 @@ def test_a_subfolders_agents_md_comes_with_a_read_below_it_and_stays_after_compa
     wait_prompt(child)
     # A long first answer: the summary is smaller than the history it replaces.
     live_server.script(Text("A long first answer. " + "Details of the plan, step by step. " * 400))
-    type_line(child, "hello")
-    child.expect("A long first answer")
-    wait_prompt(child)
+    ask(child, "hello", "A long first answer")
     first_system = system_text(live_server.requests[-1]["body"])
     assert "Top rule" in first_system and "Api rule" not in json.dumps(live_server.requests[-1]["body"])
-    type_line(child, "read api/handlers.py")
-    child.expect("Done: read_file returned")
-    wait_prompt(child)
+    ask(child, "read api/handlers.py", "Done: read_file returned")
     assert shown(screen, "Loaded api/AGENTS.md")
     body = live_server.requests[-1]["body"]
     tool_answers = [m["content"] for m in body["messages"] if m["role"] == "tool"]
     assert any("Api rule: every handler returns JSON." in str(answer) for answer in tool_answers)
     assert system_text(body) == first_system  # the instructions keep their bytes (the prompt cache)
-    type_line(child, "/compact")
-    child.expect("Compacted:")
-    wait_prompt(child)
-    type_line(child, "what now?")
-    child.expect("Echo: what now")
-    wait_prompt(child)
+    ask(child, "/compact", "Compacted:")
+    ask(child, "what now?", "Echo: what now")
     assert "Api rule: every handler returns JSON." in json.dumps(live_server.requests[-1]["body"])
     leave(child)
 
 
-def test_a_subfolders_memory_file_that_links_out_is_not_read(workspace, home, live_server, tmp_path):  # noqa: F811
+def test_a_subfolders_memory_file_that_links_out_is_not_read(workspace, home, live_server, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "AGENTS.md").write_text("LEAKED-INSTRUCTIONS\n")
@@ -82,10 +67,7 @@ def test_a_subfolders_memory_file_that_links_out_is_not_read(workspace, home, li
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "read vendor/lib.py")
-    child.expect("Done: read_file returned")
-    wait_prompt(child)
+    ask(child, "read vendor/lib.py", "Done: read_file returned")
     assert "LEAKED-INSTRUCTIONS" not in json.dumps(live_server.requests[-1]["body"])
     assert not shown(screen, "Loaded vendor/AGENTS.md")
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)

@@ -11,11 +11,8 @@ import json.decoder
 import shutil
 from pathlib import Path
 
-import pexpect
-
 from tests.builders import is_compaction, long_answer, responder, script_forever
-from tests.test_claude_habits_pty import screen_of, shown
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, screen_of, shown, spawn, wait_prompt
 
 WINDOW = 16_384
 
@@ -24,7 +21,7 @@ def _last_line(path: Path) -> str:
     return [line for line in path.read_text().splitlines() if line.strip()][-1].strip()
 
 
-def test_two_mentioned_files_arrive_whole_after_the_history_is_compacted(workspace, home, live_server):  # noqa: F811
+def test_two_mentioned_files_arrive_whole_after_the_history_is_compacted(workspace, home, live_server):
     live_server.max_context = WINDOW
     (workspace / "pkg").mkdir()
     shutil.copy(heapq.__file__, workspace / "heapq.py")
@@ -34,16 +31,11 @@ def test_two_mentioned_files_arrive_whole_after_the_history_is_compacted(workspa
     screen = screen_of(child)
     wait_prompt(child)
     for n in range(1, 4):
-        type_line(child, f"explain part {n} of the design")
-        child.expect(f"Answer {n}")
-        wait_prompt(child)
+        ask(child, f"explain part {n} of the design", f"Answer {n}")
     compactions = sum(is_compaction(r["body"]) for r in live_server.requests)
-    type_line(child, "Review @heapq.py and @pkg/decoder.py together")
-    child.expect("Echo: Review")
-    wait_prompt(child)
+    ask(child, "Review @heapq.py and @pkg/decoder.py together", "Echo: Review")
     assert shown(screen, "Attached @heapq.py, @pkg/decoder.py") and not shown(screen, "(lines 1")
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
     turn = [r for r in live_server.requests if not is_compaction(r["body"])][-1]
     sent = json.dumps(turn["body"]["messages"])

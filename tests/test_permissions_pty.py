@@ -8,7 +8,7 @@ import json
 import pexpect
 
 from tests.fake_openai import Text, ToolCalls
-from tests.test_repl_pty import ASKED, Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ASKED, Screen, leave, spawn, type_line, wait_prompt
 
 SHIFT_TAB = "\x1b[Z"
 
@@ -41,7 +41,7 @@ def _toolbar(screen: Screen, text: str, child: pexpect.spawn) -> None:
     raise AssertionError(f"{text!r} not on the screen: {screen.lines()}")
 
 
-def test_shift_tab_cycles_the_mode_in_the_toolbar(workspace, home, live_server):  # noqa: F811
+def test_shift_tab_cycles_the_mode_in_the_toolbar(workspace, home, live_server):
     live_server.script(ToolCalls([("write_file", {"path": "plan.txt", "content": "x"})]), Text("Blocked, then."))
     child = spawn(workspace, home, live_server, env_extra={"PROMPT_TOOLKIT_NO_CPR": "0"})
     screen = _screen(child)
@@ -56,11 +56,10 @@ def test_shift_tab_cycles_the_mode_in_the_toolbar(workspace, home, live_server):
     _toolbar(screen, "ask before edits", child)
     child.send(SHIFT_TAB)
     _toolbar(screen, "accept edits", child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, live_server):  # noqa: F811
+def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, live_server):
     live_server.script(ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it."),
                        ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it again."))
     child = spawn(workspace, home, live_server, *ASKED)
@@ -71,8 +70,7 @@ def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, li
     child.expect("Saved for this project: run_command\\(echo saved-rule\\)")
     child.expect("Ran it.")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     local = workspace / ".coding-agent" / "settings.local.json"
     assert json.loads(local.read_text()) == {"permissions": {"allow": ["run_command(echo saved-rule)"]}}
 
@@ -83,11 +81,10 @@ def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, li
     child.expect("Ran it again.")
     assert "Allow?" not in child.before
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, home, live_server, tmp_path):  # noqa: F811
+def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, home, live_server, tmp_path):
     record = workspace / "started"  # written by the hook, which runs in the project (a short line to match)
     (workspace / ".coding-agent").mkdir()
     (workspace / ".coding-agent" / "settings.json").write_text(json.dumps({
@@ -106,17 +103,15 @@ def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, hom
     assert "Allow?" not in child.before  # the project's allow rule counts now
     assert json.loads(record.read_text())["source"] == "startup"
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     # Approved once: the next session asks nothing.
     child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     assert "would run" not in child.before
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, home, live_server):  # noqa: F811
+def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, home, live_server):
     """[p] on `rm *.pyc` saves that command, its star escaped: `rm -rf precious x.pyc` is asked next."""
     for name in ("x.pyc", "precious"):
         (workspace / name).write_text("keep\n")
@@ -138,8 +133,7 @@ def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, ho
     child.send("n\r")
     child.expect_exact("Second done.")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     assert (workspace / "precious").exists() and (workspace / "x.pyc").exists()
     local = workspace / ".coding-agent" / "settings.local.json"
     assert json.loads(local.read_text()) == {"permissions": {"allow": ["run_command(rm \\*.pyc)"]}}

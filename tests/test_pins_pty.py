@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import json
 
-import pexpect
-
 from tests.builders import is_compaction, long_answer, responder, script_forever
-from tests.test_claude_habits_pty import screen_of, shown
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, screen_of, shown, spawn, type_line, wait_prompt
 
 RULE = "never edit the generated files under gen/"
 
@@ -20,40 +17,25 @@ def _sent(server) -> str:
     return json.dumps(last["body"]["messages"], ensure_ascii=False)
 
 
-def test_pins_are_kept_through_compaction_and_continue(workspace, home, live_server):  # noqa: F811
+def test_pins_are_kept_through_compaction_and_continue(workspace, home, live_server):
     (workspace / "spec.md").write_text("the spec, first version\n")
     script_forever(live_server, responder([long_answer(1), long_answer(2)]))
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
     for text, answer in (("the API must stay backward compatible", "Answer 1"), ("second task", "Answer 2")):
-        type_line(child, text)
-        child.expect(answer)
-        wait_prompt(child)
+        ask(child, text, answer)
     for command, said in ((f"/pin {RULE}", "Pinned #1"), ("/pin @spec.md", "Pinned #2"), ("/pin #1", "Pinned #3"),
                           ("/pin a pin to drop", "Pinned #4")):
-        type_line(child, command)
-        child.expect(said)
-        wait_prompt(child)
-    type_line(child, "/unpin 4")
-    child.expect("Unpinned: a pin to drop")
-    wait_prompt(child)
-    type_line(child, "/pin")
-    child.expect("3. the API must stay backward compatible")
-    wait_prompt(child)
+        ask(child, command, said)
+    ask(child, "/unpin 4", "Unpinned: a pin to drop")
+    ask(child, "/pin", "3. the API must stay backward compatible")
     assert shown(screen, "2. @spec.md") and not shown(screen, "4. a pin")
     (workspace / "spec.md").write_text("the spec, second version\n")
-    type_line(child, "/compact")
-    child.expect("Compacted:")
-    wait_prompt(child)
-    type_line(child, "/context")
-    child.expect("Pinned by you")
-    wait_prompt(child)
-    type_line(child, "go on")
-    child.expect("Echo: go on")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "/compact", "Compacted:")
+    ask(child, "/context", "Pinned by you")
+    ask(child, "go on", "Echo: go on")
+    leave(child, "/exit")
 
     sent = _sent(live_server)
     assert RULE in sent and "the spec, second version" in sent and "the spec, first version" not in sent
@@ -68,5 +50,4 @@ def test_pins_are_kept_through_compaction_and_continue(workspace, home, live_ser
     again.expect("1. " + RULE)
     again.expect("2. @spec.md")
     wait_prompt(again)
-    type_line(again, "/exit")
-    again.expect(pexpect.EOF)
+    leave(again, "/exit")

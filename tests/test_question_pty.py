@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import pexpect
-
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: a fixture
+from tests.pty_kit import ask, leave, spawn, type_line, wait_prompt
 
 
-def test_a_command_typed_at_the_yes_no_question_is_asked_again(workspace, home, live_server):  # noqa: F811
+def test_a_command_typed_at_the_yes_no_question_is_asked_again(workspace, home, live_server):
     child = spawn(workspace, home, live_server, "--context-window", "8000")
     wait_prompt(child)
     # Long enough that a summary is smaller than the history it replaces, which carries every user
     # message verbatim (issue 20): more messages, each shorter, and their echoes are what it saves.
     for n in range(6):
-        type_line(child, f"message {n} " + "some words about the parser and the lexer " * 20)
-        child.expect(f"Echo: message {n}")
-        wait_prompt(child)
-    type_line(child, "/compact")
-    child.expect("Compacted")
-    wait_prompt(child)
+        ask(child, f"message {n} " + "some words about the parser and the lexer " * 20, f"Echo: message {n}")
+    ask(child, "/compact", "Compacted")
     type_line(child, "/compact undo")
     child.expect(r"\[y/N\]")
     child.send("/context\r")
@@ -27,5 +21,4 @@ def test_a_command_typed_at_the_yes_no_question_is_asked_again(workspace, home, 
     child.send("n\r")
     wait_prompt(child)
     assert "Restored the history" not in child.before
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")

@@ -7,23 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-import pexpect
-
-from tests.test_repl_pty import ASKED, Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
-
-
-def screen_of(child: pexpect.spawn) -> Screen:
-    screen = Screen(child)
-    screen.write(child.before + child.after + child.buffer)
-    return screen
-
-
-def shown(screen: Screen, text: str) -> bool:
-    """`text` on the screen, also where it was wrapped: a full row runs on into the next, a row rich
-    broke at a space goes on after one space."""
-    rows = screen.screen.display
-    joined = " ".join("".join(row if row[-1:] != " " else row.rstrip() + "\n" for row in rows).split())
-    return any(text in row for row in rows) or " ".join(text.split()) in joined
+from tests.pty_kit import ASKED, ask, leave, screen_of, shown, spawn, type_line, wait_prompt
 
 
 def user_texts(body: dict) -> list[str]:
@@ -31,67 +15,50 @@ def user_texts(body: dict) -> list[str]:
             for m in body["messages"] if m["role"] == "user"]
 
 
-def leave(child: pexpect.spawn) -> None:
-    child.sendeof()
-    child.expect(pexpect.EOF)
-
-
-def test_bang_runs_a_command_and_the_model_knows_what_it_printed(workspace, home, live_server):  # noqa: F811
+def test_bang_runs_a_command_and_the_model_knows_what_it_printed(workspace, home, live_server):
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "!echo made-by-$((6*7))")
-    child.expect_exact("made-by-42")
-    wait_prompt(child)
+    ask(child, "!echo made-by-$((6*7))", "made-by-42", exact=True)
     assert not live_server.requests  # the model was not asked
-    type_line(child, "what did it print?")
-    child.expect("Echo: what did it print")
-    wait_prompt(child)
+    ask(child, "what did it print?", "Echo: what did it print")
     said = "\n".join(user_texts(live_server.requests[-1]["body"]))
     assert "echo made-by-$((6*7))" in said and "made-by-42" in said
     assert shown(screen, "made-by-42")
     leave(child)
 
 
-def test_hash_adds_the_note_to_the_memory_file_the_user_picks(workspace, home, live_server):  # noqa: F811
+def test_hash_adds_the_note_to_the_memory_file_the_user_picks(workspace, home, live_server):
     (workspace / "CLAUDE.md").write_text("# Rules\n- be brief")  # a Claude Code user's file, no newline at its end
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
     type_line(child, "# lint before every commit")
     child.expect_exact("Add it to which memory file?")
-    type_line(child, "p")
-    child.expect_exact("Added to")
-    wait_prompt(child)
+    ask(child, "p", "Added to", exact=True)
     assert (workspace / "CLAUDE.md").read_text() == "# Rules\n- be brief\n- lint before every commit\n"
     type_line(child, "# keep answers short")
     child.expect_exact("Add it to which memory file?")
-    type_line(child, "u")
-    child.expect_exact("Added to")
-    wait_prompt(child)
+    ask(child, "u", "Added to", exact=True)
     assert (home / "AGENTS.md").read_text() == "- keep answers short\n"
-    type_line(child, "ok")
-    child.expect("Echo: ok")
-    wait_prompt(child)
+    ask(child, "ok", "Echo: ok")
     said = "\n".join(user_texts(live_server.requests[-1]["body"]))
     assert "lint before every commit" in said and "keep answers short" in said
     assert not shown(screen, "Unknown command")
     leave(child)
 
 
-def test_backslash_enter_continues_the_line(workspace, home, live_server):  # noqa: F811
+def test_backslash_enter_continues_the_line(workspace, home, live_server):
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
     child.send("first part \\")
     child.send("\r")
-    type_line(child, "second part")
-    child.expect("Echo: first part")
-    wait_prompt(child)
+    ask(child, "second part", "Echo: first part")
     assert user_texts(live_server.requests[-1]["body"])[-1] == "first part \nsecond part"
     leave(child)
 
 
-def test_esc_interrupts_a_turn_and_keeps_the_message(workspace, home, live_server):  # noqa: F811
+def test_esc_interrupts_a_turn_and_keeps_the_message(workspace, home, live_server):
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
@@ -101,29 +68,23 @@ def test_esc_interrupts_a_turn_and_keeps_the_message(workspace, home, live_serve
     child.expect_exact("Interrupted")
     wait_prompt(child)
     assert shown(screen, "Interrupted")
-    type_line(child, "again")
-    child.expect("Echo: again")
-    wait_prompt(child)
+    ask(child, "again", "Echo: again")
     assert "tell a slow story" in user_texts(live_server.requests[-1]["body"])
     leave(child)
 
 
-def test_cost_shows_the_sessions_figures(workspace, home, live_server):  # noqa: F811
+def test_cost_shows_the_sessions_figures(workspace, home, live_server):
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "hello")
-    child.expect("Echo: hello")
-    wait_prompt(child)
-    type_line(child, "/cost")
-    child.expect_exact("This session:")
-    wait_prompt(child)
+    ask(child, "hello", "Echo: hello")
+    ask(child, "/cost", "This session:", exact=True)
     counted = live_server.requests[-1]["prompt_tokens"]
     assert shown(screen, f"Tokens used: 1 requests, input {counted:,}")
     leave(child)
 
 
-def test_permissions_add_list_and_remove_a_rule(workspace, home, live_server):  # noqa: F811
+def test_permissions_add_list_and_remove_a_rule(workspace, home, live_server):
     (workspace / ".env").write_text("SECRET=1\n")
     local = workspace / ".coding-agent" / "settings.local.json"
     child = spawn(workspace, home, live_server)
@@ -131,102 +92,73 @@ def test_permissions_add_list_and_remove_a_rule(workspace, home, live_server):  
     wait_prompt(child)
     type_line(child, "/permissions add deny Read(./.env)")
     child.expect_exact("Save it where?")
-    type_line(child, "l")
-    child.expect_exact("Added deny Read(./.env)")
-    wait_prompt(child)
+    ask(child, "l", "Added deny Read(./.env)", exact=True)
     assert json.loads(local.read_text())["permissions"]["deny"] == ["Read(./.env)"]
-    type_line(child, "read .env")
-    child.expect("Done: read_file returned")
-    wait_prompt(child)
+    ask(child, "read .env", "Done: read_file returned")
     assert "SECRET" not in json.dumps(live_server.requests[-1]["body"])
     type_line(child, "/permissions add ask run_command(make deploy)")
     child.expect_exact("Save it where?")
-    type_line(child, "u")
-    child.expect_exact("Added ask")
-    wait_prompt(child)
+    ask(child, "u", "Added ask", exact=True)
     assert json.loads((home / "settings.json").read_text())["permissions"]["ask"] == ["run_command(make deploy)"]
-    type_line(child, "/permissions")
-    child.expect_exact("Permission rules")
-    wait_prompt(child)
+    ask(child, "/permissions", "Permission rules", exact=True)
     assert shown(screen, "1. deny  Read(./.env)")
     assert shown(screen, "2. ask   run_command(make deploy)")
-    type_line(child, "/permissions remove 1")
-    child.expect_exact("Removed deny Read(./.env)")
-    wait_prompt(child)
+    ask(child, "/permissions remove 1", "Removed deny Read(./.env)", exact=True)
     assert json.loads(local.read_text())["permissions"]["deny"] == []
-    type_line(child, "read .env")
-    child.expect("Done: read_file returned")
-    wait_prompt(child)
+    ask(child, "read .env", "Done: read_file returned")
     assert "SECRET=1" in json.dumps(live_server.requests[-1]["body"])
     leave(child)
 
 
-def test_hooks_lists_each_hook_with_its_file(workspace, home, live_server):  # noqa: F811
+def test_hooks_lists_each_hook_with_its_file(workspace, home, live_server):
     home.mkdir(parents=True, exist_ok=True)
     hook = {"matcher": "run_command", "hooks": [{"type": "command", "command": "echo checked"}]}
     (home / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [hook]}}))
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "/hooks")
-    child.expect_exact("Hooks (event")
-    wait_prompt(child)
+    ask(child, "/hooks", "Hooks (event", exact=True)
     assert shown(screen, "PreToolUse [run_command]")
     assert shown(screen, "echo checked")
     leave(child)
 
 
-def test_add_dir_makes_a_folder_readable_and_writable_in_the_sandbox_too(workspace, home, live_server,  # noqa: F811
+def test_add_dir_makes_a_folder_readable_and_writable_in_the_sandbox_too(workspace, home, live_server,
                                                                            tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     child = spawn(workspace, home, live_server, "--permission-mode", "acceptEdits")
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, f"write {other}/note.txt before")
-    child.expect("Done: write_file returned")
-    wait_prompt(child)
+    ask(child, f"write {other}/note.txt before", "Done: write_file returned")
     assert not (other / "note.txt").exists()
-    type_line(child, f"/add-dir {other}")
-    child.expect_exact("Added ")
-    wait_prompt(child)
-    type_line(child, f"write {other}/note.txt after")
-    child.expect("Done: write_file returned")
-    wait_prompt(child)
+    ask(child, f"/add-dir {other}", "Added ", exact=True)
+    ask(child, f"write {other}/note.txt after", "Done: write_file returned")
     assert (other / "note.txt").read_text() == "after"
-    type_line(child, "/undo")  # the added folder's file comes back as it was (it was not there)
-    child.expect_exact("(1 file(s) restored)")
-    wait_prompt(child)
+    # The added folder's file comes back as it was (it was not there).
+    ask(child, "/undo", "(1 file(s) restored)", exact=True)
     assert not (other / "note.txt").exists()
     # A command in the OS sandbox may write there too, unasked, as in the workspace.
-    type_line(child, f"run touch {other}/made.txt")
-    child.expect("Done: run_command returned")
-    wait_prompt(child)
+    ask(child, f"run touch {other}/made.txt", "Done: run_command returned")
     assert (other / "made.txt").exists()
     assert not shown(screen, "outside the sandbox")
     leave(child)
 
 
-def test_export_writes_the_conversation_and_never_over_a_file(workspace, home, live_server):  # noqa: F811
+def test_export_writes_the_conversation_and_never_over_a_file(workspace, home, live_server):
     child = spawn(workspace, home, live_server)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "hello export")
-    child.expect("Echo: hello export")
-    wait_prompt(child)
-    type_line(child, "/export talk.md")
-    child.expect_exact("Wrote 2 messages")
-    wait_prompt(child)
+    ask(child, "hello export", "Echo: hello export")
+    ask(child, "/export talk.md", "Wrote 2 messages", exact=True)
     text = (workspace / "talk.md").read_text()
     assert "## User\n\nhello export" in text and "## Assistant\n\nEcho: hello export" in text
-    type_line(child, "/export talk.md")
-    child.expect_exact("already exists")
-    wait_prompt(child)
+    ask(child, "/export talk.md", "already exists", exact=True)
     assert shown(screen, "not overwritten")
     leave(child)
 
 
-def test_doctor_gives_each_part_a_verdict(workspace, home, live_server):  # noqa: F811
+def test_doctor_gives_each_part_a_verdict(workspace, home, live_server):
     (workspace / ".coding-agent").mkdir()
     (workspace / ".coding-agent" / "settings.json").write_text("{not json")
     (workspace / ".claude").mkdir()
@@ -234,9 +166,7 @@ def test_doctor_gives_each_part_a_verdict(workspace, home, live_server):  # noqa
     child = spawn(workspace, home, live_server, "--context-window", "64000")
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "/doctor")
-    child.expect_exact("to check above")
-    wait_prompt(child)
+    ask(child, "/doctor", "to check above", exact=True)
     assert shown(screen, f"✓ ok · Endpoint: {live_server.base_url}")
     assert shown(screen, "✓ ok · Context window: 64,000 tokens")
     assert shown(screen, "· note · API key: none")
@@ -248,7 +178,7 @@ def test_doctor_gives_each_part_a_verdict(workspace, home, live_server):  # noqa
     leave(child)
 
 
-def test_doctor_in_chinese_and_an_endpoint_that_does_not_answer(workspace, home, live_server):  # noqa: F811
+def test_doctor_in_chinese_and_an_endpoint_that_does_not_answer(workspace, home, live_server):
     import socket
 
     with socket.socket() as sock:  # a port nothing listens on
@@ -265,7 +195,7 @@ def test_doctor_in_chinese_and_an_endpoint_that_does_not_answer(workspace, home,
     leave(child)
 
 
-def test_review_sends_the_working_trees_diff(workspace, home, live_server):  # noqa: F811
+def test_review_sends_the_working_trees_diff(workspace, home, live_server):
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     (workspace / "app.py").write_text("def add(a, b):\n    return a + b\n")
     subprocess.run([*git, "init", "-q"], cwd=workspace, check=True)
@@ -285,13 +215,11 @@ def test_review_sends_the_working_trees_diff(workspace, home, live_server):  # n
     leave(child)
 
 
-def test_review_outside_a_repository_says_so(workspace, home, live_server):  # noqa: F811
+def test_review_outside_a_repository_says_so(workspace, home, live_server):
     child = spawn(workspace, home, live_server, *ASKED)
     screen = screen_of(child)
     wait_prompt(child)
-    type_line(child, "/review")
-    child.expect_exact("Not a git repository")
-    wait_prompt(child)
+    ask(child, "/review", "Not a git repository", exact=True)
     assert not live_server.requests
     assert shown(screen, "/review reviews `git diff HEAD`")
     leave(child)

@@ -3,97 +3,25 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
-from pathlib import Path
 
 import pexpect
-import pyte
 import pytest
 
 import session
-from tests.fake_openai import FakeOpenAI
-
-ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 20
-# Where the REPL's text meets the terminal's width, rich breaks the line at a space: the space goes, a
-# style reset and a new line come. Where that falls depends on what else is on the line (the banner holds
-# the workspace's path, whose length comes with pytest's temporary folder: the user's name, the run's
-# number, xdist's worker) and on the width (tests/conftest.py keeps xdist's COLUMNS=80 away from the
-# child), so a pattern lets any space of the text be such a break (`spread`).
-# The banner's session id: where "session" ends the 140-column line, the space before the id is gone
-# (test_the_session_id_is_found_where_the_banner_breaks_before_it).
-WRAP = r"(?:\x1b\[[0-9;]*m|\s)+"
-SESSION_ID = rf"(?:session|会话){WRAP}(\d{{8}}-\d{{6}}-[0-9a-f]{{6}})"
-
-
-def spread(text: str) -> str:
-    """A pattern for `text` as the terminal shows it, broken at any of its spaces or at none."""
-    return WRAP.join(re.escape(word) for word in text.split())
-
-
-# Commands are asked about outside the OS sandbox only (in it they run unasked): the tests of the
-# approval question run there.
-ASKED = ("--sandbox", "danger-full-access")
-
-
-@pytest.fixture
-def live_server():
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str = "en",
-          env_extra: dict[str, str] | None = None) -> pexpect.spawn:
-    env = dict(os.environ)
-    env.update({
-        "CODING_AGENT_HOME": str(home),
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-        "TERM": "xterm-256color",
-        "PYDANTIC_AI_NO_BANNER": "1",
-        "CODING_AGENT_MAX_RETRIES": "0",
-        **(env_extra or {}),
-    })
-    child = pexpect.spawn(
-        sys.executable,
-        [str(ROOT / "main.py"), "--base-url", server.base_url, "--lang", lang, *args],
-        cwd=str(workspace), env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 140),
-    )
-    child.expect(SESSION_ID)
-    child.session_id = child.match.group(1)
-    return child
-
-
-class Screen:
-    """What the user sees: the child's output played through a terminal emulator of its size."""
-
-    def __init__(self, child: pexpect.spawn) -> None:
-        rows, cols = child.getwinsize()
-        self.screen = pyte.Screen(cols, rows)
-        self.stream = pyte.Stream(self.screen)
-        child.logfile_read = self
-
-    def write(self, text: str) -> None:
-        self.stream.feed(text)
-
-    def flush(self) -> None:
-        pass
-
-    def lines(self) -> list[str]:
-        return [line.rstrip() for line in self.screen.display]
-
-    def count(self, text: str) -> int:
-        return sum(text in line for line in self.lines())
-
-
-def wait_prompt(child: pexpect.spawn) -> None:
-    """The prompt is ready when prompt-toolkit turns bracketed paste on."""
-    child.expect_exact("\x1b[?2004h")
-
-
-def type_line(child: pexpect.spawn, text: str) -> None:
-    child.send(text)
-    child.send("\r")
+from tests.pty_kit import (
+    ROOT,
+    SESSION_ID,
+    TIMEOUT,
+    Screen,
+    ask,
+    interrupt_then_go_on,
+    leave,
+    spawn,
+    started,
+    type_line,
+    wait_prompt,
+)
 
 
 def test_a_session_in_a_real_terminal(workspace, home, live_server):
@@ -101,16 +29,12 @@ def test_a_session_in_a_real_terminal(workspace, home, live_server):
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
 
-    type_line(child, "hello there")
-    child.expect("Echo: hello there")
-    wait_prompt(child)
+    ask(child, "hello there", "Echo: hello there")
 
     # Alt+Enter (Esc Enter) inserts a newline instead of sending.
     child.send("line one")
     child.send("\x1b\r")
-    type_line(child, "line two")
-    child.expect("line two")
-    wait_prompt(child)
+    ask(child, "line two", "line two")
     assert live_server.requests[-1]["body"]["messages"][-1]["content"] == "line one\nline two"
 
     type_line(child, "read notes.txt")
@@ -128,9 +52,7 @@ def test_a_session_in_a_real_terminal(workspace, home, live_server):
     child.expect("left until auto-compact")
     wait_prompt(child)
 
-    type_line(child, "/stauts")
-    child.expect("Did you mean /status")
-    wait_prompt(child)
+    ask(child, "/stauts", "Did you mean /status")
 
     # Ctrl-C in the middle of a streamed answer cancels the turn and leaves a usable history.
     type_line(child, "slow answer please")
@@ -138,12 +60,9 @@ def test_a_session_in_a_real_terminal(workspace, home, live_server):
     child.sendintr()
     child.expect("Interrupted")
     wait_prompt(child)
-    type_line(child, "still there?")
-    child.expect("Echo: still there")
-    wait_prompt(child)
+    ask(child, "still there?", "Echo: still there")
 
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
     sessions = session.list_sessions(workspace)
     assert len(sessions) == 1
@@ -155,30 +74,21 @@ def test_a_session_in_a_real_terminal(workspace, home, live_server):
     assert child.session_id == sessions[0].session_id
     child.expect(f"Resumed {len(messages)} messages")
     wait_prompt(child)
-    type_line(child, "/status")
-    child.expect(sessions[0].session_id)
-    wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    ask(child, "/status", sessions[0].session_id)
+    leave(child)
 
 
 def test_compact_and_status_in_a_real_terminal(workspace, home, live_server):
     (workspace / "code.py").write_text("def add(a, b):\n    return a + b\n" * 50)
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
-    type_line(child, "/compact")
-    child.expect("Nothing to compact")
-    wait_prompt(child)
-    type_line(child, "read code.py")
-    child.expect("Done: read_file")
-    wait_prompt(child)
+    ask(child, "/compact", "Nothing to compact")
+    ask(child, "read code.py", "Done: read_file")
     # A long answer: the summary must be smaller than what it replaces, or it is refused.
     from tests.builders import long_answer
 
     live_server.script(long_answer())
-    type_line(child, "please remember the plan: add tests for add()")
-    child.expect("Answer 0")
-    wait_prompt(child)
+    ask(child, "please remember the plan: add tests for add()", "Answer 0")
 
     type_line(child, "/compact keep the plan")
     child.expect("Compacted: ([0-9,]+) → ([0-9,]+) tokens")
@@ -197,14 +107,11 @@ def test_compact_and_status_in_a_real_terminal(workspace, home, live_server):
     # The request after the compaction starts with the summary and carries the custom instruction.
     compaction_request = live_server.requests[-1]["body"]["messages"][-1]["content"]
     assert "Additional instructions:\nkeep the plan" in compaction_request
-    type_line(child, "what now?")
-    child.expect("Echo: what now")
-    wait_prompt(child)
+    ask(child, "what now?", "Echo: what now")
     first = live_server.requests[-1]["body"]["messages"][1]["content"]
     assert "compacted because the context filled up" in first
 
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
 def test_missing_key_for_deepseek_is_one_clear_line(workspace, home):
@@ -243,19 +150,15 @@ def test_one_turn_reading_many_large_files_never_hits_the_wall(workspace, home, 
     child.send("y\r")
     child.expect("Restored the history from")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     assert len(session.list_archives(session.latest_session(workspace), workspace)) >= 2
 
 
 def test_resume_picker_lists_sessions(workspace, home, live_server):
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
-    type_line(child, "first session here")
-    child.expect("Echo: first session here")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "first session here", "Echo: first session here")
+    leave(child, "/exit")
 
     env = dict(os.environ, CODING_AGENT_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1")
     child = pexpect.spawn(sys.executable, [str(ROOT / "main.py"), "--base-url", live_server.base_url, "--lang",
@@ -268,8 +171,7 @@ def test_resume_picker_lists_sessions(workspace, home, live_server):
     child.expect(SESSION_ID)
     assert child.match.group(1) == picked
     wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
 def test_resumed_near_the_threshold_compacts_from_the_primed_request(workspace, home, live_server):
@@ -302,8 +204,7 @@ def test_resumed_near_the_threshold_compacts_from_the_primed_request(workspace, 
     assert i == 0, child.after
     child.expect("Echo: go on")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
     events = [json.loads(line) for line in log.read_text().splitlines()]
     names = [e["event"] for e in events]
@@ -315,9 +216,7 @@ def test_resumed_near_the_threshold_compacts_from_the_primed_request(workspace, 
 
 
 def test_ctrl_c_leaves_the_answer_on_screen_once(workspace, home, live_server):
-    child = spawn(workspace, home, live_server)
-    screen = Screen(child)
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server)
     for tries in (1, 2):
         type_line(child, "slow answer please")
         child.expect("Slow answer part 3 of 40")
@@ -329,8 +228,7 @@ def test_ctrl_c_leaves_the_answer_on_screen_once(workspace, home, live_server):
     type_line(child, "/clear")  # a second session: its lock, and the first's, go at exit
     child.expect("New session")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     child.wait()
     assert list(session.project_dir(workspace).glob("*.lock")) == []
 
@@ -360,27 +258,17 @@ def test_a_spinner_says_what_the_turn_waits_for(workspace, home, live_server):
     assert child.expect([r"HTTP 429: retrying in 2s \(attempt 2 of 3\)", "Echo: are you busy"]) == 0
     child.expect("Echo: are you busy")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
 def test_the_chinese_ui_speaks_chinese(workspace, home, live_server):
     (workspace / "notes.txt").write_text("第一行\n第二行\n")
-    child = spawn(workspace, home, live_server, lang="zh")
-    screen = Screen(child)
-    wait_prompt(child)
-    type_line(child, "read notes.txt")
-    child.expect("Done: read_file")
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, lang="zh")
+    ask(child, "read notes.txt", "Done: read_file")
     assert any("行，" in line and "字符" in line for line in screen.lines()), "\n".join(screen.lines())
-    type_line(child, "/status")
-    child.expect("压缩阈值")
-    wait_prompt(child)
-    type_line(child, "/nope")
-    child.expect("未知命令 /nope。")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "/status", "压缩阈值")
+    ask(child, "/nope", "未知命令 /nope。")
+    leave(child, "/exit")
     shown = "\n".join(screen.lines())
     child = spawn(workspace, home, live_server, "--continue", lang="zh")
     screen = Screen(child)
@@ -389,8 +277,7 @@ def test_the_chinese_ui_speaks_chinese(workspace, home, live_server):
     shown += "\n".join(screen.lines())
     for word in ("session", "window", "threshold", "messages", "lines", "chars", "context", "Resumed"):
         assert word not in shown, word
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
 def test_ctrl_c_stops_a_long_turn(workspace, home, live_server):
@@ -403,15 +290,7 @@ def test_ctrl_c_stops_a_long_turn(workspace, home, live_server):
     type_line(child, "refactor everything")
     for _ in range(55):  # past pydantic-ai's old cap of 50 requests
         child.expect("⎿ 1 lines")
-    child.sendintr()
-    child.expect("Interrupted")
-    wait_prompt(child)
-    live_server.clear_script()
-    type_line(child, "still there?")
-    child.expect("Echo: still there")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    interrupt_then_go_on(child, live_server)
 
 
 @pytest.mark.parametrize(("lang", "word"), [("en", "session"), ("zh", "会话")])
@@ -426,5 +305,4 @@ def test_the_session_id_is_found_where_the_banner_breaks_before_it(tmp_path, hom
     child = spawn(workspace, home, live_server, lang=lang)
     assert "\r\n" in child.after and child.after.startswith(word + "\x1b[")  # broken there, the space gone
     wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)

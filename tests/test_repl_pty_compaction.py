@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import pexpect
-import pytest
-
 import session
 from agent.compaction.rebuild import PLACEHOLDER
 from tests.builders import is_compaction, long_answer, responder, script_forever
-from tests.fake_openai import FakeOpenAI, Text, ToolCalls
-from tests.test_repl_pty import spawn, spread, type_line, wait_prompt
+from tests.fake_openai import Text, ToolCalls
+from tests.pty_kit import ask, leave, spawn, spread, type_line, wait_prompt
 
 CLEARED = PLACEHOLDER.split(":")[0]
-
-
-@pytest.fixture
-def live_server():
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def _write(workspace, name: str, chars: int) -> None:
@@ -30,8 +21,7 @@ def _agent_requests(server, start: int = 0) -> list[list[dict]]:
 
 
 def _exit(child) -> None:
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
 def test_three_big_reads_in_one_message_all_reach_the_model(workspace, home, live_server):
@@ -42,9 +32,7 @@ def test_three_big_reads_in_one_message_all_reach_the_model(workspace, home, liv
     child = spawn(workspace, home, live_server, "--context-window", "64000", "--compact-at", "40000")
     wait_prompt(child)
     for i in range(4):
-        type_line(child, f"read old{i}.txt")
-        child.expect("Done: read_file")
-        wait_prompt(child)
+        ask(child, f"read old{i}.txt", "Done: read_file")
     script_forever(live_server, responder([ToolCalls([("read_file", {"path": f"new{i}.txt"}) for i in range(3)]),
                                            Text("All three reviewed.")]))
     start = len(live_server.requests)
@@ -67,23 +55,13 @@ def test_a_user_message_outlives_two_compactions(workspace, home, live_server):
     script_forever(live_server, responder([long_answer(1)], summary=f"<summary>1. Rule: {precious}\n6. ok</summary>"))
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
-    type_line(child, precious)
-    child.expect("Answer 1")
-    wait_prompt(child)
-    type_line(child, "/compact")
-    child.expect("Compacted:")
-    wait_prompt(child)
+    ask(child, precious, "Answer 1")
+    ask(child, "/compact", "Compacted:")
     # The second summary drops the message (the model cut quoted text).
     script_forever(live_server, responder([long_answer(2)], summary="<summary>1. Other work.\n6. ok</summary>"))
-    type_line(child, "now the second task")
-    child.expect("Answer 2")
-    wait_prompt(child)
-    type_line(child, "/compact")
-    child.expect("Compacted:")
-    wait_prompt(child)
-    type_line(child, "what were my rules?")
-    child.expect("Echo: what were my rules")
-    wait_prompt(child)
+    ask(child, "now the second task", "Answer 2")
+    ask(child, "/compact", "Compacted:")
+    ask(child, "what were my rules?", "Echo: what were my rules")
     _exit(child)
 
     summary_message = "\n".join(str(m.get("content")) for m in _agent_requests(live_server)[-1][1:])
@@ -127,16 +105,10 @@ def test_compact_undo_keeps_the_turns_made_after_the_compaction(workspace, home,
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
     for text, answer in (("first", "Answer 1"), ("second", "Answer 2")):
-        type_line(child, text)
-        child.expect(answer)
-        wait_prompt(child)
-    type_line(child, "/compact")
-    child.expect("Compacted:")
-    wait_prompt(child)
+        ask(child, text, answer)
+    ask(child, "/compact", "Compacted:")
     for text in ("third, after it", "fourth, after it"):
-        type_line(child, text)
-        child.expect(f"Echo: {text}")
-        wait_prompt(child)
+        ask(child, text, f"Echo: {text}")
 
     type_line(child, "/compact undo")
     child.expect(r"The 2 turn\(s\) made since that compaction will be kept")
@@ -144,9 +116,7 @@ def test_compact_undo_keeps_the_turns_made_after_the_compaction(workspace, home,
     child.send("y\r")
     child.expect("Restored the history from")
     wait_prompt(child)
-    type_line(child, "and now?")
-    child.expect("Echo: and now")
-    wait_prompt(child)
+    ask(child, "and now?", "Echo: and now")
     _exit(child)
 
     sent = [m["content"] for m in _agent_requests(live_server)[-1] if m["role"] == "user"]

@@ -15,16 +15,9 @@ import pexpect
 import pytest
 
 import session
-from tests.fake_openai import FakeOpenAI
-from tests.test_repl_pty import ROOT, TIMEOUT, Screen, spawn, type_line, wait_prompt
+from tests.pty_kit import ROOT, TIMEOUT, Screen, ask, leave, spawn, started, wait_prompt
 
 URL = re.compile(r"http://127\.0\.0\.1:(\d+)/v1")
-
-
-@pytest.fixture
-def live_server():
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def start(cwd: Path, home: Path, *args: str, lang: str = "en") -> tuple[pexpect.spawn, Screen]:
@@ -56,11 +49,8 @@ def test_demo_starts_the_emulator_and_exit_stops_it(workspace, home):
     said = " ".join(" ".join(screen.lines()).split())  # a line broken at a space lost that space
     assert "window 8,000" in said and "/exit stops the emulator too" in said, screen.lines()
     held = held_connection(port)
-    type_line(child, "read notes.txt")
-    child.expect("Done: read_file returned")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "read notes.txt", "Done: read_file returned")
+    leave(child, "/exit")
     child.wait()
     assert_ended(held, port)
 
@@ -92,8 +82,7 @@ def test_a_start_in_the_agents_own_checkout_is_pointed_out(tmp_path, home, live_
         shown = " ".join(" ".join(screen.lines()).split())
         assert shown.count("This is the agent's own source folder") == said, screen.lines()
         assert shown.count("cd your-project && coding-agent") == said
-        child.sendeof()
-        child.expect(pexpect.EOF)
+        leave(child)
 
 
 def test_continue_shows_the_last_turns_it_resumed(workspace, home, live_server):
@@ -102,16 +91,11 @@ def test_continue_shows_the_last_turns_it_resumed(workspace, home, live_server):
     wait_prompt(child)
     for text, done in (("first words", "Echo: first words"), ("read notes.txt", "Done: read_file returned"),
                        ("hello there", "Echo: hello there"), ("last one", "Echo: last one")):
-        type_line(child, text)
-        child.expect(done)
-        wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+        ask(child, text, done)
+    leave(child, "/exit")
     messages = session.load(session.list_sessions(workspace)[0].session_id, workspace).messages
 
-    child = spawn(workspace, home, live_server, "--continue")
-    screen = Screen(child)
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, "--continue")
     lines = screen.lines()
     start_at = next(i for i, line in enumerate(lines) if line.startswith(f"Resumed {len(messages)} messages"))
     resumed = lines[start_at:start_at + 9]
@@ -124,24 +108,18 @@ def test_continue_shows_the_last_turns_it_resumed(workspace, home, live_server):
                        "> hello there", "  Echo: hello there", "> last one", "  Echo: last one"], lines
     assert answer.startswith("Done: read_file returned")
     assert screen.count("first words") == 0
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
 @pytest.mark.parametrize(("lang", "shown"), [("en", "lines 1–{last} of 153"), ("zh", "第 1–{last} 行，共 153 行")])
 def test_a_capped_read_says_which_lines_on_the_tool_line(workspace, home, live_server, lang, shown):
     (workspace / "README.md").write_text("".join(f"line {i} of a readme that is long enough to be capped\n"
                                                  for i in range(1, 154)))
-    child = spawn(workspace, home, live_server, "--context-window", "8000", lang=lang)
-    screen = Screen(child)
-    wait_prompt(child)
-    type_line(child, "read README.md")
-    child.expect("Done: read_file")
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, "--context-window", "8000", lang=lang)
+    ask(child, "read README.md", "Done: read_file")
     answer = next(m["content"] for m in live_server.requests[-1]["body"]["messages"] if m["role"] == "tool")
     numbered = [line for line in answer.splitlines() if line.split("\t")[0].strip().isdigit()]
     last = int(numbered[-1].split("\t")[0])
     assert last < 153 and f"the file has 153 lines; continue with offset={last + 1}]" in answer
     assert screen.count("⎿ " + shown.format(last=last)) == 1, screen.lines()
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)

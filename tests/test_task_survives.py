@@ -6,23 +6,20 @@ nothing. Through the REPL in a pseudo-terminal against the emulator."""
 
 from __future__ import annotations
 
-import pexpect
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
 import session
 from agent.compaction.survival import task_gaps, task_section
 from tests.builders import is_compaction, long_answer, responder, script_forever
 from tests.fake_openai import Text
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, spawn, type_line, wait_prompt
 
 OLD, NEW = "rename the parser module to reader", "now fix the off-by-one in lex.py line 40"
 
 
 def _two_tasks(child) -> None:
     for text, answer in ((OLD, "Answer 1"), (NEW, "Answer 2")):
-        type_line(child, text)
-        child.expect(answer)
-        wait_prompt(child)
+        ask(child, text, answer)
 
 
 def _sent_after(server) -> str:
@@ -30,25 +27,20 @@ def _sent_after(server) -> str:
     return "\n".join(str(m.get("content")) for m in last["body"]["messages"])
 
 
-def test_a_summary_of_the_old_task_gets_the_newest_request_after_it(workspace, home, live_server):  # noqa: F811
+def test_a_summary_of_the_old_task_gets_the_newest_request_after_it(workspace, home, live_server):
     stale = f"<summary>1. The user asked to {OLD}.\n6. Current work: renaming the parser.</summary>"
     script_forever(live_server, responder([long_answer(1), long_answer(2)], summary=stale))
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
     _two_tasks(child)
-    type_line(child, "/compact")
-    child.expect("Compacted:")
-    wait_prompt(child)
-    type_line(child, "go on")
-    child.expect("Echo: go on")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "/compact", "Compacted:")
+    ask(child, "go on", "Echo: go on")
+    leave(child, "/exit")
     sent = _sent_after(live_server)
     assert sent.index("Current work: renaming the parser.") < sent.index("Where the task stands") < sent.rindex(NEW)
 
 
-def test_an_empty_summary_is_asked_again_then_fails_and_changes_nothing(workspace, home, live_server):  # noqa: F811
+def test_an_empty_summary_is_asked_again_then_fails_and_changes_nothing(workspace, home, live_server):
     script_forever(live_server, responder([long_answer(1), long_answer(2)], summary="<summary> </summary>"))
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
@@ -61,11 +53,10 @@ def test_an_empty_summary_is_asked_again_then_fails_and_changes_nothing(workspac
     wait_prompt(child)
     assert path.read_bytes() == before
     assert [is_compaction(r["body"]) for r in live_server.requests[asked:]] == [True, True]
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_a_summary_cut_mid_sentence_is_asked_again_and_the_whole_one_kept(workspace, home, live_server):  # noqa: F811
+def test_a_summary_cut_mid_sentence_is_asked_again_and_the_whole_one_kept(workspace, home, live_server):
     replies = iter([Text("<analysis>x</analysis><summary>1. The user asked to rename the par", finish="length"),
                     Text(f"<summary>1. Two tasks.\n6. Current work: {NEW}</summary>")])
 
@@ -79,11 +70,8 @@ def test_a_summary_cut_mid_sentence_is_asked_again_and_the_whole_one_kept(worksp
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
     _two_tasks(child)
-    type_line(child, "/compact")
-    child.expect("Compacted:")
-    wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    ask(child, "/compact", "Compacted:")
+    leave(child, "/exit")
     asks = [r["body"]["messages"][-1]["content"] for r in live_server.requests if is_compaction(r["body"])]
     assert len(asks) == 2 and "briefly enough to finish" in asks[1] and "briefly" not in asks[0]
     messages = session.load(session.latest_session(workspace), workspace).messages

@@ -14,8 +14,8 @@ from rich.console import Console
 
 from agent.events import CompactionFailed, TextDelta, ToolResult
 from tests.fake_openai import Text
+from tests.pty_kit import Screen, ask, leave, started
 from tests.robustness.harness import MAIN, agent_env, run_agent
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
 from ui.print_view import PrintRenderer
 from ui.render import Renderer
 
@@ -50,26 +50,21 @@ def test_a_link_shows_its_real_target():
     assert "the docs (https://evil.example/x)" in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown)
 
 
-def test_context_shows_a_tool_name_escaped(workspace, home, live_server):  # noqa: F811
+def test_context_shows_a_tool_name_escaped(workspace, home, live_server):
     from tests.robustness.harness import prepare_session
 
     call = ToolCallPart(f"x{TITLE}", {}, tool_call_id="c1")
     retry = ToolReturnPart(f"x{TITLE}", "Unknown tool", tool_call_id="c1")
     session_id = prepare_session(home, workspace, [ModelRequest.user_text_prompt("hi"), ModelResponse([call]),
                                                    ModelRequest([retry])])
-    child = spawn(workspace, home, live_server, "--resume", session_id)
-    screen = Screen(child)
-    wait_prompt(child)
-    type_line(child, "/context")
-    child.expect_exact("PWNED")
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, "--resume", session_id)
+    ask(child, "/context", "PWNED", exact=True)
     assert screen.screen.title != "PWNED"
     assert screen.count("x\\x1b]0;PWNED\\x07"), "\n".join(screen.lines())
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
 
 
-def test_print_mode_escapes_on_a_terminal_and_not_into_a_pipe(workspace, home, live_server):  # noqa: F811
+def test_print_mode_escapes_on_a_terminal_and_not_into_a_pipe(workspace, home, live_server):
     live_server.script(Text(f"answer {CLIPBOARD}"), Text(f"answer {CLIPBOARD}"))
     child = pexpect.spawn(sys.executable, [str(MAIN), "--base-url", live_server.base_url, "--lang", "en", "-p", "hi"],
                           cwd=str(workspace), env=agent_env(home), encoding="utf-8", timeout=30)
@@ -79,7 +74,7 @@ def test_print_mode_escapes_on_a_terminal_and_not_into_a_pipe(workspace, home, l
     assert piped.stdout.startswith(f"answer {CLIPBOARD}")  # a script gets the bytes as sent
 
 
-def test_the_resume_picker_shows_a_preview_escaped(workspace, home, live_server):  # noqa: F811
+def test_the_resume_picker_shows_a_preview_escaped(workspace, home, live_server):
     from pydantic_ai.messages import ModelRequest
 
     from tests.robustness.harness import prepare_session

@@ -11,7 +11,7 @@ import sys
 import pexpect
 
 from tests.fake_openai import FakeOpenAI
-from tests.test_repl_pty import ROOT, SESSION_ID, TIMEOUT, Screen, type_line, wait_prompt
+from tests.pty_kit import ROOT, SESSION_ID, TIMEOUT, Screen, ask, leave, type_line, wait_prompt
 
 
 def spawn_plain(workspace, home, **env: str) -> tuple[pexpect.spawn, Screen]:
@@ -55,14 +55,12 @@ def test_a_yes_sends_the_key_only_where_the_question_said(workspace, home):
         child.expect("Echo: hello project")
         assert project_server.requests[-1]["headers"]["authorization"] == "Bearer sk-shown-31"
         wait_prompt(child)
-        type_line(child, "/exit")
-        child.expect(pexpect.EOF)
+        leave(child, "/exit")
         # Approved: the next session asks nothing.
         child, screen = spawn_plain(workspace, home, OPENAI_API_KEY="sk-shown-31")
         wait_prompt(child)
         assert "[y/N]" not in child.before
-        type_line(child, "/exit")
-        child.expect(pexpect.EOF)
+        leave(child, "/exit")
 
 
 def test_a_no_uses_none_of_it_and_config_says_why(workspace, home):
@@ -74,13 +72,10 @@ def test_a_no_uses_none_of_it_and_config_says_why(workspace, home):
         wait_prompt(child)
         _on_screen(screen, "Not used in this session (the project was not approved): env PROJECT_FLAG_31, baseUrl",
                    "No API key")
-        type_line(child, "/config")
-        child.expect("never taken")
-        wait_prompt(child)
+        ask(child, "/config", "never taken")
         _on_screen(screen, "env.LD_PRELOAD (project file): never taken from a project's file",
                    "not approved, not used")
-        type_line(child, "/exit")
-        child.expect(pexpect.EOF)
+        leave(child, "/exit")
         assert project_server.requests == []
 
 
@@ -104,11 +99,8 @@ def _claude_session(workspace, home) -> None:
     type_line(child, "y")
     wait_prompt(child)
     _on_screen(screen, "Read Claude Code's settings")
-    type_line(child, "/config")
-    child.expect("names Claude Code's model")
-    wait_prompt(child)
+    ask(child, "/config", "names Claude Code's model")
     _on_screen(screen, "Claude Code project file", ".claude/settings.json",
                "model (Claude Code project file): names Claude Code's model",
                "rules: 1 allow, 0 ask, 1 deny")
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
