@@ -180,10 +180,12 @@ class ApprovalRequest:
 @dataclass(frozen=True)
 class Question:
     """A question a slash command asks (a number to pick; with `yes_no`, a confirmation). Answered
-    with the text typed, or for `yes_no` "y" / "n"; no one to ask is "" / "n"."""
+    with the text typed, or for `yes_no` "y" / "n"; no one to ask is "" / "n". With `edit`, the
+    answer is that text as the user left it in a multi-line field (for a user with no $EDITOR)."""
 
     text: str
     yes_no: bool = False
+    edit: str | None = None
 
 
 @dataclass(frozen=True)

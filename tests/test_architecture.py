@@ -6,6 +6,7 @@ under TYPE_CHECKING count, as a reader of the code sees them."""
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -291,3 +292,12 @@ def test_every_module_path_the_docs_name_exists():
             named.setdefault(path, doc.name)
     missing = {path: doc for path, doc in named.items() if not (ROOT / path).exists()}
     assert named and not missing, missing
+
+
+def test_every_module_row_is_a_whole_sentence():
+    """A row cut at a colon tells a newcomer nothing: each says what its module holds, to the full stop."""
+    section = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split("\n## Every module", 1)[1]
+    rows = re.findall(r"^\| `([^`]+)` \| (.*) \|$", section, re.MULTILINE)
+    assert len(rows) > 100
+    cut = [module for module, text in rows if not text.endswith((".", "!", "?"))]
+    assert cut == [], f"finish these rows of docs/architecture.md in a whole sentence: {cut}"

@@ -99,7 +99,7 @@ def test_every_event_has_a_method_in_the_one_dispatcher():
 def _renderer(answers: list[str], seen: list[tuple[str, bool, str]]) -> tuple[Renderer, StringIO]:
     out = StringIO()
 
-    async def read_answer(question: str, fresh_keys: bool) -> str:
+    async def read_answer(question: str, fresh_keys: bool, edit: str | None = None) -> str:
         seen.append((question, fresh_keys, out.getvalue()))  # what was on screen when keys were read
         return answers.pop(0)
 

@@ -1,6 +1,6 @@
 """/compact preview in a real terminal: the summary and what would be dropped are shown, then cancel
 leaves the history and the session file byte-identical (only the summary request spent, and /status
-counts it), and edit opens $EDITOR on the summary before it is applied."""
+counts it), and edit opens $EDITOR on the summary before it is applied, or a field in place without one."""
 
 from __future__ import annotations
 
@@ -47,3 +47,31 @@ def test_preview_then_cancel_changes_nothing_then_edit_and_apply(workspace, home
     leave(child, "/exit")
     text = re.sub(r"\s+", " ", path.read_text())
     assert "PREVIEWED SUMMARY KEEP THE PARSER NOTES" in text.replace("\\n", " ")
+
+
+def test_without_an_editor_the_summary_is_edited_in_place(workspace, home, live_server):  # noqa: F811
+    """No $EDITOR or $VISUAL: `e` opens the summary in a multi-line field; a line typed at its end and
+    Esc then Enter gives it back, and `a` applies the edited text."""
+    script_forever(live_server, responder([long_answer(1)], summary=SUMMARY))
+    child = spawn(workspace, home, live_server, env_extra={"EDITOR": "", "VISUAL": ""})
+    screen = screen_of(child)
+    wait_prompt(child)
+    type_line(child, "first")
+    child.expect("Answer 1")
+    wait_prompt(child)
+    type_line(child, "/compact preview")
+    child.expect(r"\[c\]ancel\?")
+    type_line(child, "e")
+    child.expect("Esc then Enter: done")
+    child.send("\rINLINE NOTE ONE\rINLINE NOTE TWO")
+    child.expect("INLINE NOTE TWO")
+    child.send("\x1b\r")
+    child.expect(r"\[c\]ancel\?")
+    assert shown(screen, "INLINE NOTE ONE")
+    type_line(child, "a")
+    child.expect("Compacted:")
+    wait_prompt(child)
+    type_line(child, "/exit")
+    child.expect(pexpect.EOF)
+    text = session.session_file(child.session_id, workspace).read_text()
+    assert "INLINE NOTE ONE\\nINLINE NOTE TWO" in text, text[-2000:]

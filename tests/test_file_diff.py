@@ -97,7 +97,7 @@ async def test_an_ordinary_write_cut_for_the_question_is_not_called_whole(ctx, w
     seen: list[ApprovalRequest] = []
     out = io.StringIO()
 
-    async def no(question: str, fresh: bool) -> str:
+    async def no(question: str, fresh: bool, edit: str | None = None) -> str:
         return "n"
 
     renderer = Renderer(Console(file=out, width=200), "en", read_answer=no)

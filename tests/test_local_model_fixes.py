@@ -113,7 +113,7 @@ async def _ask(answers: list[str]) -> tuple[str, str, int]:
     out = io.StringIO()
     asked = []
 
-    async def read_answer(question: str, fresh: bool) -> str:
+    async def read_answer(question: str, fresh: bool, edit: str | None = None) -> str:
         asked.append(question)
         return answers.pop(0)
 

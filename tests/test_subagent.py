@@ -139,7 +139,7 @@ async def test_the_question_says_it_comes_from_the_sub_agent():
 
     out = StringIO()
 
-    async def answer(question: str, fresh: bool) -> str:
+    async def answer(question: str, fresh: bool, edit: str | None = None) -> str:
         return "n"
 
     renderer = Renderer(Console(file=out, width=120), "en", read_answer=answer)

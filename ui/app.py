@@ -93,7 +93,7 @@ class App(CommandHost):
 
     # --- questions asked while a turn runs -------------------------------------------------
 
-    async def read_answer(self, question: str, fresh_keys: bool = False) -> str:
+    async def read_answer(self, question: str, fresh_keys: bool = False, edit: str | None = None) -> str:
         """One answer typed at `question`. With `fresh_keys`, keys typed before the question is drawn
         do not count: the model asks while the user may still be typing at what came before."""
         self.renderer.stop_spinner()
@@ -104,20 +104,22 @@ class App(CommandHost):
             if not fresh_keys:
                 typeahead(typed, self.session.app.input if self.session else None)
         try:
-            return await self._read_answer(question, fresh_keys)
+            return await self._read_answer(question, fresh_keys, edit)
         finally:
             if watch is not None:
                 watch.resume()
 
-    async def _read_answer(self, question: str, fresh_keys: bool) -> str:
-        session: PromptSession = PromptSession()
+    async def _read_answer(self, question: str, fresh_keys: bool, edit: str | None) -> str:
+        # A text to edit: Enter breaks the line, Esc then Enter (or Alt+Enter) gives it back.
+        session: PromptSession = PromptSession(multiline=edit is not None)
         # pre_run runs just before the first frame is drawn (and before the cursor-position request,
         # whose answer a later flush could swallow); keys are read only after that frame.
         pre_run = (lambda: clear_typeahead(session.app.input)) if fresh_keys else None
         try:
             # handle_sigint=False: prompt-toolkit would otherwise take over SIGINT and, on leaving,
             # remove the handler that lets Ctrl-C cancel the rest of the turn.
-            return (await session.prompt_async(question, handle_sigint=False, pre_run=pre_run)).strip().lower()
+            answer = await session.prompt_async(question, handle_sigint=False, pre_run=pre_run, default=edit or "")
+            return answer.strip() if edit is not None else answer.strip().lower()
         except (KeyboardInterrupt, EOFError):
             # Ctrl-C at a question cancels the whole turn, the same as Ctrl-C anywhere else in it.
             raise asyncio.CancelledError() from None

@@ -1,6 +1,6 @@
 """/compact preview: the summary and what the compaction would drop are shown before anything
 changes, and the user applies, edits or cancels. Editing opens $VISUAL or $EDITOR on the summary in
-a temporary file, as git does for a commit message."""
+a temporary file, as git does for a commit message; without one, in a multi-line field in place."""
 
 from __future__ import annotations
 
@@ -38,11 +38,11 @@ def reviewer(app: CommandHost):
 
 
 async def edit(app: CommandHost, summary: str) -> str:
-    """The summary as the user left it in their editor (unchanged when there is none or it fails)."""
+    """The summary as the user left it in their editor, or in place where they have none (unchanged
+    when the editor fails)."""
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if not editor:
-        app.say(t("preview_no_editor", app.lang), "warn")
-        return summary
+        return await app.edit(t("preview_edit_here", app.lang), summary)
     with tempfile.TemporaryDirectory(prefix="coding-agent-summary-") as folder:
         path = Path(folder) / "summary.md"
         path.write_text(summary, encoding="utf-8")

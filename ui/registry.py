@@ -44,6 +44,10 @@ class CommandHost:
     async def ask(self, question: str) -> str:
         return await ask(self.state.emit, Question(question))
 
+    async def edit(self, question: str, text: str) -> str:
+        """`text` as the user edited it in place; unchanged when no one can edit it."""
+        return await ask(self.state.emit, Question(question, edit=text)) or text
+
     async def confirm(self, question: str) -> bool:
         return await ask(self.state.emit, Question(question, yes_no=True)) == "y"
 

@@ -50,9 +50,10 @@ COMMAND_LINE_MAX = 200
 REASKS = 3
 PROGRESS_MESSAGE_CHARS = 60  # of a server's progress message, on the spinner's line
 NOTICE_STYLES = {"error": "bold red", "warn": "yellow", "info": "cyan", "dim": "dim", "plain": ""}
-# The REPL's prompt for one answer: (question, fresh_keys) -> the answer typed, stripped and lower-case.
-# With fresh_keys, keys typed before the question was drawn do not count.
-ReadAnswer = Callable[[str, bool], Awaitable[str]]
+# The REPL's prompt for one answer: (question, fresh_keys, edit) -> the answer typed, stripped and
+# lower-case. With fresh_keys, keys typed before the question was drawn do not count; with a text to
+# edit, the field is multi-line, starts with that text and gives back what the user left, as it is.
+ReadAnswer = Callable[[str, bool, str | None], Awaitable[str]]
 # Escape sequences and control characters a command may print: shown, they would move the cursor.
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -280,7 +281,7 @@ class Renderer(Dispatcher):
                                         event.whole)
             self.console.print(change)
             lines += more
-        answer = await read_answer(t("approve_question", self.lang, n=lines), True)
+        answer = await read_answer(t("approve_question", self.lang, n=lines), True, None)
         self.wait()
         return {"y": "y", "yes": "y", "a": "always", "always": "always", "p": "project", "project": "project"}.get(
             answer, "n")
@@ -298,14 +299,17 @@ class Renderer(Dispatcher):
     async def _question(self, event: Question, read_answer: ReadAnswer) -> str:
         self.stop_spinner()
         text = plain(event.text)  # a question may quote an MCP server's words
+        if event.edit is not None:
+            self.console.print(Text(text, style="cyan"))
+            return await read_answer(t("edit_field_keys", self.lang), False, event.edit)
         if not event.yes_no:
-            return await read_answer(text, False)
+            return await read_answer(text, False, None)
         return await self._yes_no(text, read_answer, fresh=False)
 
     async def _yes_no(self, text: str, read_answer: ReadAnswer, fresh: bool) -> str:
         # Another line (a command typed by habit: /context) is not a "no": say so and ask again.
         for _ in range(REASKS):
-            answer = (await read_answer(text + " [y/N] ", fresh)).strip().lower()
+            answer = (await read_answer(text + " [y/N] ", fresh, None)).strip().lower()
             if answer in ("y", "yes", "是"):
                 return "y"
             if answer in ("", "n", "no", "否"):

@@ -47,10 +47,12 @@ UI_TEXTS: dict[str, tuple[str, str]] = {
     ),
     "preview_title": ("The summary that would replace the conversation:", "将替换当前对话的摘要："),
     "preview_question": ("[a]pply, [e]dit or [c]ancel? ", "[a] 应用、[e] 编辑，还是 [c] 取消？"),
-    "preview_no_editor": (
-        "Set $EDITOR (or $VISUAL) to edit the summary in your editor.",
-        "设置 `$EDITOR`（或 `$VISUAL`）后即可在编辑器里修改摘要。",
+    "preview_edit_here": (
+        "Edit the summary here ($EDITOR or $VISUAL would open your editor instead):",
+        "在这里修改摘要（设置 `$EDITOR` 或 `$VISUAL` 则改用你的编辑器）：",
     ),
+    "edit_field_keys": ("(Enter: new line · Esc then Enter: done · Ctrl-C: cancel)\n",
+                        "（Enter：换行 · 先按 Esc 再按 Enter：完成 · Ctrl-C：取消）\n"),
     "preview_editor_failed": ("The editor exited with {code}; the summary is unchanged.",
                               "编辑器以 {code} 退出；摘要未改动。"),
     "compact_preview_cancelled": (

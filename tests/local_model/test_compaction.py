@@ -4,8 +4,6 @@ kept through the fit to the window."""
 
 from __future__ import annotations
 
-import pytest
-
 import compact
 from agent.events import CompactionFinished, Notice, UsageUpdate
 from agent.marks import is_summary
@@ -55,9 +53,6 @@ async def test_manual_compaction_then_a_turn(local_state):
     assert state.emit.of(UsageUpdate)[-1].input_tokens < 4096
 
 
-@pytest.mark.xfail(reason="known regression since whole @-mentions: at 4096 with automatic compaction off, the "
-                          "first part is attached but the fit to the window also leaves out the oldest messages "
-                          "(said on screen, kept in the archive); not yet mended", strict=False)
 async def test_the_attached_file_survives_the_fit_to_the_window(local_state, workspace):
     """Finding 3: at 4096 the fit to the window left out "the 4 oldest messages", this turn's
     @inventory.py among them; the model then answered about a file it never saw. Now its first part

@@ -30,7 +30,7 @@ class _Terminal:
 
         self.out = io.StringIO()
 
-        async def read_answer(question: str, fresh: bool) -> str:
+        async def read_answer(question: str, fresh: bool, edit: str | None = None) -> str:
             return "n"
 
         self.renderer = Renderer(Console(file=self.out, width=200, force_terminal=True), "en",

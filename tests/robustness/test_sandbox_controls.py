@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -30,6 +31,11 @@ def test_each_attack_gets_through_with_no_sandbox(attack: Attack):
         try:
             shell.wait(timeout=120)
             result = output.read_text()
+            # What the shell left in the background (setsid, nohup) may not have started its program yet
+            # when the shell ends: wait for the attack to show, up to a bound.
+            deadline = time.monotonic() + 30
+            while not attack.check(place, result) and time.monotonic() < deadline:
+                time.sleep(0.05)
             assert attack.check(place, result) != [], f"the attack did not get through unsandboxed: {result[-300:]}"
         finally:
             agent.kill()
