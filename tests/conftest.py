@@ -21,8 +21,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     xdist worker (`--dist loadgroup`), the other runs everything else."""
     for item in items:
         module = getattr(item, "module", None)
-        if module is not None and hasattr(module, "pexpect") and not item.get_closest_marker("xdist_group"):
+        if module is not None and _drives_a_terminal(module) and not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group("terminal"))
+
+
+def _drives_a_terminal(module: object) -> bool:
+    """pexpect imported, or a helper of tests/pty_kit.py."""
+    names = vars(module).values()
+    return hasattr(module, "pexpect") or any(getattr(v, "__module__", None) == "tests.pty_kit" for v in names)
 
 
 @pytest.fixture(autouse=True)

@@ -38,7 +38,7 @@ def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home,
     assert len(calls) == 2 and all(m.get("reasoning_content") for m in calls)
     # At a 5k threshold the compaction prompt itself (~450 tokens, never cached) is a tenth of the
     # request; 84-90% was measured here (2026-12-01). The 90% target is checked at real sizes
-    # (tests/test_sent_split.py, tests/test_summary_cache.py, bench/fuzz.py).
+    # (tests/agent/compaction/test_sent_split.py, tests/agent/compaction/test_summary_cache.py, bench/fuzz.py).
     assert compaction["cache_hit_tokens"] >= 0.8 * compaction["prompt_tokens"]
 
     session_id = session.latest_session(workspace)

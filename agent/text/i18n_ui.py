@@ -1,7 +1,7 @@
 """User-facing texts of the REPL's views and slash commands (/help, /status, /context, the
 renderer's labels), in English and Chinese; agent.text.i18n merges them into its table, so `t` finds them.
 
-No inline `lang == "zh"` branch anywhere: tests/test_i18n_only.py keeps it so."""
+No inline `lang == "zh"` branch anywhere: tests/agent/text/test_i18n_only.py keeps it so."""
 
 from __future__ import annotations
 

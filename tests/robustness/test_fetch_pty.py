@@ -3,9 +3,9 @@ killed) and gives the prompt back; the REPL goes on."""
 
 from __future__ import annotations
 
+from tests.agent.tools.test_fetch_limits import html_workers, slow_site  # noqa: F401 - fixture
 from tests.pty_kit import ask, leave, started, type_line, wait_prompt
 from tests.robustness.harness import wait_for
-from tests.test_fetch_limits import html_workers, slow_site  # noqa: F401 - fixture
 
 
 def test_ctrl_c_ends_a_fetch_while_its_page_is_converted(workspace, home, live_server, slow_site):  # noqa: F811

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import os
 
+from tests.agent.tools.test_images import image_parts, png
 from tests.pty_kit import Screen, ask, leave, spawn, started, wait_prompt
-from tests.test_images import image_parts, png
 
 
 def _command(workspace, name: str, body: str) -> None:

@@ -24,7 +24,7 @@ def test_the_task_list_is_drawn_when_it_changes_and_after_a_resume(workspace, ho
 
 
 def test_the_first_fetch_of_a_domain_is_asked_in_the_terminal(workspace, home, live_server):
-    from tests.test_fetch_url import Site
+    from tests.agent.tools.test_fetch_url import Site
 
     site = Site()
     try:
@@ -47,7 +47,7 @@ def test_the_first_fetch_of_a_domain_is_asked_in_the_terminal(workspace, home, l
 
 
 def test_an_image_is_attached_or_refused_with_a_clear_line(workspace, home, live_server):
-    from tests.test_images import png
+    from tests.agent.tools.test_images import png
 
     (workspace / "shot.png").write_bytes(png(40, 30))
     child = spawn(workspace, home, live_server)
@@ -60,7 +60,7 @@ def test_an_image_is_attached_or_refused_with_a_clear_line(workspace, home, live
     assert any(part.get("type") == "image_url" for m in live_server.requests[-1]["body"]["messages"]
                if isinstance(m.get("content"), list) for part in m["content"])
 
-    # A model without images: tests/test_images.py (the clear line, the text sent, no 400).
+    # A model without images: tests/agent/tools/test_images.py (the clear line, the text sent, no 400).
 
 
 def test_model_switch_in_the_terminal(workspace, home, live_server):

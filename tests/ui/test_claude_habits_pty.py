@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from tests.agent.tools.test_images import image_parts, png
 from tests.pty_kit import ask, leave, screen_of, shown, spawn, type_line, wait_prompt
-from tests.test_images import image_parts, png
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a terminal's bracketed paste, as a drop sends it
 

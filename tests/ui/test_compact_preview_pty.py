@@ -71,7 +71,6 @@ def test_without_an_editor_the_summary_is_edited_in_place(workspace, home, live_
     type_line(child, "a")
     child.expect("Compacted:")
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     text = session.session_file(child.session_id, workspace).read_text()
     assert "INLINE NOTE ONE\\nINLINE NOTE TWO" in text, text[-2000:]

@@ -12,9 +12,9 @@ from pathlib import Path
 from tests.fake_openai import Text, ToolCalls
 from tests.pty_kit import Screen, ask, leave, spawn, started, type_line, wait_prompt
 from tests.test_main import run_main
-from tests.test_mcp_limits_pty import STARTING, Recorded
+from tests.ui.test_mcp_limits_pty import STARTING, Recorded
 
-SERVER = str(Path(__file__).with_name("mcp_features_server.py"))
+SERVER = str(Path(__file__).resolve().parents[1] / "mcp_features_server.py")
 NOTE = "Release notes: version 7 ships on Friday."
 
 

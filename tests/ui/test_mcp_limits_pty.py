@@ -14,7 +14,7 @@ from tests.fake_openai import Text, ToolCalls
 from tests.mcp_bad_server import STARTED
 from tests.pty_kit import Screen, ask, interrupt_then_go_on, leave, spawn, started, type_line, wait_prompt
 
-BAD = str(Path(__file__).with_name("mcp_bad_server.py"))
+BAD = str(Path(__file__).resolve().parents[1] / "mcp_bad_server.py")
 STARTING = 60  # seconds a turn may wait for a server's process to start on a loaded machine (it has 30)
 
 

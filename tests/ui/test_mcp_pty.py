@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.fake_openai import Text, ToolCalls
 from tests.pty_kit import ask, leave, spawn, type_line, wait_prompt
 
-SERVER = str(Path(__file__).with_name("mcp_demo_server.py"))
+SERVER = str(Path(__file__).resolve().parents[1] / "mcp_demo_server.py")
 
 
 def test_the_prompt_does_not_wait_for_a_server(workspace, home, live_server, tmp_path):

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import compact
+from tests.agent.tools.test_hooks import hook, use_hooks  # noqa: F401 - fixture
 from tests.builders import big_files, chat, responder, script_forever
 from tests.fake_openai import Text, ToolCalls
 from tests.pty_kit import ask, leave, screen_of, shown, spawn, type_line, wait_prompt
-from tests.test_hooks import hook, use_hooks  # noqa: F401 - fixture
 from tests.test_main import run_main
 
 

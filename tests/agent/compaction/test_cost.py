@@ -10,7 +10,7 @@ from agent.compaction import policy
 from agent.config import Prices
 from agent.provider.prices import format_money, money
 
-# deepseek-flash off-peak, DeepSeek's "Models & Pricing" page as read on 2026-12-01 (tests/test_prices.py
+# deepseek-flash off-peak, DeepSeek's "Models & Pricing" page as read on 2026-12-01 (tests/agent/provider/test_prices.py
 # checks agent.provider.prices against the same figures): cache hit, miss, output per 1M tokens.
 FLASH = Prices(hit=0.003, miss=0.15, output=0.60)
 

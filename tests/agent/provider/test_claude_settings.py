@@ -16,8 +16,8 @@ from agent.provider import grants
 from agent.provider import settings as files
 from agent.tools import permissions
 from agent.tools.rule_match import BadRule, NoSuchTool, parse_rule, subject_matches
+from tests.agent.tools.test_fetch_url import Site
 from tests.fake_openai import Text, ToolCalls
-from tests.test_fetch_url import Site
 from tests.test_main import run_main
 from ui.registry import CommandHost
 

@@ -18,7 +18,7 @@ import session
 from agent.events import Notice
 from agent.store import session_format
 
-FIXTURE = Path(__file__).parent / "fixtures" / "session_v0.jsonl"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "session_v0.jsonl"
 V0_LINES = FIXTURE.read_bytes().splitlines()
 
 

@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
 from agent.tokens import count as tokens
 from tests.fake_openai import Text, ToolCalls
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 ZH = "这是一个关于上下文压缩的测试。我们需要确保中文文本的计数准确无误，包括标点符号和数字2024。"
 EN = "The quick brown fox jumps over the lazy dog while the agent compacts its context window. "

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.tools import fetch_url as fetch
-from tests.test_fetch_url import LOOPBACK, make_ctx
+from tests.agent.tools.test_fetch_url import LOOPBACK, make_ctx
 from tests.test_main import run_main
 
 UNIT = '<p>Some <b>bold <i>and</i> italic</b> text, <a href="/x">a link</a> and <code>code</code>.</p>'

@@ -22,7 +22,7 @@ from ui.commands import dispatch
 from ui.context_view import breakdown
 from ui.registry import CommandHost
 
-SERVER = str(Path(__file__).with_name("mcp_demo_server.py"))
+SERVER = str(Path(__file__).resolve().parents[2] / "mcp_demo_server.py")
 
 
 def demo(*args: str) -> dict:

@@ -20,7 +20,7 @@ from ui.commands import dispatch
 from ui.context_view import breakdown
 from ui.registry import CommandHost
 
-SERVER = str(Path(__file__).with_name("mcp_features_server.py"))
+SERVER = str(Path(__file__).resolve().parents[2] / "mcp_features_server.py")
 NOTE = "Release notes: version 7 ships on Friday."
 
 

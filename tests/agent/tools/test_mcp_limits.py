@@ -23,7 +23,7 @@ from tests.robustness.attacks_mcp import running_with
 from ui.commands import dispatch
 from ui.registry import CommandHost
 
-BAD = str(Path(__file__).with_name("mcp_bad_server.py"))
+BAD = str(Path(__file__).resolve().parents[2] / "mcp_bad_server.py")
 LONG_WAIT = 120  # seconds after which a call that should have ended is taken to hang
 
 

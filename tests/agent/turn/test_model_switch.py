@@ -121,7 +121,7 @@ async def test_effort_and_thinking_change_the_next_request(make_state, server, l
 
 
 async def test_a_switch_to_a_model_without_images_warns_of_the_images_held(make_state, server, workspace):
-    from tests.test_images import png
+    from tests.agent.tools.test_images import png
 
     (workspace / "shot.png").write_bytes(png(10, 10))
     state = make_state()

@@ -1,6 +1,6 @@
 """The turn's guard before each model request (agent.turn.guard), on a scripted model: which messages
 the hook sees, what a refit sends, and a refusal for length. What goes over HTTP is
-tests/test_turn_loop.py's (the emulator)."""
+tests/agent/turn/test_turn_loop.py's (the emulator)."""
 
 from __future__ import annotations
 
