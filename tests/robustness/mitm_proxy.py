@@ -69,8 +69,15 @@ class MitmProxy:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # close() alone does not wake the thread blocked in accept(), which keeps the port listening:
+        # a later test's connection to that port number would get this proxy's 503.
+        try:
+            self.server.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.server.close()
         self.thread.join(5)
+        assert not self.thread.is_alive(), "the proxy still listens"
 
     def _serve(self) -> None:
         while True:

@@ -48,7 +48,9 @@ async def test_two_hundred_greps_in_one_reply_run_a_few_at_a_time(make_state, se
     finally:
         done.set()
         watcher.join()
-    results = [m for m in state.history[-2].parts if getattr(m, "part_kind", "") == "tool-return"]
+    # The results as the turn kept them, whether or not the model's reply to them came back: what is
+    # measured is the processes, not the endpoint (which answered 503 here once on a loaded CI machine).
+    results = [p for m in state.history for p in m.parts if getattr(p, "part_kind", "") == "tool-return"]
     assert len(results) == 200, ([type(m).__name__ for m in state.history], state.emit.events[-3:])
     assert all("grep stopped after 0.05 s" in r.content for r in results)
     assert 2 <= most <= MAX_PROCESSES, most
