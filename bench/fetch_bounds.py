@@ -1,4 +1,4 @@
-"""fetch_url's bounds, against a real HTTP server on 127.0.0.1 (tests/test_fetch_limits.py's SlowSite):
+"""fetch_url's bounds, against a real HTTP server on 127.0.0.1 (tests/agent/tools/test_fetch_limits.py's SlowSite):
 
   loop stall   the longest gap between the turns of a 10 ms ticker on the event loop while
                fetch_url converts a 3 MB page of inline markup (the REPL's responsiveness)
@@ -35,8 +35,8 @@ async def _ticker(gaps: list[float], stop: asyncio.Event) -> None:
 async def run(quick: bool) -> None:
     from agent.tools import fetch_url as fetch
     from agent.tools.html_worker import convert
-    from tests.test_fetch_limits import BIG, SlowSite, html_workers
-    from tests.test_fetch_url import LOOPBACK, make_ctx
+    from tests.agent.tools.test_fetch_limits import BIG, SlowSite, html_workers
+    from tests.agent.tools.test_fetch_url import LOOPBACK, make_ctx
 
     report = common.Report("fetch_url: the loop, Ctrl-C and the deadline", on_emulator=False)
     site = SlowSite()

@@ -21,8 +21,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     xdist worker (`--dist loadgroup`), the other runs everything else."""
     for item in items:
         module = getattr(item, "module", None)
-        if module is not None and hasattr(module, "pexpect") and not item.get_closest_marker("xdist_group"):
+        if module is not None and _drives_a_terminal(module) and not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group("terminal"))
+
+
+def _drives_a_terminal(module: object) -> bool:
+    """pexpect imported, or a helper of tests/pty_kit.py."""
+    names = vars(module).values()
+    return hasattr(module, "pexpect") or any(getattr(v, "__module__", None) == "tests.pty_kit" for v in names)
 
 
 @pytest.fixture(autouse=True)
@@ -93,3 +99,18 @@ async def make_state(home, workspace, server):
     make = StateMaker(base_url=server.base_url, api_key="test-key", workspace=workspace)
     yield make
     await make.close()
+
+
+@pytest.fixture
+async def offline_state(home, workspace):
+    """Like `make_state`, with no server: for a model scripted in the test (tests/scripted_model.py)."""
+    make = StateMaker(base_url="http://127.0.0.1:9/v1", api_key="test-key", workspace=workspace)
+    yield make
+    await make.close()
+
+
+@pytest.fixture
+def live_server():
+    """The emulator for a REPL in a pseudo-terminal (tests/pty_kit.py): its own process talks to it."""
+    with FakeOpenAI() as fake:
+        yield fake

@@ -32,5 +32,7 @@ class StateMaker:
         for state in self.made:
             if state.compaction.background is not None:
                 state.compaction.background.task.cancel()
-            if state.scratch.agent is not None:
-                await state.scratch.agent.model.client.close()
+            # A scripted model (tests/scripted_model.py) has no client.
+            client = getattr(state.scratch.agent and state.scratch.agent.model, "client", None)
+            if client is not None:
+                await client.close()

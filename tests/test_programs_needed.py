@@ -18,9 +18,9 @@ FRESH = ROOT / "tests" / "fixtures" / "fresh_debian_commands.txt"
 # Words of "run ..." messages that a scripted model answers, so the emulator never runs them; and a hook
 # entry that is only loaded. Each was read where it stands.
 NEVER_RUN = {
-    "it": "tests/test_permissions_pty.py types 'run it' while the server plays a script",
+    "it": "tests/ui/test_permissions_pty.py types 'run it' while the server plays a script",
     "my": "tests/robustness/test_hidden_pty.py types 'run my script' while the server plays a script",
-    "ok": "tests/test_hooks.py loads a hook named 'ok' and never fires it",
+    "ok": "tests/agent/tools/test_hooks.py loads a hook named 'ok' and never fires it",
     "pytest": "tests/test_fake_openai.py checks how the emulator reads 'run pytest -q tests'",
 }
 
@@ -95,10 +95,10 @@ def test_every_program_the_suite_calls_is_on_a_fresh_system_or_named_in_the_read
 def test_the_scan_sees_the_programs_the_suite_is_known_to_call():
     found = {name: {where.split(":")[0] for where in places} for name, places in called(ROOT).items()}
     assert "agent/tools/workspace.py" in found["git"]  # shutil.which("git")
-    assert "tests/test_file_diff.py" in found["git"]  # an argv
-    assert "tests/test_repl_pty.py" in found["sleep"]  # a tool call's command
+    assert "tests/agent/tools/test_file_diff.py" in found["git"]  # an argv
+    assert "tests/ui/test_repl_pty.py" in found["sleep"]  # a tool call's command
     assert "tests/robustness/attacks_git.py" in found["env"]  # a #! script
-    assert "tests/test_hooks.py" in found["sleep"]  # a hook's command
+    assert "tests/agent/tools/test_hooks.py" in found["sleep"]  # a hook's command
     assert "tests/robustness/test_no_secrets.py" in found["env"]  # the emulator's "run env"
     assert "llama-server" in found and "llama-server" in readme_names((ROOT / "README.md").read_text())
     stale = {word for word in NEVER_RUN if word not in found}

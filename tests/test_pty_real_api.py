@@ -5,34 +5,27 @@ from __future__ import annotations
 
 import io
 
-import pexpect
-
 import session
 from tests.builders import big_files, is_compaction
-from tests.test_repl_pty import live_server, spawn, type_line, wait_prompt  # noqa: F401 - the fixture
+from tests.pty_kit import ask, leave, spawn, type_line, wait_prompt
 
 
-def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home, live_server):  # noqa: F811
+def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home, live_server):
     big_files(workspace, 2, lines=10)
     child = spawn(workspace, home, live_server, "--context-window", "16000", "--compact-at", "5k")
     screen = io.StringIO()
     child.logfile_read = screen
     wait_prompt(child)
     for i in range(2):
-        type_line(child, f"read big{i}.txt")
-        child.expect("Done: read_file returned")
-        wait_prompt(child)
+        ask(child, f"read big{i}.txt", "Done: read_file returned")
     type_line(child, "/status")
     child.expect("Model: deepseek-flash")
     child.expect("Thinking: on")
     child.expect("Prices now: ")
     wait_prompt(child)
     for i in range(8):  # text the cheap tier cannot clear: a summary is needed
-        type_line(child, f"note {i}: " + "remember this detail please " * 60)
-        child.expect(f"Echo: note {i}")
-        wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+        ask(child, f"note {i}: " + "remember this detail please " * 60, f"Echo: note {i}")
+    leave(child, "/exit")
     assert "compacting automatically" in screen.getvalue()
 
     assert {r["body"]["model"] for r in live_server.requests} == {"deepseek-flash"}  # the default model
@@ -45,7 +38,7 @@ def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home,
     assert len(calls) == 2 and all(m.get("reasoning_content") for m in calls)
     # At a 5k threshold the compaction prompt itself (~450 tokens, never cached) is a tenth of the
     # request; 84-90% was measured here (2026-12-01). The 90% target is checked at real sizes
-    # (tests/test_sent_split.py, tests/test_summary_cache.py, bench/fuzz.py).
+    # (tests/agent/compaction/test_sent_split.py, tests/agent/compaction/test_summary_cache.py, bench/fuzz.py).
     assert compaction["cache_hit_tokens"] >= 0.8 * compaction["prompt_tokens"]
 
     session_id = session.latest_session(workspace)
@@ -53,10 +46,7 @@ def test_thinking_session_with_tools_auto_compaction_and_resume(workspace, home,
     child = spawn(workspace, home, live_server, "--continue")
     assert child.session_id == session_id
     wait_prompt(child)
-    type_line(child, "and now?")
-    child.expect("Echo: and now")
-    wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    ask(child, "and now?", "Echo: and now")
+    leave(child)
     resumed = live_server.requests[-1]["body"]["messages"]
     assert "compacted because the context filled up" in resumed[1]["content"]

@@ -34,7 +34,7 @@ from agent.events import (
 
 Reply = Awaitable[str] | None
 
-# Every event type and its method: a type missing here is a test failure (tests/test_channel.py).
+# Every event type and its method: a type missing here is a test failure (tests/agent/test_channel.py).
 METHODS: dict[type, str] = {
     TextDelta: "on_text",
     ThinkingDelta: "on_thinking",
@@ -62,7 +62,7 @@ class Dispatcher:
     """An Emit: call it with events; for a request it returns the awaitable answer (or None)."""
 
     def __call__(self, event: Event) -> Reply:
-        # An event type this table does not know yet is not shown (tests/test_channel.py says which).
+        # An event type this table does not know yet is not shown (tests/agent/test_channel.py says which).
         method = METHODS.get(type(event))
         return None if method is None else getattr(self, method)(event)
 

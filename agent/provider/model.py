@@ -72,7 +72,7 @@ def model_settings(config: Config) -> dict[str, Any]:
     """Thinking mode and effort, the same on every request of the session (the compaction's too)."""
     # pydantic-ai announces its frames (an image a tool returned, moved to a user message) in a system
     # message placed before the tool results of the request that holds the first one: between a tool
-    # call and its result, which the APIs refuse (tests/test_images.py). The frames explain themselves.
+    # call and its result, which the APIs refuse (tests/agent/tools/test_images.py). The frames explain themselves.
     settings: dict[str, Any] = {"framing_announcement": "never"}
     if not config.model.startswith("deepseek"):
         # Without a limit a local model that loops generates until the server's own end (minutes on

@@ -151,7 +151,7 @@ def join(messages: list[dict[str, Any]], tools: Any, context: RequestContext | N
     # <system> frame of a retry, the note about text that looks like a frame). Built from the whole
     # history they come first; built from the tail they stand inside it. The whole history has one
     # if either part has it: the fuller set goes first, and none inside. Where pydantic-ai puts them
-    # is its own choice: tests/test_turn_reuse.py fails loudly if it changes (the joined request must
+    # is its own choice: tests/agent/provider/test_turn_reuse.py fails loudly if it changes (the joined request must
     # be the bytes pydantic-ai builds from the whole history).
     body = [m for m in messages[lead:] if m.get("role") not in _SYSTEM]
     extras = [m for m in messages[lead:] if m.get("role") in _SYSTEM]

@@ -16,7 +16,7 @@ stopped before it is sent.
 
 If a dependency upgrade moves the call (pydantic-ai building its own client, or calling another
 method), the context left in `extra_body` cannot be encoded and every request fails at once, and
-tests/test_sdk_seam.py fails: never a silent fall-back to the slow path.
+tests/agent/provider/test_sdk_seam.py fails: never a silent fall-back to the slow path.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """User-facing short texts in English and Chinese, one module per topic (agent/text/i18n_*.py), merged
 here into one table that `t` reads. Long prompt texts live in prompts/. No inline `lang == "zh"` branch
-anywhere: tests/test_i18n_only.py keeps it so."""
+anywhere: tests/agent/text/test_i18n_only.py keeps it so."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 user declined to run this command"), the REPL's `⎿` line shows it in the user's language. Each text's
 English side is the tool's own wording with its values as fields; `match_error` finds which one a line
 is and with what values, and agent.text.i18n merges the table so that `t` gives either language.
-tests/test_tool_error_lines.py checks every literal failure of agent/tools/ has its text here."""
+tests/agent/text/test_tool_error_lines.py checks every literal failure of agent/tools/ has its text here."""
 
 from __future__ import annotations
 

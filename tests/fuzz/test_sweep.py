@@ -16,8 +16,6 @@ SEEDS = (1, 2)
 TURNS = {4_096: 12, 8_192: 12, 16_384: 12, 32_768: 14, 131_072: 24, 1_000_000: 24}
 
 
-
-
 @pytest.mark.parametrize("window", WINDOWS, ids=lambda w: f"{w // 1000}k" if w < 1_000_000 else "1m")
 async def test_no_violation_in_a_short_sweep(window):
     figures = Figures()

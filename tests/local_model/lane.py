@@ -120,8 +120,6 @@ class LlamaServer:
 LANE_WORKSPACE = Path(tempfile.gettempdir()) / "coding-agent-llamacpp" / "ws"
 
 
-
-
 if __name__ == "__main__":
     reason = missing()
     print(reason or f"llama-server: {find_server()}")

@@ -159,7 +159,7 @@ async def cancelled():
         print("cancelled")
 asyncio.run(cancelled())
 print(f"took {time.monotonic() - started:.1f}")
-from tests.test_process_slots import _grep_workers
+from tests.agent.tools.test_process_slots import _grep_workers
 print(f"grep workers left: {_grep_workers()}")
 """
 

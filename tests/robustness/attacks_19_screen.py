@@ -1,6 +1,6 @@
 """The attacks of issue 19 on what the terminal shows and on what could freeze the REPL, played
 through the REPL's real renderer drawing into a string (the pseudo-terminal versions are in
-test_hidden_pty.py, test_write_approval_pty.py and tests/test_terminal_text.py). Each returns what
+test_hidden_pty.py, test_write_approval_pty.py and tests/ui/test_terminal_text.py). Each returns what
 got through (empty: held); attacks_19.py has the rest of the round."""
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def many_greps_at_once(base: Path) -> list[str]:
 
     def watch() -> None:
         nonlocal most
-        from tests.test_process_slots import _grep_workers
+        from tests.agent.tools.test_process_slots import _grep_workers
 
         while not done.is_set():
             most = max(most, _grep_workers())

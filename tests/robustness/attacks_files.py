@@ -50,7 +50,7 @@ def release(fifo: Path) -> Callable[[], None]:
 
 
 def png(width: int, height: int) -> bytes:
-    from tests.test_images import png as build
+    from tests.agent.tools.test_images import png as build
 
     return build(width, height)
 
@@ -86,8 +86,8 @@ def fetch_conversion_freezes_the_loop(base: Path) -> list[str]:
     """Finding 7: a 3 MB page of inline markup. The event loop keeps turning while it is converted
     (in a worker), and cancelling the call (Ctrl-C) kills the worker."""
     from agent.tools import fetch_url as fetch
-    from tests.test_fetch_limits import SlowSite, html_workers
-    from tests.test_fetch_url import LOOPBACK, make_ctx
+    from tests.agent.tools.test_fetch_limits import SlowSite, html_workers
+    from tests.agent.tools.test_fetch_url import LOOPBACK, make_ctx
 
     _, ws = _dirs(base)
     site = SlowSite()
@@ -117,8 +117,8 @@ def fetch_conversion_freezes_the_loop(base: Path) -> list[str]:
 def fetch_trickle_holds_the_run(base: Path) -> list[str]:
     """Finding 7: a server that sends one byte every 50 ms for ever; the whole fetch has one deadline."""
     from agent.tools import fetch_url as fetch
-    from tests.test_fetch_limits import SlowSite
-    from tests.test_fetch_url import LOOPBACK, make_ctx
+    from tests.agent.tools.test_fetch_limits import SlowSite
+    from tests.agent.tools.test_fetch_url import LOOPBACK, make_ctx
 
     _, ws = _dirs(base)
     site = SlowSite()
@@ -143,7 +143,7 @@ def ipv6_that_carries_a_private_ipv4(base: Path) -> list[str]:
     """The private-address check, by the IPv4 address an IPv6 one carries: ::127.0.0.1, NAT64,
     6to4, Teredo; a URL naming one is refused before any connection."""
     from agent.tools import fetch_url as fetch
-    from tests.test_fetch_url import make_ctx
+    from tests.agent.tools.test_fetch_url import make_ctx
 
     _, ws = _dirs(base)
     problems = [f"{a} passed" for a in ("::127.0.0.1", "::a9fe:a9fe", "64:ff9b::a00:1", "64:ff9b::7f00:1",
@@ -170,7 +170,7 @@ def command_body_attaches_an_outside_image(base: Path) -> list[str]:
     """Finding 8: a project command whose body names `/proc/self/cwd/logo.png` (a symlink out of the
     workspace) and the outside image itself; the user's own screenshot typed after the command goes."""
     import main
-    from tests.test_images import image_parts
+    from tests.agent.tools.test_images import image_parts
 
     home, ws = _dirs(base)
     root = home.parent

@@ -2,7 +2,7 @@
 stderr and sends as log messages, an answer of many megabytes, an answer the client cannot parse, a
 call that never ends, a server that never starts. Each is played through `-p` as a user runs it,
 against a real server process (tests/mcp_bad_server.py), and returns what got through (empty: held).
-The same attacks on the REPL's screen are in tests/test_mcp_limits_pty.py."""
+The same attacks on the REPL's screen are in tests/ui/test_mcp_limits_pty.py."""
 
 from __future__ import annotations
 

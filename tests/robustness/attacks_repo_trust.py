@@ -301,7 +301,6 @@ def project_file_trusts_itself(base: Path) -> list[str]:
     return problems
 
 
-
 @attack_round(ROUND)
 def claude_settings_file_grants_unasked(base: Path) -> list[str]:
     """`.claude/settings.json` (Claude Code's file, read here as well): its env (a proxy and a plain

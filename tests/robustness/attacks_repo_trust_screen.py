@@ -8,12 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-import pexpect
-
 from tests.fake_openai import FakeOpenAI
+from tests.pty_kit import Screen, leave, spawn, type_line, wait_prompt
 from tests.robustness.attack_kit import _dirs, attack_round
 from tests.robustness.attacks_repo_trust import ROUND, project
-from tests.test_repl_pty import Screen, spawn, type_line, wait_prompt
 
 SERVER = Path(__file__).resolve().parents[1] / "mcp_demo_server.py"
 
@@ -36,8 +34,7 @@ def _question(ws: Path, home: Path, answer: str, **env: str) -> tuple[list[str],
                 type_line(child, answer)
                 wait_prompt(child)
                 after = child.before
-            type_line(child, "/exit")
-            child.expect(pexpect.EOF)
+            leave(child, "/exit")
         finally:
             child.close(force=True)
     return lines, after

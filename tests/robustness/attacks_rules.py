@@ -3,7 +3,7 @@ through the real `-p` path against real files: a wildcard allow rule bypassed by
 bashlex keeps inside a word, deny and ask rules that miss their command (behind a wrapper, a path,
 a case arm, an expansion), and "always for this project" saving a wildcard. Each returns what got
 through (empty: held); test_attacks.py runs them and totals.py counts them. The terminal side of the
-last one is tests/test_permissions_pty.py's."""
+last one is tests/ui/test_permissions_pty.py's."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 from tests.robustness import harness
 from tests.robustness.attack_kit import _ctx, _dirs, _run, _text, attack_round
 
-# Each shape deletes the file `@` stands for, under /bin/sh (tests/test_rule_shapes.py checks that
+# Each shape deletes the file `@` stands for, under /bin/sh (tests/agent/tools/test_rule_shapes.py checks that
 # each really does, and that a deny or ask rule `Bash(rm:*)` sees it).
 # The rules are played outside the OS sandbox, where a sandboxed command would run unasked: they
 # must hold alone (tests/robustness/attacks_sandbox.py plays the sandbox).

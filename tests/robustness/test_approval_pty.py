@@ -10,8 +10,8 @@ from pathlib import Path
 import pexpect
 
 from tests.fake_openai import Hang, Text, ToolCalls
+from tests.pty_kit import ASKED, ask, leave, spawn, type_line, wait_prompt
 from tests.robustness.harness import wait_for
-from tests.test_repl_pty import ASKED, live_server, spawn, type_line, wait_prompt  # noqa: F401 - live_server: fixture
 
 
 def _grep_worker(agent: int) -> int | None:
@@ -32,7 +32,7 @@ def _declined(child: pexpect.spawn) -> None:
     wait_prompt(child)
 
 
-def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):  # noqa: F811
+def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):
     erased = "touch pwned-by-escape #\x1b[2K\x1b[1GRun command: ls -la"
     pushed = "touch pwned-by-newlines" + "\n" * 60 + "ls -la"
     live_server.script(ToolCalls([("run_command", {"command": erased})]), Text("Declined, then."),
@@ -51,12 +51,11 @@ def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):  # no
     child.expect_exact("ls -la")
     child.expect_exact("Allow? (the 61 line(s) above)")
     _declined(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     assert not list(workspace.glob("pwned*"))
 
 
-def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_server):  # noqa: F811
+def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_server):
     answer = threading.Event()  # the model answers (asks to run a command) only when the test says so
     live_server.script(Hang(600, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})]),
                             release=answer))
@@ -71,12 +70,11 @@ def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_s
     child.send("n\r")
     child.expect("the user declined")  # the question was still open: the early "y" did not answer it
     wait_prompt(child)
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     assert not (workspace / "typed-ahead").exists()
 
 
-def test_ctrl_c_stops_a_regex_that_never_ends(workspace, home, live_server, monkeypatch):  # noqa: F811
+def test_ctrl_c_stops_a_regex_that_never_ends(workspace, home, live_server, monkeypatch):
     monkeypatch.setenv("CODING_AGENT_GREP_TIMEOUT", "600")  # Ctrl-C, not the time limit, must end it
     (workspace / "evil.txt").write_text("a" * 45 + "!\n")
     live_server.script(ToolCalls([("grep", {"pattern": "(a+)+$"})]))
@@ -90,8 +88,6 @@ def test_ctrl_c_stops_a_regex_that_never_ends(workspace, home, live_server, monk
     child.expect("Interrupted", timeout=5)
     assert wait_for(lambda: not Path(f"/proc/{worker}").exists(), 10)  # stopped, not left running
     wait_prompt(child)
-    type_line(child, "still there?")
-    child.expect("Echo: still there", timeout=10)
-    wait_prompt(child)
+    ask(child, "still there?", "Echo: still there", timeout=10)
     type_line(child, "/exit")
     child.expect(pexpect.EOF, timeout=10)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pexpect
 
 from tests.fake_openai import Text, ToolCalls
-from tests.test_repl_pty import ASKED, Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ASKED, Screen, leave, spawn, started, type_line, wait_prompt
 
 
 def _question_on_screen(child: pexpect.spawn, screen: Screen, shown: str) -> None:
@@ -17,35 +17,29 @@ def _question_on_screen(child: pexpect.spawn, screen: Screen, shown: str) -> Non
     wait_prompt(child)
 
 
-def test_braille_blanks_cannot_hide_a_command(workspace, home, live_server):  # noqa: F811
+def test_braille_blanks_cannot_hide_a_command(workspace, home, live_server):
     hidden = "echo PWNED > f; #" + "\u2800" * 12_000 + " ls -la"
     live_server.script(ToolCalls([("run_command", {"command": hidden})]), Text("Declined."))
-    child = spawn(workspace, home, live_server, *ASKED)
-    screen = Screen(child)
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, *ASKED)
     type_line(child, "list the files")
     _question_on_screen(child, screen, "echo PWNED > f; #\\u2800×12000 ls -la")
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     assert not (workspace / "f").exists()
 
 
-def test_an_invisible_suffix_on_a_file_name_is_shown(workspace, home, live_server):  # noqa: F811
+def test_an_invisible_suffix_on_a_file_name_is_shown(workspace, home, live_server):
     (workspace / "run.sh").write_text("echo the user's script\n")
     live_server.script(ToolCalls([("write_file", {"path": "run.sh\u206a", "content": "touch pwned\n"})]),
                        ToolCalls([("run_command", {"command": "sh run.sh\u206a"})]), Text("Declined."))
-    child = spawn(workspace, home, live_server, *ASKED)
-    screen = Screen(child)
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, *ASKED)
     type_line(child, "run my script")
     _question_on_screen(child, screen, "sh run.sh\\u206a")
     assert screen.count("run.sh\\u206a") >= 2  # the tool line of the write shows it too
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")
     assert not (workspace / "pwned").exists()
 
 
-def test_a_control_character_in_the_folder_name_is_shown_in_the_toolbar(tmp_path, home, live_server):  # noqa: F811
+def test_a_control_character_in_the_folder_name_is_shown_in_the_toolbar(tmp_path, home, live_server):
     """Issue 19, finding 12: the toolbar drew the folder through prompt-toolkit's HTML(), which
     raised at every prompt on a control character."""
     folder = tmp_path / "proj\x01ect"
@@ -58,5 +52,4 @@ def test_a_control_character_in_the_folder_name_is_shown_in_the_toolbar(tmp_path
     child.expect_exact("proj\\x01ect ")  # the folder, last on the toolbar, its control character escaped
     shown = "\n".join(screen.lines())
     assert "Traceback" not in shown and "Press ENTER" not in shown, shown
-    type_line(child, "/exit")
-    child.expect(pexpect.EOF)
+    leave(child, "/exit")

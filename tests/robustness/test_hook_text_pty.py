@@ -6,11 +6,9 @@ from __future__ import annotations
 import json
 import sys
 
-import pexpect
-
 import session
 from tests.fake_openai import Text
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import Screen, ask, leave, spawn, started, type_line, wait_prompt
 
 
 def _user_hooks(home, section: dict) -> None:
@@ -18,19 +16,15 @@ def _user_hooks(home, section: dict) -> None:
     (home / "settings.json").write_text(json.dumps({"hooks": section}))
 
 
-def test_a_stop_hooks_reason_is_the_hooks_not_a_user_turn(workspace, home, live_server, tmp_path):  # noqa: F811
+def test_a_stop_hooks_reason_is_the_hooks_not_a_user_turn(workspace, home, live_server, tmp_path):
     flag = tmp_path / "stopped-once"
     script = tmp_path / "stop.sh"
     script.write_text(f"cat > /dev/null; if [ -e {flag} ]; then exit 0; fi; touch {flag}; "
                       "echo 'the tests still fail' >&2; exit 2\n")
     _user_hooks(home, {"Stop": [{"hooks": [{"command": f"sh {script}"}]}]})
     live_server.script(Text("done, I think"), Text("now really done"))
-    child = spawn(workspace, home, live_server)
-    screen = Screen(child)
-    wait_prompt(child)
-    type_line(child, "fix the tests")
-    child.expect_exact("now really done")
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server)
+    ask(child, "fix the tests", "now really done", exact=True)
     sent = live_server.requests[-1]["body"]["messages"][-1]
     assert sent["role"] == "user" and sent["content"].startswith("A Stop hook (a program named in the settings, "
                                                                  "not the user)"), sent
@@ -41,8 +35,7 @@ def test_a_stop_hooks_reason_is_the_hooks_not_a_user_turn(workspace, home, live_
     assert "1. fix the tests" in listed and "2. " not in listed, listed
     child.send("\r")
     wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
     [saved] = [m for m in session.load(child.session_id, workspace).messages if m.metadata]
     assert saved.metadata == {"hook": "Stop"}
 
@@ -59,7 +52,7 @@ print(json.dumps({"systemMessage": "\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\x1b[31mred
 """
 
 
-def test_hook_output_is_drawn_escaped_and_framed_for_the_model(workspace, home, live_server, tmp_path):  # noqa: F811
+def test_hook_output_is_drawn_escaped_and_framed_for_the_model(workspace, home, live_server, tmp_path):
     script = tmp_path / "hook.py"
     script.write_text(HOOK)
     _user_hooks(home, {"UserPromptSubmit": [{"hooks": [{"command": f"{sys.executable} {script} ok"},
@@ -75,9 +68,7 @@ def test_hook_output_is_drawn_escaped_and_framed_for_the_model(workspace, home, 
 
     screen.write = record
     wait_prompt(child)
-    type_line(child, "hello")
-    child.expect_exact("Echo: hello")
-    wait_prompt(child)
+    ask(child, "hello", "Echo: hello", exact=True)
     sent = "".join(raw)
     assert "\x1b]52" not in sent and "\x1b]0;TITLE" not in sent and "\x1b]8;;https://evil" not in sent
     shown = "\n".join(screen.lines())
@@ -85,5 +76,4 @@ def test_hook_output_is_drawn_escaped_and_framed_for_the_model(workspace, home, 
     assert "\\x1b]0;TITLE-SET\\x07\\x1b[2Jboom" in shown, shown
     context = live_server.requests[-1]["body"]["messages"][-2]
     assert context["role"] == "user" and context["content"].startswith("Hooks (programs named in the settings) add")
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)

@@ -26,6 +26,7 @@ from main import on_submit
 from tests.builders import is_compaction, script_forever, take_background
 from tests.fake_openai import FakeOpenAI, Hang, Text, smart_reply
 from tests.fake_ui import FakeUI
+from tests.pty_kit import ASKED
 from tests.robustness.harness import (
     MAIN,
     agent_env,
@@ -40,7 +41,6 @@ from tests.robustness.harness import (
     request_problems,
     wait_for,
 )
-from tests.test_repl_pty import ASKED
 
 SUMMARY = "<analysis>draft</analysis>\n<summary>1. Primary request: notes about parts.\n6. Next: go on.</summary>"
 

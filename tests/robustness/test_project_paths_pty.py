@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 import os
 
-import pexpect
-
-from tests.test_images import image_parts, png
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.agent.tools.test_images import image_parts, png
+from tests.pty_kit import Screen, ask, leave, spawn, started, wait_prompt
 
 
 def _command(workspace, name: str, body: str) -> None:
@@ -19,38 +17,28 @@ def _command(workspace, name: str, body: str) -> None:
     (folder / f"{name}.md").write_text(body)
 
 
-def test_a_pasted_png_that_is_a_fifo_does_not_freeze_the_repl(workspace, home, live_server):  # noqa: F811
+def test_a_pasted_png_that_is_a_fifo_does_not_freeze_the_repl(workspace, home, live_server):
     os.mkfifo(workspace / "shot.png")
     child = spawn(workspace, home, live_server, "--images", "on")
     wait_prompt(child)
-    type_line(child, f"what is in {workspace}/shot.png")
-    child.expect_exact("Echo: what is in")
-    wait_prompt(child)
-    type_line(child, "still here")
-    child.expect_exact("Echo: still here")
-    wait_prompt(child)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    ask(child, f"what is in {workspace}/shot.png", "Echo: what is in", exact=True)
+    ask(child, "still here", "Echo: still here", exact=True)
+    leave(child)
 
 
-def test_a_command_naming_a_png_that_is_dev_stdin_swallows_nothing(workspace, home, live_server):  # noqa: F811
+def test_a_command_naming_a_png_that_is_dev_stdin_swallows_nothing(workspace, home, live_server):
     (workspace / "shot.png").symlink_to("/dev/stdin")
     _command(workspace, "shot", "Describe the screenshot /proc/self/cwd/shot.png please\n")
     child = spawn(workspace, home, live_server)  # images off: the path was opened all the same
     screen = Screen(child)
     wait_prompt(child)
-    type_line(child, "/shot")
-    child.expect_exact("Echo: Describe the screenshot")
-    wait_prompt(child)
-    type_line(child, "the next line")
-    child.expect_exact("Echo: the next line")
-    wait_prompt(child)
+    ask(child, "/shot", "Echo: Describe the screenshot", exact=True)
+    ask(child, "the next line", "Echo: the next line", exact=True)
     assert screen.count("> the next line") == 1, screen.lines()  # typed at the prompt, not read as an image
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
-def test_a_project_command_attaches_no_image_from_outside(workspace, home, live_server, tmp_path):  # noqa: F811
+def test_a_project_command_attaches_no_image_from_outside(workspace, home, live_server, tmp_path):
     outside = tmp_path / "private"
     outside.mkdir()
     (outside / "id.png").write_bytes(png(8, 8))
@@ -60,12 +48,8 @@ def test_a_project_command_attaches_no_image_from_outside(workspace, home, live_
     mine.write_bytes(png(6, 6))
     _command(workspace, "look", f"Compare /proc/self/cwd/logo.png and {outside}/id.png and @{outside}/id.png "
                                 f"and {workspace}/inside.png with $ARGUMENTS\n")
-    child = spawn(workspace, home, live_server, "--images", "on")
-    screen = Screen(child)
-    wait_prompt(child)
-    type_line(child, f"/look {mine}")
-    child.expect_exact("Echo:")
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, "--images", "on")
+    ask(child, f"/look {mine}", "Echo:", exact=True)
     body = live_server.requests[-1]["body"]
     sent = json.dumps(body)
     assert len(image_parts(body)) == 2, sent[:2000]  # the workspace's own image and the user's screenshot
@@ -73,8 +57,7 @@ def test_a_project_command_attaches_no_image_from_outside(workspace, home, live_
     assert f"Image {workspace}/inside.png" in sent and f"Image {mine}" in sent
     shown = " ".join(screen.lines())  # a long notice may wrap
     assert shown.count("is outside the workspace") == 3, shown
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
 def test_print_mode_with_a_pasted_fifo_png_ends(workspace, home, server):

@@ -3,10 +3,8 @@ real terminal: nothing outside is written or removed, and the screen names what 
 
 from __future__ import annotations
 
-import pexpect
-
 from tests.fake_openai import Text, ToolCalls
-from tests.test_repl_pty import Screen, live_server, spawn, type_line, wait_prompt  # noqa: F401 - fixture
+from tests.pty_kit import ask, leave, started, type_line, wait_prompt
 
 
 def _turn_then_symlink(workspace, outside, server) -> None:
@@ -29,16 +27,12 @@ def _outside_untouched(outside) -> None:
     assert (outside / "new.txt").read_text() == "precious\n"
 
 
-def test_undo_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server,  # noqa: F811
+def test_undo_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server,
                                                                      tmp_path):
     outside = tmp_path / "outside"
     _turn_then_symlink(workspace, outside, live_server)
-    child = spawn(workspace, home, live_server, "--yes")
-    screen = Screen(child)
-    wait_prompt(child)
-    type_line(child, "change the files")
-    child.expect_exact("done")
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, "--yes")
+    ask(child, "change the files", "done", exact=True)
     assert (workspace / "sub").is_symlink()
     type_line(child, "/undo")
     child.expect_exact("Undone: change the files (0 file(s) restored)")
@@ -48,20 +42,15 @@ def test_undo_does_not_write_through_a_folder_that_became_a_symlink(workspace, h
     assert "Not put back: sub/keep.txt: skipped, sub is now a symlink" in shown, shown
     assert "Not put back: sub/new.txt: skipped, sub is now a symlink" in shown, shown
     _outside_untouched(outside)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
-def test_rewind_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server,  # noqa: F811
+def test_rewind_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server,
                                                                        tmp_path):
     outside = tmp_path / "outside"
     _turn_then_symlink(workspace, outside, live_server)
-    child = spawn(workspace, home, live_server, "--yes")
-    screen = Screen(child)
-    wait_prompt(child)
-    type_line(child, "change the files")
-    child.expect_exact("done")
-    wait_prompt(child)
+    child, screen = started(workspace, home, live_server, "--yes")
+    ask(child, "change the files", "done", exact=True)
     type_line(child, "/rewind")
     child.expect_exact("Rewind to before which turn?")
     child.send("1\r")
@@ -73,9 +62,6 @@ def test_rewind_does_not_write_through_a_folder_that_became_a_symlink(workspace,
     assert "Could not put back sub/keep.txt: skipped, sub is now a symlink" in shown, shown
     _outside_untouched(outside)
     # The files as they were before the rewind are one /undo away: that skips the same way.
-    type_line(child, "/undo")
-    child.expect_exact("Undone:")
-    wait_prompt(child)
+    ask(child, "/undo", "Undone:", exact=True)
     _outside_untouched(outside)
-    child.sendeof()
-    child.expect(pexpect.EOF)
+    leave(child)

@@ -9,10 +9,10 @@ import pexpect
 import pytest
 
 from tests.fake_openai import FakeOpenAI, ToolCalls
+from tests.pty_kit import Screen, ask, spawn, type_line, wait_prompt
 from tests.robustness import harness
 from tests.robustness.attacks_sandbox import TABLE, Attack, place_for, tree
 from tests.sandbox_kit import tcp_server
-from tests.test_repl_pty import Screen, spawn, type_line, wait_prompt
 
 OFFER = "Run it again OUTSIDE the sandbox"
 
@@ -37,9 +37,7 @@ def session():
         played = {}
         for attack in TABLE:
             played[attack.name] = _turn(child, screen, server, place, attack)
-        type_line(child, "/status")
-        child.expect("Sandbox:")
-        wait_prompt(child)
+        ask(child, "/status", "Sandbox:")
         status = [line for line in screen.lines() if "Sandbox:" in line]
         type_line(child, "/exit")
         child.expect(pexpect.EOF, timeout=30)
