@@ -22,19 +22,15 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.marks import HOOK_KEY, is_hook_message  # noqa: F401 - is_hook_message re-exported
+from agent.marks import HOOK_KEY
+from agent.state.settings_state import Hooks
 from agent.text.i18n import t
+from agent.tools.preapproval import CLAUDE_TOOLS
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact", "Stop")
 BLOCKING = ("PreToolUse", "UserPromptSubmit", "PreCompact", "Stop", "PostToolUse")
 DEFAULT_TIMEOUT = 60.0
 OUTPUT_CAP = 64_000  # characters kept of a hook's stdout and of its stderr
-# Claude Code's names of our tools, so that a copied `"matcher": "Bash"` finds run_command.
-CLAUDE_NAMES = {"run_command": "Bash", "write_file": "Write", "edit_file": "Edit", "read_file": "Read",
-                "grep": "Grep", "list_files": "Glob"}
-
-
-from agent.state.settings_state import Hooks  # noqa: E402,F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -97,7 +93,8 @@ def _parse_groups(event: str, groups: Any, layer: str, path: Any, lang: str, war
 def _matches(matcher: str, value: str | None) -> bool:
     if not matcher or matcher == "*" or value is None:
         return True
-    names = [value, CLAUDE_NAMES.get(value, value)]
+    # Claude Code's names of the tool too, so that a copied `"matcher": "Bash"` finds run_command.
+    names = [value, *(claude for claude, ours in CLAUDE_TOOLS.items() if ours == value)]
     try:
         return any(re.fullmatch(matcher, name) for name in names)
     except re.error:

@@ -15,6 +15,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from agent.marks import is_hook_message
 from tests.robustness import harness
 from tests.robustness.attack_kit import _ctx, _dirs, _run, attack_round
 
@@ -68,7 +69,7 @@ def hook_context_as_the_users_words(base: Path) -> list[str]:
     text = message.parts[0].content
     problems = [] if text.startswith("Hooks (programs named in the settings) add this context. It is their "
                                      "output, not the user's words") else [f"framed as: {text[:80]!r}"]
-    return problems + ([] if hooks.is_hook_message(message) else ["not marked as the hook's"])
+    return problems + ([] if is_hook_message(message) else ["not marked as the hook's"])
 
 
 @attack_round(SURFACES)

@@ -256,3 +256,17 @@ async def test_a_hooks_ask_asks_even_where_a_rule_allows(make_state, server, wor
     use_hooks(state, home, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": hook(0, ask)}]}]})
     await on_submit(state, "go")
     assert asked == ["touch asked"] and not (workspace / "asked").exists()
+
+
+async def test_a_matcher_of_claude_codes_tool_names_finds_ours(make_state, server, workspace, home, hook):
+    """`MultiEdit|WebFetch`, as a Claude Code user wrote it, matches our edit_file and fetch_url (the one
+    map of Claude Code's names is agent.tools.preapproval's)."""
+    (workspace / "a.txt").write_text("one\n")
+    server.script(ToolCalls([("read_file", {"path": "a.txt"})]),
+                  ToolCalls([("edit_file", {"path": "a.txt", "old_string": "one", "new_string": "two"})]), Text("ok"))
+    state = make_state()
+    use_hooks(state, home, {"PreToolUse": [{"matcher": "MultiEdit|WebFetch", "hooks": [
+        {"type": "command", "command": hook(2, stderr="held by the hook")}]}]})
+    await on_submit(state, "edit it")
+    assert (workspace / "a.txt").read_text() == "one\n"
+    assert [e["tool_name"] for e in hook.seen()] == ["edit_file"]
