@@ -72,59 +72,142 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=_env("model", DEFAULT_MODEL), help=f"model name (default {DEFAULT_MODEL})")
     p.add_argument("--base-url", default=_env("base_url"), help="any OpenAI-compatible endpoint")
     p.add_argument("--context-window", type=int, default=_env("context_window"), help="the model's window, tokens")
-    p.add_argument("--thinking", choices=THINKING_CHOICES, default=_env("thinking"),
-                   help="DeepSeek's thinking mode (default: as the API, on for deepseek-v4-*)")
-    p.add_argument("--reasoning-effort", choices=REASONING_EFFORTS, default=_env("reasoning_effort"),
-                   help="how deeply the model thinks (default: the API's)")
-    p.add_argument("--images", choices=("on", "off"), default=_env("images"),
-                   help="the model takes images (default: as known for the model; deepseek-flash does)")
+    p.add_argument(
+        "--thinking",
+        choices=THINKING_CHOICES,
+        default=_env("thinking"),
+        help="DeepSeek's thinking mode (default: as the API, on for deepseek-v4-*)",
+    )
+    p.add_argument(
+        "--reasoning-effort",
+        choices=REASONING_EFFORTS,
+        default=_env("reasoning_effort"),
+        help="how deeply the model thinks (default: the API's)",
+    )
+    p.add_argument(
+        "--images",
+        choices=("on", "off"),
+        default=_env("images"),
+        help="the model takes images (default: as known for the model; deepseek-flash does)",
+    )
     p.add_argument("--compact-at", default=_env("compact_at"), help="auto-compact at N tokens or P%% of the window")
     p.add_argument("--no-auto-compact", action="store_true", default=_env_flag("no_auto_compact"))
-    p.add_argument("--max-requests", "--max-turns", dest="max_requests", type=_request_limit,
-                   default=_env("max_requests"), metavar="N",
-                   help="stop a turn after N model requests (default 0: no limit)")
-    p.add_argument("--cheap-tier", choices=("auto", "on", "off"), default=(_env("cheap_tier") or "auto").lower(),
-                   help="clear old tool results instead of summarizing: auto (when cheaper), on, off")
-    p.add_argument("--prices", default=_env("prices"), metavar="JSON|FILE",
-                   help='your own prices per 1M tokens, e.g. \'{"MODEL": {"hit": 0.01, "miss": 0.1, "output": 0.4}}\'')
-    p.add_argument("-p", "--print", dest="prompt", nargs="?", const=PRINT_WITHOUT_TEXT, default=_env("print"),
-                   help="run one turn, print, exit: -p TEXT, or -p with the prompt as the last argument (as "
-                   "Claude Code's), '-' or none reads the message from stdin; piped stdin is added to it")
-    p.add_argument("query", nargs="?", help="the prompt, with -p (-p \"fix the test\" works as well)")
-    p.add_argument("--output-format", choices=("text", "json", "stream-json"),
-                   default=_env("output_format") or "text", help="-p's output: the answer, one JSON object, "
-                   "or one JSON line per event (Claude Code's fields and messages among ours)")
-    p.add_argument("--input-format", choices=("text", "stream-json"), default=_env("input_format") or "text",
-                   help="-p's input: the prompt, or (with --output-format stream-json) one JSON user message "
-                   "per line of stdin, a turn each, until stdin ends")
-    p.add_argument("--allowed-tools", "--allowedTools", dest="allowed_tools", nargs="+", action="extend",
-                   default=_one_item(_env("allowed_tools")), metavar="TOOL|RULE",
-                   help="tools that run without asking (run_command, Bash, mcp__server__tool) or allow rules "
-                   "(\"Bash(git diff:*)\"), separated by commas or spaces")
-    p.add_argument("--disallowed-tools", "--disallowedTools", dest="disallowed_tools", nargs="+", action="extend",
-                   default=_one_item(_env("disallowed_tools")), metavar="TOOL|RULE",
-                   help="tools the model is not given (write_file, Bash) or deny rules (\"Bash(git push:*)\", "
-                   "mcp__server)")
-    p.add_argument("--continue", dest="cont", action="store_true", default=_env_flag("continue"),
-                   help="resume the latest session of this directory")
+    p.add_argument(
+        "--max-requests",
+        "--max-turns",
+        dest="max_requests",
+        type=_request_limit,
+        default=_env("max_requests"),
+        metavar="N",
+        help="stop a turn after N model requests (default 0: no limit)",
+    )
+    p.add_argument(
+        "--cheap-tier",
+        choices=("auto", "on", "off"),
+        default=(_env("cheap_tier") or "auto").lower(),
+        help="clear old tool results instead of summarizing: auto (when cheaper), on, off",
+    )
+    p.add_argument(
+        "--prices",
+        default=_env("prices"),
+        metavar="JSON|FILE",
+        help='your own prices per 1M tokens, e.g. \'{"MODEL": {"hit": 0.01, "miss": 0.1, "output": 0.4}}\'',
+    )
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        nargs="?",
+        const=PRINT_WITHOUT_TEXT,
+        default=_env("print"),
+        help="run one turn, print, exit: -p TEXT, or -p with the prompt as the last argument (as "
+        "Claude Code's), '-' or none reads the message from stdin; piped stdin is added to it",
+    )
+    p.add_argument("query", nargs="?", help='the prompt, with -p (-p "fix the test" works as well)')
+    p.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default=_env("output_format") or "text",
+        help="-p's output: the answer, one JSON object, "
+        "or one JSON line per event (Claude Code's fields and messages among ours)",
+    )
+    p.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default=_env("input_format") or "text",
+        help="-p's input: the prompt, or (with --output-format stream-json) one JSON user message "
+        "per line of stdin, a turn each, until stdin ends",
+    )
+    p.add_argument(
+        "--allowed-tools",
+        "--allowedTools",
+        dest="allowed_tools",
+        nargs="+",
+        action="extend",
+        default=_one_item(_env("allowed_tools")),
+        metavar="TOOL|RULE",
+        help="tools that run without asking (run_command, Bash, mcp__server__tool) or allow rules "
+        '("Bash(git diff:*)"), separated by commas or spaces',
+    )
+    p.add_argument(
+        "--disallowed-tools",
+        "--disallowedTools",
+        dest="disallowed_tools",
+        nargs="+",
+        action="extend",
+        default=_one_item(_env("disallowed_tools")),
+        metavar="TOOL|RULE",
+        help='tools the model is not given (write_file, Bash) or deny rules ("Bash(git push:*)", mcp__server)',
+    )
+    p.add_argument(
+        "--continue",
+        dest="cont",
+        action="store_true",
+        default=_env_flag("continue"),
+        help="resume the latest session of this directory",
+    )
     p.add_argument("--resume", nargs="?", const="", default=_env("resume"), help="resume a session (by id)")
-    p.add_argument("--fetch-allow-network", type=_networks, default=_env("fetch_allow_network") or (), metavar="CIDRS",
-                   help="networks fetch_url may reach although not public (e.g. 127.0.0.0/8), comma-separated")
-    p.add_argument("--yes", action="store_true", default=_env_flag("yes"),
-                   help="run shell commands without asking (the same as --permission-mode bypassPermissions)")
-    p.add_argument("--sandbox", choices=SANDBOX_MODES, default=None,
-                   help="the OS sandbox commands run in: read-only, workspace-write (the default where the "
-                   "machine has one: the workspace writable, no network) or danger-full-access (none)")
-    p.add_argument("--permission-mode", choices=PERMISSION_MODES, default=_env("permission_mode"),
-                   help="default (ask before edits and commands), acceptEdits (the default: edits in the "
-                   "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)")
-    p.add_argument("--trust-project", action="store_true", default=_env_flag("trust_project"),
-                   help="use the project's env, baseUrl, allow rules, hooks and MCP servers without asking "
-                   "(for scripts: -p cannot ask)")
+    p.add_argument(
+        "--fetch-allow-network",
+        type=_networks,
+        default=_env("fetch_allow_network") or (),
+        metavar="CIDRS",
+        help="networks fetch_url may reach although not public (e.g. 127.0.0.0/8), comma-separated",
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        default=_env_flag("yes"),
+        help="run shell commands without asking (the same as --permission-mode bypassPermissions)",
+    )
+    p.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default=None,
+        help="the OS sandbox commands run in: read-only, workspace-write (the default where the "
+        "machine has one: the workspace writable, no network) or danger-full-access (none)",
+    )
+    p.add_argument(
+        "--permission-mode",
+        choices=PERMISSION_MODES,
+        default=_env("permission_mode"),
+        help="default (ask before edits and commands), acceptEdits (the default: edits in the "
+        "workspace without asking), plan (read-only tools only), bypassPermissions (ask nothing)",
+    )
+    p.add_argument(
+        "--trust-project",
+        action="store_true",
+        default=_env_flag("trust_project"),
+        help="use the project's env, baseUrl, allow rules, hooks and MCP servers without asking "
+        "(for scripts: -p cannot ask)",
+    )
     p.add_argument("--lang", choices=("zh", "en"), default=_env("lang") or default_lang())
-    p.add_argument("--demo", action="store_true", default=_env_flag("demo"),
-                   help="try it without a key, against the built-in emulator (a source checkout's), which it "
-                   "starts and stops")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        default=_env_flag("demo"),
+        help="try it without a key, against the built-in emulator (a source checkout's), which it starts and stops",
+    )
     p.add_argument("--debug", action="store_true", default=_env_flag("debug"), help="write a debug log")
     p.add_argument("--version", action="version", version=f"coding-agent-compact {VERSION}")
     return p

@@ -29,9 +29,16 @@ async def before_request(state: AppState, messages: list[ModelMessage]) -> compa
     return await compaction.before_request(state, get_agent(state), messages)
 
 
-async def run_compact(state: AppState, custom_instructions: str = "", *, trigger: str = "manual",
-                      keep: Sequence[ModelMessage] = (), review: compaction.Review | None = None) -> CompactionFinished:
+async def run_compact(
+    state: AppState,
+    custom_instructions: str = "",
+    *,
+    trigger: str = "manual",
+    keep: Sequence[ModelMessage] = (),
+    review: compaction.Review | None = None,
+) -> CompactionFinished:
     """/compact [instructions], /compact preview (`review` asks the user before the swap), and a
     compaction a command asks for (a model switch)."""
-    return await compaction.compact(state, get_agent(state), trigger, keep=keep, extra=custom_instructions,
-                                    review=review)
+    return await compaction.compact(
+        state, get_agent(state), trigger, keep=keep, extra=custom_instructions, review=review
+    )

@@ -26,8 +26,9 @@ from agent.text.visible import plain
 def load_session(state: AppState, session_id: str) -> list:
     loaded = session.load(session_id, state.workspace)
     if loaded.version > session_format.CURRENT:
-        state.emit(Notice(t("session_newer", state.lang, version=loaded.version, current=session_format.CURRENT),
-                          "warn"))
+        state.emit(
+            Notice(t("session_newer", state.lang, version=loaded.version, current=session_format.CURRENT), "warn")
+        )
     if loaded.skipped:
         state.emit(Notice(t("skipped_lines", state.lang, n=len(loaded.skipped), first=loaded.skipped[0]), "warn"))
     for note in loaded.cut:
@@ -81,8 +82,9 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
     state = AppState(config=config, transcript=Transcript("", config.workspace), emit=EventLog())
     from agent.tools import hooks, permissions
 
-    state.permissions, rule_warnings = permissions.load(config.settings, config.permission_mode, config.yes,
-                                                        config.lang)
+    state.permissions, rule_warnings = permissions.load(
+        config.settings, config.permission_mode, config.yes, config.lang
+    )
     if config.allowed_tools or config.disallowed_tools:  # the tool set imports pydantic-ai: only when needed
         from agent.tools.preapproval import add_flag_rules
         from agent.tools.toolset import tool_names
@@ -94,8 +96,13 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
     state.hooks, hook_warnings = hooks.load(config.settings, config.lang)
     state.mcp, mcp_warnings = mcp_servers.load(config.settings, config.workspace, config.lang)
     sandbox_warnings = start_sandbox(config)
-    for warning in [*getattr(config.settings, "warnings", ()), *rule_warnings, *hook_warnings, *mcp_warnings,
-                    *sandbox_warnings]:
+    for warning in [
+        *getattr(config.settings, "warnings", ()),
+        *rule_warnings,
+        *hook_warnings,
+        *mcp_warnings,
+        *sandbox_warnings,
+    ]:
         state.emit(Notice(warning, "warn"))
     if (said := claude_notice(config)) is not None:
         state.emit(Notice(said, "dim"))
@@ -107,8 +114,11 @@ def start_state(args: argparse.Namespace, config: Config) -> AppState:
     elif args.resume:
         session_id = args.resume
         # An id is a file name in this directory's session folder, never a path out of it.
-        if session_id in (".", "..") or Path(session_id).name != session_id or \
-                not session.session_file(session_id, config.workspace).exists():
+        if (
+            session_id in (".", "..")
+            or Path(session_id).name != session_id
+            or not session.session_file(session_id, config.workspace).exists()
+        ):
             raise SystemExit(t("no_such_session", config.lang, id=session_id))
     if legacy := billing.legacy_line(config, config.lang):
         state.emit(Notice(legacy))

@@ -95,7 +95,8 @@ def build_config(args: argparse.Namespace) -> Config:
         trust_project=bool(getattr(args, "trust_project", False)),
         project_endpoint=project_endpoint(args),
         # The flag's or the environment's mode; the settings files' `sandbox` joins it in start_state.
-        sandbox=SandboxPolicy(mode=args.sandbox, origin=args.sandbox_origin) if getattr(args, "sandbox", None)
+        sandbox=SandboxPolicy(mode=args.sandbox, origin=args.sandbox_origin)
+        if getattr(args, "sandbox", None)
         else SandboxPolicy(),
     )
 
@@ -134,8 +135,9 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
     from agent.compaction import attachments_refused, mention_room
 
-    prelude, notices = await attachments(state, user_input, reads, pasted=pasted, named=named,
-                                         room=mention_room(state, user_input))
+    prelude, notices = await attachments(
+        state, user_input, reads, pasted=pasted, named=named, room=mention_room(state, user_input)
+    )
     if (refused := attachments_refused(state, prelude, user_input)) is not None:
         state.emit(Notice(refused, level="error"))
         return None
@@ -226,8 +228,9 @@ def save_stats(state: AppState) -> None:
         debuglog.log("stats_save_failed", error=str(exc))
 
 
-async def print_mode(state: AppState, prompt: str | None, output_format: str = "text",
-                     input_format: str = "text") -> int:
+async def print_mode(
+    state: AppState, prompt: str | None, output_format: str = "text", input_format: str = "text"
+) -> int:
     """-p: one turn (or, with stream-json input, one per line of stdin); the exit status (ui.print_mode)."""
     from ui import print_mode as printing
     from ui.print_json import make_view
@@ -250,8 +253,9 @@ def check_tools(config: Config) -> None:
         from agent.tools.toolset import tool_names
 
         if bad := resolve(items, tool_names()).bad:
-            raise ValueError(t("unknown_tools", config.lang, names=", ".join(bad), flag=flag,
-                               known=", ".join(tool_names())))
+            raise ValueError(
+                t("unknown_tools", config.lang, names=", ".join(bad), flag=flag, known=", ".join(tool_names()))
+            )
 
 
 def check_config(config: Config) -> None:
@@ -267,8 +271,9 @@ def check_config(config: Config) -> None:
     except CompactAtOutOfRange as exc:
         window = config.context_window
         pct = {"low_pct": round(100 * exc.low / window), "high_pct": round(100 * exc.high / window)}
-        raise ValueError(t("compact_at_range", config.lang, value=exc.value, low=exc.low, high=exc.high,
-                           window=window, **pct)) from exc
+        raise ValueError(
+            t("compact_at_range", config.lang, value=exc.value, low=exc.low, high=exc.high, window=window, **pct)
+        ) from exc
     except ValueError as exc:
         raise ValueError(t("bad_compact_at", config.lang, value=repr(config.compact_at))) from exc
 
@@ -354,8 +359,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.prompt is not None:
             streamed = args.input_format == "stream-json"  # the turns come from stdin (ui.print_mode)
-            return asyncio.run(print_mode(state, None if streamed else args.prompt, args.output_format,
-                                          args.input_format))
+            return asyncio.run(
+                print_mode(state, None if streamed else args.prompt, args.output_format, args.input_format)
+            )
         return asyncio.run(repl(state))
     except KeyboardInterrupt:  # Ctrl-C in -p mode: the turn was settled as it was cancelled
         print("\n" + t("interrupted", config.lang), file=sys.stderr)
@@ -371,10 +377,9 @@ async def repl(state: AppState) -> int:
     early = state.emit
     app = App(state, submit)
     app.refresh_custom()  # a command file a built-in name hides is said at start
-    window = t("window_known" if state.config.window_known else "window_assumed", state.lang,
-               n=state.config.context_window)
-    app.say(f"{state.config.model} · {state.workspace} · {t('session_word', state.lang)} {state.session_id} · {window}",
-            "dim")
+    lang, config = state.lang, state.config
+    window = t("window_known" if config.window_known else "window_assumed", lang, n=config.context_window)
+    app.say(f"{config.model} · {state.workspace} · {t('session_word', lang)} {state.session_id} · {window}", "dim")
     if state.history:
         app.report("resumed")
     replay_early(state, early)

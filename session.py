@@ -218,7 +218,6 @@ def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
     return infos
 
 
-
 # A resume picker (--resume, /resume) shows this many sessions, newest first.
 PICK_MAX = 20
 
@@ -233,6 +232,7 @@ def picked(sessions: Sequence[SessionInfo], answer: str) -> str | None:
     if answer.isdigit() and 1 <= int(answer) <= min(PICK_MAX, len(sessions)):
         return sessions[int(answer) - 1].session_id
     return None
+
 
 PREVIEW_BYTES = 1 << 22  # of a session file read for its preview: a 4 MB summary line still fits
 # Archives followed back to the first words: each compaction or left-out note adds one (bounded: a

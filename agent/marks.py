@@ -63,4 +63,3 @@ def read_key(args: dict[str, Any]) -> str:
     """What a read_file call asked for (the path as written, the first line, the line count): two
     calls with the same key read the same lines."""
     return json.dumps([args.get("path"), args.get("offset", 1), args.get("limit")], default=str)
-

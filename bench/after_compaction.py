@@ -21,8 +21,16 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bench import common  # noqa: E402
 
-FILES = ["agent/tokens/count.py", "agent/compaction/summary.py", "agent/compaction/rebuild.py",
-         "agent/compaction/tiers.py", "compact.py", "agent/provider/prefix.py", "agent/turn/loop.py", "session.py"]
+FILES = [
+    "agent/tokens/count.py",
+    "agent/compaction/summary.py",
+    "agent/compaction/rebuild.py",
+    "agent/compaction/tiers.py",
+    "compact.py",
+    "agent/provider/prefix.py",
+    "agent/turn/loop.py",
+    "session.py",
+]
 
 
 def _turns(seed: int, n: int) -> list[str]:
@@ -63,8 +71,9 @@ async def session(window: int, seed: int, n: int) -> tuple[list[dict], list[dict
             await on_submit(state, text)
         requests = server.requests
         summaries = [r for r in requests if r.get("billed") and is_compaction(r["body"])]
-        after = [next((r for r in requests[i:] if r.get("billed") and not is_compaction(r["body"])), None)
-                 for i in marks]
+        after = [
+            next((r for r in requests[i:] if r.get("billed") and not is_compaction(r["body"])), None) for i in marks
+        ]
         if state.scratch.agent is not None:
             await state.scratch.agent.model.client.close()
         return summaries, [r for r in after if r is not None]

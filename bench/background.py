@@ -65,8 +65,10 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
     limit = compaction.threshold(state)
     history = build_history(s, fixed, int(limit * START_SHARE))
     common.install_session(state, dataclasses.replace(s, messages=history), reload=False, files=0)
-    paste = "\n".join(f"Log line {i}: worker {i % 7} finished batch {i * 13} in {i % 97} ms; 第{i}批完成。"
-                      for i in range(int(limit * 0.12) // 25))
+    paste = "\n".join(
+        f"Log line {i}: worker {i % 7} finished batch {i * 13} in {i % 97} ms; 第{i}批完成。"
+        for i in range(int(limit * 0.12) // 25)
+    )
 
     blocked: list[float] = []
     original = compact.auto_compact_if_needed
@@ -93,9 +95,16 @@ async def one(server: Any, ws: Path, s: Any, mode: str) -> dict[str, Any]:
         background.maybe_start_background = saved_start
     finished = state.emit.of(CompactionFinished)
     assert len(finished) == 1, f"{mode}: expected one compaction, got {len(finished)}"
-    return {"used0": used0, "limit": limit, "turn1": turn1, "block1": blocked[0], "block2": blocked[1],
-            "trigger": finished[0].trigger, "before": finished[0].tokens_before,
-            "after": finished[0].tokens_after}
+    return {
+        "used0": used0,
+        "limit": limit,
+        "turn1": turn1,
+        "block1": blocked[0],
+        "block2": blocked[1],
+        "trigger": finished[0].trigger,
+        "before": finished[0].tokens_before,
+        "after": finished[0].tokens_after,
+    }
 
 
 async def run(quick: bool) -> None:
@@ -112,13 +121,30 @@ async def run(quick: bool) -> None:
     rows = []
     for mode, runs in results.items():
         r0 = runs[0]
-        rows.append([mode, f"{r0['used0']:,} / {r0['limit']:,}", f"{common.median([r['block1'] for r in runs]):.3f}",
-                     f"{common.median([r['turn1'] for r in runs]):.3f}",
-                     f"{common.median([r['block2'] for r in runs]):.3f}", r0["trigger"],
-                     f"{r0['before']:,} -> {r0['after']:,}"])
-    report.table(["mode", "context / threshold", "turn 1: check blocks (s)", "turn 1 (s)",
-                  "turn 2: compaction blocks (s)", "trigger", "tokens"], rows,
-                 title=f"median of {repeat}; server latency {latency:g} s")
+        rows.append(
+            [
+                mode,
+                f"{r0['used0']:,} / {r0['limit']:,}",
+                f"{common.median([r['block1'] for r in runs]):.3f}",
+                f"{common.median([r['turn1'] for r in runs]):.3f}",
+                f"{common.median([r['block2'] for r in runs]):.3f}",
+                r0["trigger"],
+                f"{r0['before']:,} -> {r0['after']:,}",
+            ]
+        )
+    report.table(
+        [
+            "mode",
+            "context / threshold",
+            "turn 1: check blocks (s)",
+            "turn 1 (s)",
+            "turn 2: compaction blocks (s)",
+            "trigger",
+            "tokens",
+        ],
+        rows,
+        title=f"median of {repeat}; server latency {latency:g} s",
+    )
     wait_block = common.median([r["block2"] for r in results["blocking"]])
     wait_bg = common.median([r["block2"] for r in results["background"]])
     report.figure("wait_at_threshold_blocking", round(wait_block, 3), "s")

@@ -41,17 +41,33 @@ def main() -> int:
         import session
         from tests.fake_openai import FakeOpenAI
 
-        words = ("alpha beta 函数 return x=1; " * int(mb * (1 << 20) / 30 + 1))
-        messages = [ModelRequest(parts=[UserPromptPart("hi")]), ModelResponse(parts=[TextPart("hello")]),
-                    ModelRequest(parts=[UserPromptPart(words)]), ModelResponse(parts=[TextPart("ok")])]
+        words = "alpha beta 函数 return x=1; " * int(mb * (1 << 20) / 30 + 1)
+        messages = [
+            ModelRequest(parts=[UserPromptPart("hi")]),
+            ModelResponse(parts=[TextPart("hello")]),
+            ModelRequest(parts=[UserPromptPart(words)]),
+            ModelResponse(parts=[TextPart("ok")]),
+        ]
         session.rewrite_messages(session.new_session_id(), messages, ws.resolve())
         size = sum(p.stat().st_size for p in (home / "projects").rglob("*.jsonl"))
         del messages, words
         with FakeOpenAI() as server:
             started = time.monotonic()
-            done = subprocess.run([sys.executable, str(Path(sys.path[0]) / "main.py"), "--base-url", server.base_url,
-                                   "--continue", "-p", "hello"], cwd=ws, capture_output=True, text=True,
-                                  env=dict(os.environ, CODING_AGENT_MAX_RETRIES="0"))
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    str(Path(sys.path[0]) / "main.py"),
+                    "--base-url",
+                    server.base_url,
+                    "--continue",
+                    "-p",
+                    "hello",
+                ],
+                cwd=ws,
+                capture_output=True,
+                text=True,
+                env=dict(os.environ, CODING_AGENT_MAX_RETRIES="0"),
+            )
             took = time.monotonic() - started
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(done.stderr.strip())

@@ -65,8 +65,13 @@ async def measure(n: int, thinking: bool | None = None) -> dict:
         rows = {}
         for name, rec in (("ours", ours), ("baseline", base)):
             prompt, hit = rec["prompt_tokens"], rec["cache_hit_tokens"]
-            rows[name] = {"prompt": prompt, "hit": hit, "share": hit / prompt, "out": out,
-                          "cost": common.cost(hit, prompt - hit, out)}
+            rows[name] = {
+                "prompt": prompt,
+                "hit": hit,
+                "share": hit / prompt,
+                "out": out,
+                "cost": common.cost(hit, prompt - hit, out),
+            }
         rows["session_tokens"] = before
         return rows
 
@@ -81,10 +86,12 @@ async def run(quick: bool) -> None:
     for n, r in results.items():
         for name in ("ours", "baseline"):
             x = r[name]
-            rows.append([f"{n:,}", name, x["prompt"], x["hit"], f"{100 * x['share']:.1f}%", x["out"],
-                         f"${x['cost']:.5f}"])
-    report.table(["messages", "method", "input tokens", "cache hit", "hit share", "output", "cost (flash, off-peak)"],
-                 rows)
+            rows.append(
+                [f"{n:,}", name, x["prompt"], x["hit"], f"{100 * x['share']:.1f}%", x["out"], f"${x['cost']:.5f}"]
+            )
+    report.table(
+        ["messages", "method", "input tokens", "cache hit", "hit share", "output", "cost (flash, off-peak)"], rows
+    )
     big = common.large(quick)
     r = results[big]
     ours, base = r["ours"], r["baseline"]
@@ -96,8 +103,7 @@ async def run(quick: bool) -> None:
     report.figure("compaction_cost_baseline", round(base["cost"], 5), "USD")
     report.figure("compaction_cost_ratio_baseline_over_ours", round(base["cost"] / ours["cost"], 1), "x")
     off = (await measure(big, thinking=False))["ours"]
-    report.figure("cache_hit_share_ours_thinking_off", round(100 * off["share"], 2), "%", ">= 90%",
-                  off["share"] >= 0.9)
+    report.figure("cache_hit_share_ours_thinking_off", round(100 * off["share"], 2), "%", ">= 90%", off["share"] >= 0.9)
     report.finish()
 
 

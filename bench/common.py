@@ -30,8 +30,10 @@ for _name in ("API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
 
 MODEL = "deepseek-flash"
 WINDOW = 1_000_000
-ON_EMULATOR = ("(measured on the emulator, tests/fake_openai.py: our DeepSeek-style template, DeepSeek's tokenizer, "
-               "a 64-token prefix cache, not DeepSeek's API; `python -m pytest -m live -s` measures the real thing)")
+ON_EMULATOR = (
+    "(measured on the emulator, tests/fake_openai.py: our DeepSeek-style template, DeepSeek's tokenizer, "
+    "a 64-token prefix cache, not DeepSeek's API; `python -m pytest -m live -s` measures the real thing)"
+)
 
 
 def parse_args(doc: str | None, extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
@@ -188,16 +190,25 @@ def server(latency: float = 0.0) -> Iterator[Any]:
 # ---- states and sessions -----------------------------------------------------------------------
 
 
-def make_state(base_url: str, workspace: Path, window: int = WINDOW, *, model: str = MODEL, lang: str = "en",
-               **config: Any) -> Any:
+def make_state(
+    base_url: str, workspace: Path, window: int = WINDOW, *, model: str = MODEL, lang: str = "en", **config: Any
+) -> Any:
     import session
     from agent.config import Config
     from agent.events import EventLog
     from agent.state.app import AppState
     from agent.state.transcript import Transcript
 
-    cfg = Config(model=model, base_url=base_url, api_key="bench", context_window=window, workspace=workspace,
-                 lang=lang, yes=True, **config)
+    cfg = Config(
+        model=model,
+        base_url=base_url,
+        api_key="bench",
+        context_window=window,
+        workspace=workspace,
+        lang=lang,
+        yes=True,
+        **config,
+    )
     state = AppState(config=cfg, transcript=Transcript(session.new_session_id(), workspace))
     state.emit = EventLog()
     return state
@@ -253,8 +264,10 @@ def cost(hit: int, miss: int, out: int) -> float:
 
 def prices_text() -> str:
     p = prices()
-    return (f"{MODEL} off-peak prices of {date.today()} (genai-prices): ${p.hit:g} hit / ${p.miss:g} miss / "
-            f"${p.output:g} output per M tokens")
+    return (
+        f"{MODEL} off-peak prices of {date.today()} (genai-prices): ${p.hit:g} hit / ${p.miss:g} miss / "
+        f"${p.output:g} output per M tokens"
+    )
 
 
 def summary_text(seed: int = 7, sections: int = 8, words: int = 2_400) -> str:
@@ -269,8 +282,11 @@ def summary_text(seed: int = 7, sections: int = 8, words: int = 2_400) -> str:
         sentences = [rng.choice(EN_CLAUSES) + "." for _ in range(words // sections // 9)]
         sentences += [rng.choice(ZH_CLAUSES) + "。" for _ in range(4)]
         body.append(f"{i}. Section {i}: " + " ".join(sentences))
-    return "<analysis>Walked through the conversation in order.</analysis>\n<summary>\n" + "\n\n".join(body) + \
-        "\n</summary>"
+    return (
+        "<analysis>Walked through the conversation in order.</analysis>\n<summary>\n"
+        + "\n\n".join(body)
+        + "\n</summary>"
+    )
 
 
 def rss_mb() -> tuple[float, float]:

@@ -71,8 +71,9 @@ def write_files(workspace: Path, count: int) -> list[str]:
     for i in range(count):
         name = f"src/part_{i}.py"
         (workspace / "src").mkdir(exist_ok=True)
-        body = "".join(f"def step_{i}_{n}(value):\n    return value * {n} + {i}  # keeps record {n}\n"
-                       for n in range(40))
+        body = "".join(
+            f"def step_{i}_{n}(value):\n    return value * {n} + {i}  # keeps record {n}\n" for n in range(40)
+        )
         (workspace / name).write_text(body)
         names.append(name)
     return names
@@ -135,14 +136,18 @@ async def run(listing: bool) -> None:
     table = []
     for kind, (seen, tier) in results.items():
         table.append([kind, tier, *summarize(seen)])
-    report.table(["compaction", "tier", "distinct functions", "modules they are in", "with comprehensions"], table,
-                 title=f"one compaction at a {WINDOW:,}-token window (sys.settrace, the project's own functions)")
+    report.table(
+        ["compaction", "tier", "distinct functions", "modules they are in", "with comprehensions"],
+        table,
+        title=f"one compaction at a {WINDOW:,}-token window (sys.settrace, the project's own functions)",
+    )
     report.figure("compaction_package_modules", modules, "", f"<= {MAX_MODULES}", modules <= MAX_MODULES)
     report.figure("compaction_package_lines", lines, "", f"<= {MAX_LINES:,}", lines <= MAX_LINES)
     report.figure("compaction_entry_point_lines", sum(n for _name, n in entry), "")
     auto_functions = summarize(results["auto"][0])[0]
-    report.figure("functions_per_automatic_compaction", auto_functions, "", f"<= {MAX_FUNCTIONS}",
-                  auto_functions <= MAX_FUNCTIONS)
+    report.figure(
+        "functions_per_automatic_compaction", auto_functions, "", f"<= {MAX_FUNCTIONS}", auto_functions <= MAX_FUNCTIONS
+    )
     report.figure("functions_per_manual_compaction", summarize(results["manual"][0])[0], "")
     if listing:
         for kind, (seen, _tier) in results.items():

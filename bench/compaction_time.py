@@ -43,6 +43,7 @@ def timers(spec: list[tuple[Any, str, str]], buckets: dict[str, float]) -> Itera
     for obj, attr, name in spec:
         original = getattr(obj, attr)
         if inspect.iscoroutinefunction(original):
+
             async def wrapper(*a: Any, __f: Any = original, __n: str = name, **k: Any) -> Any:
                 t0 = time.perf_counter()
                 try:
@@ -50,12 +51,14 @@ def timers(spec: list[tuple[Any, str, str]], buckets: dict[str, float]) -> Itera
                 finally:
                     buckets[__n] += time.perf_counter() - t0
         else:
+
             def wrapper(*a: Any, __f: Any = original, __n: str = name, **k: Any) -> Any:
                 t0 = time.perf_counter()
                 try:
                     return __f(*a, **k)
                 finally:
                     buckets[__n] += time.perf_counter() - t0
+
         setattr(obj, attr, wrapper)
         saved.append((obj, attr, original))
     try:
@@ -160,16 +163,25 @@ async def run(quick: bool) -> None:
     fixed = ("total", "model (server)", "agent", "before", "after", "messages_after", "prime")
     keys = [k for k in med["live"] if k not in fixed]
     rows = [[k, *(1000 * med[sc][k] for sc in med)] for k in keys]
-    rows += [["(rest of run_compact)", *(1000 * (med[sc]["agent"] - sum(med[sc][k] for k in keys)) for sc in med)],
-             ["= agent total (wall - model)", *(1000 * med[sc]["agent"] for sc in med)],
-             ["model (server handler)", *(1000 * med[sc]["model (server)"] for sc in med)],
-             ["wall", *(1000 * med[sc]["total"] for sc in med)],
-             ["prime, before: warm-up thread after the resume", *(1000 * med[sc]["prime"] for sc in med)]]
-    report.table([f"step, ms (median run of {repeat})", *med], rows,
-                 title=f"{n:,}-message session, {med['live']['before']:,.0f} tokens before")
-    report.table(["", "tokens before", "tokens after", "after / before", "messages after"],
-                 [[sc, m["before"], m["after"], f"{100 * m['after'] / m['before']:.2f}%", m["messages_after"]]
-                  for sc, m in med.items()])
+    rows += [
+        ["(rest of run_compact)", *(1000 * (med[sc]["agent"] - sum(med[sc][k] for k in keys)) for sc in med)],
+        ["= agent total (wall - model)", *(1000 * med[sc]["agent"] for sc in med)],
+        ["model (server handler)", *(1000 * med[sc]["model (server)"] for sc in med)],
+        ["wall", *(1000 * med[sc]["total"] for sc in med)],
+        ["prime, before: warm-up thread after the resume", *(1000 * med[sc]["prime"] for sc in med)],
+    ]
+    report.table(
+        [f"step, ms (median run of {repeat})", *med],
+        rows,
+        title=f"{n:,}-message session, {med['live']['before']:,.0f} tokens before",
+    )
+    report.table(
+        ["", "tokens before", "tokens after", "after / before", "messages after"],
+        [
+            [sc, m["before"], m["after"], f"{100 * m['after'] / m['before']:.2f}%", m["messages_after"]]
+            for sc, m in med.items()
+        ],
+    )
     live = med["live"]
     for sc, name in (("live", "live"), ("resumed", "resumed")):
         ms = 1000 * med[sc]["agent"]
@@ -177,8 +189,13 @@ async def run(quick: bool) -> None:
     report.figure("compaction_overhead_resumed_not_primed", round(1000 * med["resumed, not primed"]["agent"], 1), "ms")
     report.figure("prime_after_resume", round(1000 * med["resumed"]["prime"], 1), "ms")
     own = {sc: m["agent"] - m["request: client side (pydantic-ai, openai, HTTP)"] for sc, m in med.items()}
-    report.figure("compaction_own_steps_live", round(1000 * own["live"], 1), "ms", f"<= {TARGET_MS} ms",
-                  1000 * own["live"] <= TARGET_MS)
+    report.figure(
+        "compaction_own_steps_live",
+        round(1000 * own["live"], 1),
+        "ms",
+        f"<= {TARGET_MS} ms",
+        1000 * own["live"] <= TARGET_MS,
+    )
     report.figure("compaction_own_steps_resumed", round(1000 * own["resumed"], 1), "ms")
     report.figure("compaction_tokens_after_over_before", round(100 * live["after"] / live["before"], 2), "%")
     report.finish()

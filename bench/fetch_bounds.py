@@ -1,10 +1,10 @@
 """fetch_url's bounds, against a real HTTP server on 127.0.0.1 (tests/agent/tools/test_fetch_limits.py's SlowSite):
 
-  loop stall   the longest gap between the turns of a 10 ms ticker on the event loop while
-               fetch_url converts a 3 MB page of inline markup (the REPL's responsiveness)
-  cancel       from cancelling that call (what Ctrl-C does) to the call ended and its worker gone
-  cap          how long the worker takes to convert MAX_HTML characters of that markup
-  trickle      the whole call against a server that sends a byte every 50 ms, with a 3 s deadline
+loop stall   the longest gap between the turns of a 10 ms ticker on the event loop while
+             fetch_url converts a 3 MB page of inline markup (the REPL's responsiveness)
+cancel       from cancelling that call (what Ctrl-C does) to the call ended and its worker gone
+cap          how long the worker takes to convert MAX_HTML characters of that markup
+trickle      the whole call against a server that sends a byte every 50 ms, with a 3 s deadline
 """
 
 from __future__ import annotations
@@ -76,10 +76,15 @@ async def run(quick: bool) -> None:
         assert "took longer than" in answer, answer
     finally:
         site.close()
-    report.table(["what", "figure"], [["longest loop stall while converting (ms)", stall * 1000],
-                                      ["cancel to call ended, worker gone (ms)", cancel * 1000],
-                                      [f"converting MAX_HTML = {fetch.MAX_HTML:,} characters (s)", cap],
-                                      [f"trickling server, {DEADLINE:g} s deadline: the call (s)", trickle]])
+    report.table(
+        ["what", "figure"],
+        [
+            ["longest loop stall while converting (ms)", stall * 1000],
+            ["cancel to call ended, worker gone (ms)", cancel * 1000],
+            [f"converting MAX_HTML = {fetch.MAX_HTML:,} characters (s)", cap],
+            [f"trickling server, {DEADLINE:g} s deadline: the call (s)", trickle],
+        ],
+    )
     report.figure("fetch_loop_stall_ms", stall * 1000, "ms", "<= 100 ms", stall <= 0.1)
     report.figure("fetch_cancel_ms", cancel * 1000, "ms", "<= 1000 ms", cancel <= 1.0)
     report.figure("fetch_convert_cap_s", cap, "s")

@@ -33,7 +33,7 @@ QUICK_SEEDS, QUICK_TURNS = 1, 25
 
 
 def parse_seeds(text: str) -> list[int]:
-    """"7", "1-20" or "3,7,9-12"."""
+    """ "7", "1-20" or "3,7,9-12"."""
     seeds: list[int] = []
     for part in filter(None, text.split(",")):
         low, _, high = part.partition("-")
@@ -99,24 +99,39 @@ def main() -> int:
             totals.setdefault(window, Figures()).merge(figures)
             cpu[window] = cpu.get(window, 0.0) + seconds
             found = ", ".join(f"{k} {v}" for k, v in figures.violations.items() if v) or "none"
-            print(f"[{done}/{len(jobs)}] {label(window)} seed {futures[future][0]}: violations {found}; "
-                  f"{seconds:.1f} s cpu", file=sys.stderr, flush=True)
+            print(
+                f"[{done}/{len(jobs)}] {label(window)} seed {futures[future][0]}: violations {found}; "
+                f"{seconds:.1f} s cpu",
+                file=sys.stderr,
+                flush=True,
+            )
     wall = time.perf_counter() - t0
     windows = sorted(totals)
     rows = []
     for window in windows:
         f = totals[window]
-        rows.append([label(window), *f.row().values(), *(f.violations[name] for name in INVARIANTS),
-                     f"{cpu[window] / f.sessions:.1f}"])
-    report.table(["window", *Figures().row().keys(), *INVARIANTS, "cpu s/session"], rows,
-                 title="per window (emulator, skewed counting, V4 flash off-peak prices)")
+        rows.append(
+            [
+                label(window),
+                *f.row().values(),
+                *(f.violations[name] for name in INVARIANTS),
+                f"{cpu[window] / f.sessions:.1f}",
+            ]
+        )
+    report.table(
+        ["window", *Figures().row().keys(), *INVARIANTS, "cpu s/session"],
+        rows,
+        title="per window (emulator, skewed counting, V4 flash off-peak prices)",
+    )
     for window in windows:
         f = totals[window]
         for name in INVARIANTS:
             if f.violations[name]:
                 seeds = sorted(set(f.failing_seeds[name]))
-                report.note(f"{label(window)} {name}: seeds {seeds[:12]}{' ...' if len(seeds) > 12 else ''}; "
-                            f"e.g. {f.examples[name][0][:200]}")
+                report.note(
+                    f"{label(window)} {name}: seeds {seeds[:12]}{' ...' if len(seeds) > 12 else ''}; "
+                    f"e.g. {f.examples[name][0][:200]}"
+                )
     everything = Figures()
     for f in totals.values():
         everything.merge(f)
@@ -128,8 +143,9 @@ def main() -> int:
         if f.summary_prompt:
             share = 100 * f.summary_hit / f.summary_prompt
             ok = share >= 90 if window >= 16_384 else None
-            report.figure(f"fuzz_summary_cache_share_{name}", round(share, 1), "%",
-                          ">= 90%" if window >= 16_384 else None, ok)
+            report.figure(
+                f"fuzz_summary_cache_share_{name}", round(share, 1), "%", ">= 90%" if window >= 16_384 else None, ok
+            )
         if f.after_prompt:
             share = round(100 * f.after_hit / f.after_prompt, 1)
             report.figure(f"fuzz_after_compaction_cache_share_{name}", share, "%")

@@ -31,8 +31,12 @@ TARGET = 2.0  # percent, after calibration (the issue's "done when")
 
 
 def code(lines: int, tag: str) -> str:
-    return "\n".join(f"{i:5}\tdef {tag}_{i}(stock, price={i * 3}): return stock * price  # {i:x}"
-                     for i in range(1, lines + 1)) + "\n"
+    return (
+        "\n".join(
+            f"{i:5}\tdef {tag}_{i}(stock, price={i * 3}): return stock * price  # {i:x}" for i in range(1, lines + 1)
+        )
+        + "\n"
+    )
 
 
 async def session(server, use_server_tokenizer: bool, sizes: list[int]) -> list[tuple[int, int, int]]:
@@ -83,8 +87,7 @@ async def run(quick: bool) -> None:
 
     from tests.local_model.lane import LlamaServer, missing
 
-    report = common.Report("token-count error against a real llama-server (SmolLM2-135M, -c 4096)",
-                           on_emulator=False)
+    report = common.Report("token-count error against a real llama-server (SmolLM2-135M, -c 4096)", on_emulator=False)
     reason = missing()
     if reason:
         report.note(f"skipped: {reason}")
@@ -113,8 +116,9 @@ async def run(quick: bool) -> None:
             report.figure(f"error with {name}, fresh session (before calibration)", fresh[0], "%")
         if later:
             worst = max(later)
-            report.figure(f"error with {name} after the first response (worst)", worst, "%", f"<= {TARGET}%",
-                          worst <= TARGET)
+            report.figure(
+                f"error with {name} after the first response (worst)", worst, "%", f"<= {TARGET}%", worst <= TARGET
+            )
     report.figure("requests the server refused as over its context", refused, "", "0", refused == 0)
     report.finish()
 

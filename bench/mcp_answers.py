@@ -39,9 +39,14 @@ SMALL = 0.001  # MB of the answer to compare with
 
 def _settings(home: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({
-        "mcpServers": {"big": {"command": sys.executable, "args": [str(SERVER), "big"]}},
-        "permissions": {"allow": ["mcp__big"]}}))
+    (home / "settings.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {"big": {"command": sys.executable, "args": [str(SERVER), "big"]}},
+                "permissions": {"allow": ["mcp__big"]},
+            }
+        )
+    )
 
 
 def print_mode(mb: float, base: Path) -> tuple[float, float, str]:
@@ -54,8 +59,13 @@ def print_mode(mb: float, base: Path) -> tuple[float, float, str]:
         server.script(ToolCalls([("mcp__big__dump", {"megabytes": mb})]), Text("done"))
         env = dict(os.environ, CODING_AGENT_HOME=str(home), CODING_AGENT_MAX_RETRIES="0", PYDANTIC_AI_NO_BANNER="1")
         started = time.monotonic()
-        proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "--base-url", server.base_url, "--lang", "en",
-                                 "-p", "dump it"], cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "main.py"), "--base-url", server.base_url, "--lang", "en", "-p", "dump it"],
+            cwd=ws,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         assert proc.stderr is not None
         err = proc.stderr.read().decode(errors="replace")
         _pid, status, usage = os.wait4(proc.pid, 0)
@@ -128,19 +138,29 @@ def main() -> int:
         measured = asyncio.run(in_process([("dump", SMALL), ("dump", mb), ("dump_json", mb)], Path(tmp) / "in"))
     (_t, small_stall, _k), (turn, stall, kept), (json_turn, json_stall, _j) = measured
     extra = took - small
-    print(f"an answer of {mb:g} MB: -p {took:.1f} s ({extra:.1f} s more than 1 kB), peak {peak:.0f} MB; in process "
-          f"{turn:.1f} s, the event loop blocked {stall * 1000:.0f} ms at most (1 kB: {small_stall * 1000:.0f} ms); "
-          f"the model got {kept:,} tokens of it")
-    print(f"{mb:g} MB of JSON as text (pydantic-ai parses it on the event loop): {json_turn:.1f} s, the event loop "
-          f"blocked {json_stall * 1000:.0f} ms at most")
+    print(
+        f"an answer of {mb:g} MB: -p {took:.1f} s ({extra:.1f} s more than 1 kB), peak {peak:.0f} MB; in process "
+        f"{turn:.1f} s, the event loop blocked {stall * 1000:.0f} ms at most (1 kB: {small_stall * 1000:.0f} ms); "
+        f"the model got {kept:,} tokens of it"
+    )
+    print(
+        f"{mb:g} MB of JSON as text (pydantic-ai parses it on the event loop): {json_turn:.1f} s, the event loop "
+        f"blocked {json_stall * 1000:.0f} ms at most"
+    )
     print("figures:")
     print(f"mcp_answer_p_s: {took:.1f} s (no target)")
-    print(f"mcp_answer_p_extra_s: {extra:.1f} s (target ≤ {TIME_TARGET:g} s: "
-          f"{'PASS' if extra <= TIME_TARGET else 'MISS'})")
-    print(f"mcp_answer_peak_mb: {peak:.0f} MB (target ≤ {MEMORY_TARGET} MB: "
-          f"{'PASS' if peak <= MEMORY_TARGET else 'MISS'})")
-    print(f"mcp_answer_stall_ms: {stall * 1000:.0f} ms (target ≤ {STALL_TARGET * 1000:.0f} ms: "
-          f"{'PASS' if stall <= STALL_TARGET else 'MISS'})")
+    print(
+        f"mcp_answer_p_extra_s: {extra:.1f} s (target ≤ {TIME_TARGET:g} s: "
+        f"{'PASS' if extra <= TIME_TARGET else 'MISS'})"
+    )
+    print(
+        f"mcp_answer_peak_mb: {peak:.0f} MB (target ≤ {MEMORY_TARGET} MB: "
+        f"{'PASS' if peak <= MEMORY_TARGET else 'MISS'})"
+    )
+    print(
+        f"mcp_answer_stall_ms: {stall * 1000:.0f} ms (target ≤ {STALL_TARGET * 1000:.0f} ms: "
+        f"{'PASS' if stall <= STALL_TARGET else 'MISS'})"
+    )
     print(f"mcp_answer_json_stall_ms: {json_stall * 1000:.0f} ms (no target)")
     print(f"mcp_answer_kept_tokens: {kept} tokens (no target)")
     return 0

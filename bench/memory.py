@@ -117,19 +117,27 @@ def main() -> None:
     n = common.large(args.quick)
     with common.workdir("memory-") as ws, common.server() as server:
         _, prepared = spawn("--prepare", str(n), str(ws))
-        session_id, tokens_before, size = next(line.split()[1:] for line in prepared.splitlines()
-                                               if line.startswith("PREPARED "))
+        session_id, tokens_before, size = next(
+            line.split()[1:] for line in prepared.splitlines() if line.startswith("PREPARED ")
+        )
         tokens_before, size_mb = int(tokens_before), int(size) / 1e6
         parent_mb = common.rss_mb()[0]
         base_peak, _ = run_child("baseline", server.base_url, ws, session_id)
         server.script(Text("Noted; nothing is pending."), Text(common.summary_text()))
         peak, stages = run_child("session", server.base_url, ws, session_id)
-    report.table(["child step", "VmRSS MB", "VmHWM (peak so far) MB"],
-                 [[k, f"{c:.0f}", f"{p:.0f}"] for k, c, p in stages],
-                 title=f"session: {n:,} messages, {tokens_before:,} tokens, file {size_mb:.1f} MB")
-    report.table(["process", "peak RSS MB (ru_maxrss)"], [["baseline (imports + tokenizer)", f"{base_peak:.0f}"],
-                                                        ["session loaded + turn + compacted", f"{peak:.0f}"],
-                                                        ["(parent's RSS when the children start)", f"{parent_mb:.0f}"]])
+    report.table(
+        ["child step", "VmRSS MB", "VmHWM (peak so far) MB"],
+        [[k, f"{c:.0f}", f"{p:.0f}"] for k, c, p in stages],
+        title=f"session: {n:,} messages, {tokens_before:,} tokens, file {size_mb:.1f} MB",
+    )
+    report.table(
+        ["process", "peak RSS MB (ru_maxrss)"],
+        [
+            ["baseline (imports + tokenizer)", f"{base_peak:.0f}"],
+            ["session loaded + turn + compacted", f"{peak:.0f}"],
+            ["(parent's RSS when the children start)", f"{parent_mb:.0f}"],
+        ],
+    )
     report.figure(f"peak_rss_{n}_compacted", round(peak), "MB", f"<= {TARGET_MB} MB", peak <= TARGET_MB)
     report.figure("peak_rss_baseline_imports", round(base_peak), "MB")
     report.figure("peak_rss_session_share", round(peak - base_peak), "MB")

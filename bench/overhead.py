@@ -32,8 +32,14 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 from bench import common  # noqa: E402
 
 TARGET_MS = 10.0
-STEPS = ["input + mentions", "watermark (context_tokens)", "checkpoint", "session append (x4)", "toolbar text",
-         "mid-turn guard (x2)"]
+STEPS = [
+    "input + mentions",
+    "watermark (context_tokens)",
+    "checkpoint",
+    "session append (x4)",
+    "toolbar text",
+    "mid-turn guard (x2)",
+]
 
 
 def recount_uncached(state: Any) -> int:
@@ -60,12 +66,15 @@ def turn_messages(state: Any, i: int, context: int) -> tuple[list, int]:
     r1 = ModelResponse(parts=[call], usage=RequestUsage(input_tokens=context, output_tokens=20))
     msgs.append(r1)
     context += tokens.count_message(r1)
-    ret = ModelRequest(parts=[ToolReturnPart("read_file", body, tool_call_id=f"c{i}")],
-                       instructions=state.scratch.instructions)
+    ret = ModelRequest(
+        parts=[ToolReturnPart("read_file", body, tool_call_id=f"c{i}")], instructions=state.scratch.instructions
+    )
     msgs.append(ret)
     context += tokens.count_message(ret)
-    answer = ModelResponse(parts=[TextPart(f"Done with step {i}: the value is computed once now. 已完成第{i}步。")],
-                           usage=RequestUsage(input_tokens=context, output_tokens=25))
+    answer = ModelResponse(
+        parts=[TextPart(f"Done with step {i}: the value is computed once now. 已完成第{i}步。")],
+        usage=RequestUsage(input_tokens=context, output_tokens=25),
+    )
     msgs.append(answer)
     context += tokens.count_message(answer)
     return msgs, context
@@ -92,8 +101,9 @@ class Run:
         self.app = App(state, _submit, console=Console(file=io.StringIO(), width=120))
         renderer, self.events = state.emit, []
         state.emit = lambda e: (self.events.append(e), renderer(e))
-        self.guard = guard.Guard(compact.before_request, RequestContext(state.scratch.recorder),
-                                 Turn(start=[], base=[], offset=0))
+        self.guard = guard.Guard(
+            compact.before_request, RequestContext(state.scratch.recorder), Turn(start=[], base=[], offset=0)
+        )
         self.times: dict[str, list[float]] = {k: [] for k in STEPS}
         self.client: list[float] = []
         self.app.toolbar()  # the first prompt drew it already
@@ -168,8 +178,10 @@ class Run:
 
         sent = self.state.scratch.recorder.last
         assert sent is not None, "no request was recorded"
-        clients = {way: AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
-                   for way in ("transformed", "untransformed")}
+        clients = {
+            way: AsyncOpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+            for way in ("transformed", "untransformed")
+        }
         send_untransformed(clients["untransformed"])
         self.sdk: dict[str, list[float]] = {way: [] for way in clients}
         try:
@@ -184,8 +196,9 @@ class Run:
                 await client.close()
 
     def finish(self, recounts: int) -> dict[str, Any]:
-        assert not any(type(e).__name__.startswith("Compaction") for e in self.events), \
+        assert not any(type(e).__name__.startswith("Compaction") for e in self.events), (
             "a compaction ran during the overhead run"
+        )
         med: dict[str, Any] = {k: common.median(v) for k, v in self.times.items()}
         med["total"] = sum(med.values())
         t_recount, counted = common.timed(lambda: recount_uncached(self.state), recounts)
@@ -226,11 +239,13 @@ async def run(quick: bool) -> None:
     rows.append(["= per-turn overhead", *(1000 * results[n]["total"] for n in sizes)])
     rows.append(["baseline: recount whole history", *(1000 * results[n]["baseline recount"] for n in sizes)])
     rows.append(["(history tokens at the end)", *(results[n]["tokens"] for n in sizes)])
-    rows.append(["not included: model request, client side",
-                 *(1000 * results[n]["request client side"] for n in sizes)])
+    rows.append(
+        ["not included: model request, client side", *(1000 * results[n]["request client side"] for n in sizes)]
+    )
     rows.append(["  the SDK's create, messages transformed", *(1000 * results[n]["sdk transformed"] for n in sizes)])
-    rows.append(["  the same through agent/provider/sdk_seam.py",
-                 *(1000 * results[n]["sdk untransformed"] for n in sizes)])
+    rows.append(
+        ["  the same through agent/provider/sdk_seam.py", *(1000 * results[n]["sdk untransformed"] for n in sizes)]
+    )
     report.table(["median ms per turn", *(f"{n:,} msgs" for n in sizes)], rows)
     small, big = results[sizes[0]], results[sizes[-1]]
     ratio = big["total"] / small["total"]
@@ -245,8 +260,13 @@ async def run(quick: bool) -> None:
     # Each turn builds only what follows the last request (agent.provider.prefix.reuse): the median of the real
     # turns is one that reused (the first sends a history that was never sent before).
     client_ratio = big["request client side"] / small["request client side"]
-    report.figure(f"request_client_side_ratio_{sizes[-1]}_over_{sizes[0]}", round(client_ratio, 2), "x", "<= 2x",
-                  client_ratio <= 2)
+    report.figure(
+        f"request_client_side_ratio_{sizes[-1]}_over_{sizes[0]}",
+        round(client_ratio, 2),
+        "x",
+        "<= 2x",
+        client_ratio <= 2,
+    )
     # The one seam into the openai client (agent/provider/sdk_seam.py) is kept for this figure.
     for n in (sizes[1], sizes[-1]):
         report.figure(f"sdk_transform_{n}", round(1000 * results[n]["sdk transformed"]), "ms")

@@ -73,8 +73,16 @@ def judge_agent(base_url: str, model: str, api_key: str | None, max_tokens: int 
     return Agent(build_model(config), model_settings=settings)  # type: ignore[arg-type]
 
 
-async def one(base_url: str, model: str, judge: Any, session: Session, strategy: str, window: int,
-              limit: asyncio.Semaphore, max_tokens: int | None) -> list[Row]:
+async def one(
+    base_url: str,
+    model: str,
+    judge: Any,
+    session: Session,
+    strategy: str,
+    window: int,
+    limit: asyncio.Semaphore,
+    max_tokens: int | None,
+) -> list[Row]:
     with common.workdir("probe-") as ws:
         state = prepare(base_url, model, KEY, session, ws, window)
         compressed = await compress(strategy, state)
@@ -104,8 +112,18 @@ async def one(base_url: str, model: str, judge: Any, session: Session, strategy:
                 await state.scratch.agent.model.client.close()
 
 
-async def evaluate(base_url: str, model: str, judge_model: str, sessions: list[Session], strategies: list[str], *,
-                   window: int = 0, concurrency: int = 4, label: str = "", max_tokens: int | None = None) -> list[Row]:
+async def evaluate(
+    base_url: str,
+    model: str,
+    judge_model: str,
+    sessions: list[Session],
+    strategies: list[str],
+    *,
+    window: int = 0,
+    concurrency: int = 4,
+    label: str = "",
+    max_tokens: int | None = None,
+) -> list[Row]:
     """Every session under every strategy; `label` names the rows (default: the strategy); `max_tokens`
     caps the answers and the judge's replies (a small local model may otherwise write to its limit)."""
     judge, limit, rows = judge_agent(base_url, judge_model, KEY, max_tokens), asyncio.Semaphore(concurrency), []
@@ -140,18 +158,36 @@ def summary(report: common.Report, rows: list[Row]) -> None:
         seen = {(r.session, id(r.compressed)): r.compressed for r in mine}.values()
         ratio = mean([c.after / c.before for c in seen if c.before])
         failed = sum(1 for c in seen if c.error)
-        table.append([name, overall(mine), *(mean([s[d] for s in scored]) for d in DIMENSIONS),
-                      f"{sum(exact)}/{len(exact)}", f"{ratio:.2f}", len(mine) - len(scored), failed])
+        table.append(
+            [
+                name,
+                overall(mine),
+                *(mean([s[d] for s in scored]) for d in DIMENSIONS),
+                f"{sum(exact)}/{len(exact)}",
+                f"{ratio:.2f}",
+                len(mine) - len(scored),
+                failed,
+            ]
+        )
         report.figure(f"probe_overall_{name}", overall(mine), "/5")
         report.figure(f"probe_exact_{name}", 100 * sum(exact) / len(exact) if exact else 0.0, "%")
     short = ["overall", "accur.", "aware", "artif.", "compl.", "contin.", "instr."]
-    report.table(["strategy", *short, "exact", "tokens after/before", "unscored", "compaction failed"], table,
-                 "Scores by strategy (0-5, mean over probes):")
-    report.table(["strategy", *KINDS], [[n, *(overall([r for r in rows if r.strategy == n and r.probe.kind == k])
-                                              for k in KINDS)] for n in names], "Overall by probe kind:")
+    report.table(
+        ["strategy", *short, "exact", "tokens after/before", "unscored", "compaction failed"],
+        table,
+        "Scores by strategy (0-5, mean over probes):",
+    )
+    report.table(
+        ["strategy", *KINDS],
+        [[n, *(overall([r for r in rows if r.strategy == n and r.probe.kind == k]) for k in KINDS)] for n in names],
+        "Overall by probe kind:",
+    )
     sessions = list(dict.fromkeys(r.session for r in rows))
-    report.table(["session", *names], [[s, *(overall([r for r in rows if r.session == s and r.strategy == n])
-                                              for n in names)] for s in sessions], "Overall by session:")
+    report.table(
+        ["session", *names],
+        [[s, *(overall([r for r in rows if r.session == s and r.strategy == n]) for n in names)] for s in sessions],
+        "Overall by session:",
+    )
     errors = {(r.session, r.strategy): r.compressed.error for r in rows if r.compressed.error}
     for (s, n), error in errors.items():
         report.note(f"compaction failed ({n}, {s}): {error}")
@@ -164,12 +200,21 @@ async def on_emulator(sessions: list[Session], strategies: list[str], window: in
 
     models.ALLOW_MODEL_REQUESTS = True
     with ProbeEmulator(keep=1.0, model=common.MODEL) as server:
-        rows = await evaluate(server.base_url, common.MODEL, common.MODEL, sessions, strategies, window=window,
-                              concurrency=concurrency)
+        rows = await evaluate(
+            server.base_url, common.MODEL, common.MODEL, sessions, strategies, window=window, concurrency=concurrency
+        )
         if "ours" in strategies:
             server.keep = LOSSY_KEEP
-            rows += await evaluate(server.base_url, common.MODEL, common.MODEL, sessions, ["ours"], window=window,
-                                   concurrency=concurrency, label=f"ours-keep{LOSSY_KEEP * 100:.0f}")
+            rows += await evaluate(
+                server.base_url,
+                common.MODEL,
+                common.MODEL,
+                sessions,
+                ["ours"],
+                window=window,
+                concurrency=concurrency,
+                label=f"ours-keep{LOSSY_KEEP * 100:.0f}",
+            )
     return rows
 
 
@@ -186,8 +231,9 @@ async def on_llama(sessions: list[Session], strategies: list[str], report: commo
     server = LlamaServer(window, True, Path(tempfile.mkdtemp(prefix="llama-probe-")) / "llama.log")
     try:
         server.wait_ready()
-        return await evaluate(server.base_url, MODEL, MODEL, sessions, strategies, window=window, concurrency=1,
-                              max_tokens=LLAMA_ANSWER)
+        return await evaluate(
+            server.base_url, MODEL, MODEL, sessions, strategies, window=window, concurrency=1, max_tokens=LLAMA_ANSWER
+        )
     finally:
         server.stop()
 
@@ -210,21 +256,34 @@ async def main() -> None:
     if args.base_url:
         if not args.model:
             raise SystemExit("--model is required with --base-url")
-        report = common.Report(f"probe evaluation: {args.model} at {args.base_url}, judge "
-                               f"{args.judge_model or args.model}", on_emulator=False)
-        rows = await evaluate(args.base_url, args.model, args.judge_model or args.model, sessions, strategies,
-                              window=args.window, concurrency=args.concurrency)
+        report = common.Report(
+            f"probe evaluation: {args.model} at {args.base_url}, judge {args.judge_model or args.model}",
+            on_emulator=False,
+        )
+        rows = await evaluate(
+            args.base_url,
+            args.model,
+            args.judge_model or args.model,
+            sessions,
+            strategies,
+            window=args.window,
+            concurrency=args.concurrency,
+        )
     elif args.llama:
         report = common.Report("probe evaluation on a real llama-server (SmolLM2-135M, -c 8192)", on_emulator=False)
-        report.note("A 135M model summarizes, answers and judges here: its scores say little about summary "
-                    "quality; this run checks that the evaluation works end to end on a real server.")
+        report.note(
+            "A 135M model summarizes, answers and judges here: its scores say little about summary "
+            "quality; this run checks that the evaluation works end to end on a real server."
+        )
         rows = await on_llama(sessions, strategies, report)
     else:
         report = common.Report("probe evaluation on the emulator (tests/fake_probe.py)")
-        report.note("Mechanical stand-ins: a summarizer keeping a set share of the statements, a reader that "
-                    "answers with the facts its context holds, a judge scoring which facts an answer holds. "
-                    "They check that the harness tells a lossy summary from a faithful one, not any model. "
-                    f"ours-keep{LOSSY_KEEP * 100:.0f}: ours with the summarizer keeping {LOSSY_KEEP:.0%} of them.")
+        report.note(
+            "Mechanical stand-ins: a summarizer keeping a set share of the statements, a reader that "
+            "answers with the facts its context holds, a judge scoring which facts an answer holds. "
+            "They check that the harness tells a lossy summary from a faithful one, not any model. "
+            f"ours-keep{LOSSY_KEEP * 100:.0f}: ours with the summarizer keeping {LOSSY_KEEP:.0%} of them."
+        )
         rows = await on_emulator(sessions, strategies, args.window, args.concurrency)
     if rows:
         report.note(f"{len(sessions)} sessions, {sum(len(s.probes) for s in sessions)} probes each strategy")

@@ -18,8 +18,7 @@ from typing import Any
 from bench.probe_load import Probe
 
 PROMPTS = Path(__file__).resolve().parent / "probe_prompts"
-DIMENSIONS = ("accuracy", "context_awareness", "artifact_trail", "completeness", "continuity",
-              "instruction_following")
+DIMENSIONS = ("accuracy", "context_awareness", "artifact_trail", "completeness", "continuity", "instruction_following")
 
 
 def prompt_text(name: str) -> str:
@@ -41,9 +40,14 @@ def judge_prompt(probe: Probe, answer: str) -> str:
     def listed(items: list[str]) -> str:
         return "\n".join(f"- {item}" for item in items) or "(none)"
 
-    return prompt_text("judge.md").format(kind=probe.kind, question=probe.question, facts=listed(probe.facts),
-                                          stale=listed(probe.stale), exact=probe.answer or "(none)",
-                                          answer=answer.strip())
+    return prompt_text("judge.md").format(
+        kind=probe.kind,
+        question=probe.question,
+        facts=listed(probe.facts),
+        stale=listed(probe.stale),
+        exact=probe.answer or "(none)",
+        answer=answer.strip(),
+    )
 
 
 def number(value: Any) -> float | None:
@@ -61,7 +65,7 @@ def read_scores(reply: str) -> tuple[dict[str, float] | None, str]:
     decoder = json.JSONDecoder()
     for match in re.finditer(r"\{", reply):
         try:
-            value, _ = decoder.raw_decode(reply[match.start():])
+            value, _ = decoder.raw_decode(reply[match.start() :])
         except ValueError:
             continue
         if isinstance(value, dict) and all(number(value.get(d)) is not None for d in DIMENSIONS):

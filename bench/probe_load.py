@@ -69,8 +69,9 @@ def _result(step: dict[str, Any], files: dict[str, str]) -> tuple[dict[str, Any]
     if call == "write_file":
         files[step["path"]] = step["content"]
         lines = len(step["content"].splitlines())
-        return {"path": step["path"], "content": step["content"]}, step.get("result") or \
-            f"Wrote {step['path']} ({lines} lines)."
+        return {"path": step["path"], "content": step["content"]}, step.get(
+            "result"
+        ) or f"Wrote {step['path']} ({lines} lines)."
     if call == "run_command":
         return {"command": step["command"]}, step["result"]
     if call == "grep":
@@ -116,8 +117,10 @@ def load(path: Path) -> Session:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     files = dict(data.get("files", {}))
     messages, reads = messages_of(data["steps"], files, path.stem.replace("-", "_"))
-    probes = [Probe(p["kind"], p["question"], list(p["facts"]), p.get("answer", ""), list(p.get("stale", [])))
-              for p in data["probes"]]
+    probes = [
+        Probe(p["kind"], p["question"], list(p["facts"]), p.get("answer", ""), list(p.get("stale", [])))
+        for p in data["probes"]
+    ]
     said = session_text(messages).lower()
     for p in probes:
         if p.kind not in KINDS or not p.facts or (p.answer and p.answer not in p.facts):

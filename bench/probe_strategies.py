@@ -87,8 +87,9 @@ async def seed(state: Any) -> list[Any]:
     archive = session_file.archive_session(state.session_id, state.workspace)
     paths = [str(p) for p in state.read_file_state.paths()[-SEED_FILES:]]
     restored, _ = build_mention_messages(paths, state, ReadFileState())
-    head = ModelRequest(parts=[UserPromptPart(prompt_text(f"seed_wrapper.{lang}.md").format(
-        summary=summary, transcript=archive))])
+    head = ModelRequest(
+        parts=[UserPromptPart(prompt_text(f"seed_wrapper.{lang}.md").format(summary=summary, transcript=archive))]
+    )
     return [head, *restored]
 
 
@@ -119,5 +120,6 @@ async def ask(state: Any, history: list[Any], question: str, max_tokens: int | N
     from agent.turn.loop import instructions
 
     result = await bare_agent(state, instructions(state), max_tokens).run(
-        prompt_text(f"probe.{state.lang}.md").format(question=question), message_history=history)
+        prompt_text(f"probe.{state.lang}.md").format(question=question), message_history=history
+    )
     return result.output

@@ -19,8 +19,25 @@ import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-SCRIPTS = ["synth", "token_error", "overhead", "cache", "compaction_time", "tiers", "background", "memory", "startup",
-           "streaming", "session_cost", "fuzz", "subagent", "sandbox", "fetch_bounds", "mcp_answers", "probe_eval"]
+SCRIPTS = [
+    "synth",
+    "token_error",
+    "overhead",
+    "cache",
+    "compaction_time",
+    "tiers",
+    "background",
+    "memory",
+    "startup",
+    "streaming",
+    "session_cost",
+    "fuzz",
+    "subagent",
+    "sandbox",
+    "fetch_bounds",
+    "mcp_answers",
+    "probe_eval",
+]
 # Too long for the full suite's per-script timeout at their default size: run with --quick (or alone).
 QUICK_ONLY = {"fuzz"}
 FIGURE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): (?P<value>.+?) \((?P<target>[^()]*(?:\([^()]*\)[^()]*)*)\)$")
@@ -102,8 +119,11 @@ def main() -> int:
     print("  ".join("-" * w for w in widths))
     for row in summary:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
-    print("\n" + "  ".join(f"{n} {s:.0f}s" + ("" if c == 0 else f" (exit {c})") for n, s, c in durations)
-          + f"  | total {total:.0f}s")
+    print(
+        "\n"
+        + "  ".join(f"{n} {s:.0f}s" + ("" if c == 0 else f" (exit {c})") for n, s, c in durations)
+        + f"  | total {total:.0f}s"
+    )
     misses = sum(1 for r in summary if r[4] == "MISS")
     passes = sum(1 for r in summary if r[4] == "PASS")
     print(f"targets: {passes} PASS, {misses} MISS; scripts crashed: {', '.join(crashed) or 'none'}")

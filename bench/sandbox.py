@@ -69,8 +69,9 @@ async def run(quick: bool) -> None:
         if mechanism.kind == "bubblewrap":
             sandboxes["bubblewrap"] = Sandbox(SandboxPolicy(), workspace, mechanism)
         if abi := detect.landlock_abi():
-            sandboxes["landlock"] = Sandbox(SandboxPolicy(), workspace,
-                                            detect.Mechanism("landlock", f"Landlock ABI {abi}", abi=abi))
+            sandboxes["landlock"] = Sandbox(
+                SandboxPolicy(), workspace, detect.Mechanism("landlock", f"Landlock ABI {abi}", abi=abi)
+            )
         await timings(sandboxes, workspace, 2)  # warm: the first bwrap, the first launcher import
         found = await timings(sandboxes, workspace, n)
     rows = [[name, len(times), 1000 * median(times), 1000 * sum(times)] for name, times in found.items()]
@@ -84,8 +85,9 @@ async def run(quick: bool) -> None:
         added = 1000 * median([s - b for s, b in zip(found[name], base, strict=True)])
         ratio = sum(found[name]) / sum(base)
         target = f"<= {TARGET_MS:g} ms" if name == "bubblewrap" else None
-        report.figure(f"sandbox_{name}_added_per_command", round(added, 1), "ms", target,
-                      added <= TARGET_MS if target else None)
+        report.figure(
+            f"sandbox_{name}_added_per_command", round(added, 1), "ms", target, added <= TARGET_MS if target else None
+        )
         report.figure(f"sandbox_{name}_ratio", round(ratio, 2), "x")
     if mechanism.kind == "bubblewrap" and mechanism.program:
         report.figure("bwrap_alone_added", round(1000 * bare_bwrap(mechanism.program, n), 1), "ms")

@@ -103,8 +103,14 @@ def session(turns: int, seed: int = 14) -> list[Turn]:
         answer = Text(" ".join(rng.choice(ZH_CLAUSES if zh else EN_CLAUSES) for _ in range(rng.randint(2, 6))))
         if kind == "chat":
             clauses = ZH_CLAUSES if zh else EN_CLAUSES
-            out.append(Turn(f"[{t}] " + "，".join(rng.sample(clauses, 2)) if zh else
-                            f"[{t}] " + ", ".join(rng.sample(clauses, 2)) + "?", [answer]))
+            out.append(
+                Turn(
+                    f"[{t}] " + "，".join(rng.sample(clauses, 2))
+                    if zh
+                    else f"[{t}] " + ", ".join(rng.sample(clauses, 2)) + "?",
+                    [answer],
+                )
+            )
             continue
         path = rng.choice(read) if kind == "reread" else rng.choice(paths)
         read.append(path)
@@ -143,8 +149,11 @@ def cache_figures(requests: list[dict[str, Any]], after_summary: list[int]) -> d
         first = next((r for i, r in billed if i >= mark and not is_compaction(r["body"])), None)
         if first is not None:
             firsts.append(first["cache_hit_tokens"] / first["prompt_tokens"])
-    return {"floor_ratio": misses / floor if floor else None,
-            "first_after": common.median(firsts) if firsts else None, "firsts": firsts}
+    return {
+        "floor_ratio": misses / floor if floor else None,
+        "first_after": common.median(firsts) if firsts else None,
+        "firsts": firsts,
+    }
 
 
 def summary_for(window: int) -> str:
@@ -235,12 +244,15 @@ async def run_one(strategy: str, window: int, turns: list[Turn], seed: int = 14,
     hits = sum(r["cache_hit_tokens"] for r in compaction)
     return {
         **cache_figures(requests, after_summary),
-        "log": requests, "after_summary": after_summary,  # for a look at where the misses are
+        "log": requests,
+        "after_summary": after_summary,  # for a look at where the misses are
         # The bill is the server's: every request it answered, a cancelled background summary's too,
         # not the totals the agent kept.
-        "cost": common.cost(sum(r["cache_hit_tokens"] for r in billed),
-                            sum(r["prompt_tokens"] - r["cache_hit_tokens"] for r in billed),
-                            sum(r["completion_tokens"] for r in billed)),
+        "cost": common.cost(
+            sum(r["cache_hit_tokens"] for r in billed),
+            sum(r["prompt_tokens"] - r["cache_hit_tokens"] for r in billed),
+            sum(r["completion_tokens"] for r in billed),
+        ),
         "events": len(events) + sum(1 for n in notices if "Left out the" in n.text),
         "cheap": sum(1 for e in events if e.tier == "cheap"),
         "compaction_share": hits / prompt if prompt else None,
@@ -257,14 +269,23 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-async def run(quick: bool, seeds: tuple[int, ...] = (14,), *, turns: int | None = None,
-              windows: list[int] | None = None, strategies: list[str] | None = None, skew: bool = False) -> None:
+async def run(
+    quick: bool,
+    seeds: tuple[int, ...] = (14,),
+    *,
+    turns: int | None = None,
+    windows: list[int] | None = None,
+    strategies: list[str] | None = None,
+    skew: bool = False,
+) -> None:
     n_turns, all_windows = plan(quick)
     n_turns, windows = turns or n_turns, windows or all_windows
     report = common.Report("session_cost: what a whole session costs, per compaction strategy")
     report.note((__doc__ or "").strip())
-    report.note(f"\n{n_turns} turns; driven in-process (main.on_submit), measured on our own emulator"
-                + (", skewed count" if skew else ""))
+    report.note(
+        f"\n{n_turns} turns; driven in-process (main.on_submit), measured on our own emulator"
+        + (", skewed count" if skew else "")
+    )
     all_ok_over, failures = True, 0
     for seed, window in ((seed, window) for seed in seeds for window in windows):
         turns_ = session(n_turns, seed)
@@ -272,13 +293,42 @@ async def run(quick: bool, seeds: tuple[int, ...] = (14,), *, turns: int | None 
         for strategy in strategies or STRATEGIES:
             r = results[strategy] = await run_one(strategy, window, turns_, seed, skew)
             ratio = "-" if r["floor_ratio"] is None else f"{r['floor_ratio']:.2f}"
-            rows.append([strategy, f"${100 * r['cost'] / n_turns:.4f}", ratio, _pct(r["first_after"]), r["events"],
-                         r["cheap"], _pct(r["compaction_share"]), f"{100 * r['largest']:.1f}%", r["over"],
-                         r["errors"], r["failed"], r["background"], r["given_up"]])
-        report.table(["strategy", "$ / 100 turns", "misses / floor", "1st after summary cached (median)",
-                      "compactions", "of them cleared", "cache share (compaction)", "largest request / window",
-                      "over window", "turn errors", "failed compactions", "background used/started", "given up"],
-                     rows, title=f"window {window:,}, seed {seed} (emulator, {common.prices_text()})")
+            rows.append(
+                [
+                    strategy,
+                    f"${100 * r['cost'] / n_turns:.4f}",
+                    ratio,
+                    _pct(r["first_after"]),
+                    r["events"],
+                    r["cheap"],
+                    _pct(r["compaction_share"]),
+                    f"{100 * r['largest']:.1f}%",
+                    r["over"],
+                    r["errors"],
+                    r["failed"],
+                    r["background"],
+                    r["given_up"],
+                ]
+            )
+        report.table(
+            [
+                "strategy",
+                "$ / 100 turns",
+                "misses / floor",
+                "1st after summary cached (median)",
+                "compactions",
+                "of them cleared",
+                "cache share (compaction)",
+                "largest request / window",
+                "over window",
+                "turn errors",
+                "failed compactions",
+                "background used/started",
+                "given up",
+            ],
+            rows,
+            title=f"window {window:,}, seed {seed} (emulator, {common.prices_text()})",
+        )
         ours = results.get("ours")
         if ours is None:
             continue
@@ -287,20 +337,40 @@ async def run(quick: bool, seeds: tuple[int, ...] = (14,), *, turns: int | None 
         label += "" if seeds == (14,) else f"_seed{seed}"
         # Two strategies that take the same actions cost the same (background summaries are awaited
         # between turns, see run_one): a tie within TIE, for rounding, counts as cheapest.
-        report.figure(f"session_cost_ours_{label}", round(100 * ours["cost"] / n_turns, 4), "USD/100 turns",
-                      f"cheapest of the strategies, ties within {100 * TIE:.1f}%", ours["cost"] <= cheapest * (1 + TIE))
+        report.figure(
+            f"session_cost_ours_{label}",
+            round(100 * ours["cost"] / n_turns, 4),
+            "USD/100 turns",
+            f"cheapest of the strategies, ties within {100 * TIE:.1f}%",
+            ours["cost"] <= cheapest * (1 + TIE),
+        )
         others = [r["cost"] for s, r in results.items() if s != "ours"]
         if others:
             report.figure(f"session_cost_others_best_{label}", round(100 * min(others) / n_turns, 4), "USD/100 turns")
         if ours["floor_ratio"] is not None:
-            report.figure(f"misses_over_floor_ours_{label}", round(ours["floor_ratio"], 2), "x", "<= 1.3",
-                          ours["floor_ratio"] <= 1.3)
+            report.figure(
+                f"misses_over_floor_ours_{label}",
+                round(ours["floor_ratio"], 2),
+                "x",
+                "<= 1.3",
+                ours["floor_ratio"] <= 1.3,
+            )
         if ours["first_after"] is not None:
-            report.figure(f"first_after_summary_cached_ours_{label}", round(100 * ours["first_after"], 1), "%",
-                          ">= 50% (median)", ours["first_after"] >= 0.5)
+            report.figure(
+                f"first_after_summary_cached_ours_{label}",
+                round(100 * ours["first_after"], 1),
+                "%",
+                ">= 50% (median)",
+                ours["first_after"] >= 0.5,
+            )
         if ours["compaction_share"] is not None:
-            report.figure(f"compaction_cache_share_ours_{label}", round(100 * ours["compaction_share"], 1), "%",
-                          ">= 95%", ours["compaction_share"] >= 0.95)
+            report.figure(
+                f"compaction_cache_share_ours_{label}",
+                round(100 * ours["compaction_share"], 1),
+                "%",
+                ">= 95%",
+                ours["compaction_share"] >= 0.95,
+            )
         report.figure(f"largest_request_ours_{label}", round(100 * ours["largest"], 1), "% of window")
         all_ok_over = all_ok_over and all(r["over"] == 0 for r in results.values())
         failures += sum(r["failed"] for r in results.values())
@@ -322,6 +392,13 @@ if __name__ == "__main__":
         p.add_argument("--skew", action="store_true", help="the emulator counts off DeepSeek's tokenizer")
 
     args = common.parse_args(__doc__, _options)
-    asyncio.run(run(args.quick, tuple(int(s) for s in args.seeds.split(",")), turns=args.turns,
-                    windows=[int(w) for w in args.windows.split(",")] if args.windows else None,
-                    strategies=args.strategies.split(",") if args.strategies else None, skew=args.skew))
+    asyncio.run(
+        run(
+            args.quick,
+            tuple(int(s) for s in args.seeds.split(",")),
+            turns=args.turns,
+            windows=[int(w) for w in args.windows.split(",")] if args.windows else None,
+            strategies=args.strategies.split(",") if args.strategies else None,
+            skew=args.skew,
+        )
+    )

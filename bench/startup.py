@@ -39,15 +39,24 @@ def env_for(home: Path) -> dict[str, str]:
     return env
 
 
-def time_prompt(args: list[str], cwd: Path, home: Path, expect: str | None = None,
-                prefix: list[str] | None = None) -> tuple[float, float]:
+def time_prompt(
+    args: list[str], cwd: Path, home: Path, expect: str | None = None, prefix: list[str] | None = None
+) -> tuple[float, float]:
     """(seconds until the prompt is drawn, seconds until a key typed then is echoed)."""
     import pexpect
 
     argv = (prefix or []) + [sys.executable, str(common.ROOT / "main.py"), *args]
     t0 = time.perf_counter()
-    child = pexpect.spawn(argv[0], argv[1:], env=env_for(home), cwd=str(cwd), dimensions=(40, 120),
-                          encoding="utf-8", codec_errors="replace", timeout=30)
+    child = pexpect.spawn(
+        argv[0],
+        argv[1:],
+        env=env_for(home),
+        cwd=str(cwd),
+        dimensions=(40, 120),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=30,
+    )
     out, drawn, accepted, seen = "", None, None, 0
     try:
         while accepted is None:
@@ -79,8 +88,8 @@ EXPERIMENT = (
 )
 PATCHES = {
     "start-up, tokenizer preload switched off": "agent.tokens.count.preload = lambda: None",
-    "start-up, preload and agent warm-up switched off":
-        "agent.tokens.count.preload = lambda: None; agent.turn.warmup.warm_up = lambda state: None",
+    "start-up, preload and agent warm-up switched off": "agent.tokens.count.preload = lambda: None; "
+    "agent.turn.warmup.warm_up = lambda state: None",
 }
 
 
@@ -108,10 +117,21 @@ print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, n)
 
 
 def resume_steps(cwd: Path, home: Path) -> list[tuple[str, float]]:
-    out = subprocess.run([sys.executable, "-c", RESUME_STEPS.format(root=str(common.ROOT))], cwd=cwd,
-                         env=env_for(home), capture_output=True, text=True, check=True).stdout.split()
-    names = ["import main, session", "import pydantic_ai.messages (for the parse)", "read the session file",
-             f"parse {int(out[5]):,} lines (session.parse_lines)", "import ui.app (prompt_toolkit, rich)"]
+    out = subprocess.run(
+        [sys.executable, "-c", RESUME_STEPS.format(root=str(common.ROOT))],
+        cwd=cwd,
+        env=env_for(home),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    names = [
+        "import main, session",
+        "import pydantic_ai.messages (for the parse)",
+        "read the session file",
+        f"parse {int(out[5]):,} lines (session.parse_lines)",
+        "import ui.app (prompt_toolkit, rich)",
+    ]
     return list(zip(names, map(float, out[:5]), strict=True))
 
 
@@ -182,15 +202,25 @@ def main() -> None:
         "import pydantic_ai, openai (baseline)": (None, common.median(imports)),
         "start-up (new session)": (common.median([d for d, _ in starts]), common.median([a for _, a in starts])),
         f"resume --continue ({n:,} messages, {size_mb:.1f} MB)": (
-            common.median([d for d, _ in resumes]), common.median([a for _, a in resumes])),
+            common.median([d for d, _ in resumes]),
+            common.median([a for _, a in resumes]),
+        ),
     }
     med.update({f"(experiment) {k}": v for k, v in experiments.items()})
-    report.table([f"median of {repeat} (s)", "prompt drawn", "input accepted"],
-                 [[k, "-" if d is None else f"{d:.3f}", f"{a:.3f}"] for k, (d, a) in med.items()])
-    report.table(["resume step, before the prompt", "s"], [[k, f"{v:.3f}"] for k, v in steps],
-                 title=f"resume of {n:,} messages, step by step (one child process)")
-    report.table(["top-level import during start-up", "cumulative ms"], [[m, f"{t:.0f}"] for m, t in top_start],
-                 title="python -X importtime, start-up (imports made before the prompt takes input)")
+    report.table(
+        [f"median of {repeat} (s)", "prompt drawn", "input accepted"],
+        [[k, "-" if d is None else f"{d:.3f}", f"{a:.3f}"] for k, (d, a) in med.items()],
+    )
+    report.table(
+        ["resume step, before the prompt", "s"],
+        [[k, f"{v:.3f}"] for k, v in steps],
+        title=f"resume of {n:,} messages, step by step (one child process)",
+    )
+    report.table(
+        ["top-level import during start-up", "cumulative ms"],
+        [[m, f"{t:.0f}"] for m, t in top_start],
+        title="python -X importtime, start-up (imports made before the prompt takes input)",
+    )
     start = common.median([a for _, a in starts])
     resume = common.median([a for _, a in resumes])
     imp = common.median(imports)

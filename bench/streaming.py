@@ -33,8 +33,10 @@ def answer(size: int) -> str:
     while sum(map(len, parts)) < size:
         n += 1
         parts.append(f"## Step {n}\n")
-        parts.append(f"Step {n} changes the parser so that **tokens** are read once; `lex()` keeps "
-                     f"its position and the caller asks for the next one when it needs it.\n")
+        parts.append(
+            f"Step {n} changes the parser so that **tokens** are read once; `lex()` keeps "
+            f"its position and the caller asks for the next one when it needs it.\n"
+        )
         parts.append(f"- read the grammar for rule {n}\n- write the tokenizer\n- test edge case {n}\n")
         parts.append(f"```python\ndef step_{n}(tokens):\n    for t in tokens:\n        yield t.value * {n}\n```\n")
     return "\n".join(parts)[:size]
@@ -92,8 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     burst_cpu, burst_wall = render_new(pieces)
     paced_for = 3.0 if args.quick else 20.0
     paced_cpu, paced_wall = render_new(pieces, paced_for)
-    rows = [["burst", f"{len(text):,}", len(pieces), burst_wall, burst_cpu],
-            ["paced", f"{len(text):,}", len(pieces), paced_wall, paced_cpu]]
+    rows = [
+        ["burst", f"{len(text):,}", len(pieces), burst_wall, burst_cpu],
+        ["paced", f"{len(text):,}", len(pieces), paced_wall, paced_cpu],
+    ]
     old = None
     if not args.quick:
         small = deltas(answer(6_000))
@@ -101,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(["old way (6 kB)", "6,000", len(small), "-", old])
     report.table(["run", "chars", "deltas", "wall s", "cpu s"], rows)
     report.figure("cpu_50kB_burst", burst_cpu, "s", f"<= {TARGET_SECONDS:g} s", burst_cpu <= TARGET_SECONDS)
-    report.figure(f"cpu_50kB_paced_{paced_for:g}s", paced_cpu, "s", f"<= {TARGET_SECONDS:g} s",
-                  paced_cpu <= TARGET_SECONDS)
+    report.figure(
+        f"cpu_50kB_paced_{paced_for:g}s", paced_cpu, "s", f"<= {TARGET_SECONDS:g} s", paced_cpu <= TARGET_SECONDS
+    )
     if old is not None:
         report.figure("cpu_6kB_old_way", old, "s")
     report.finish()

@@ -26,8 +26,9 @@ def write_files(workspace: Any, count: int, lines: int) -> list[str]:
     names = []
     for n in range(count):
         name = f"f{n}.py"
-        body = "".join(f"def helper_{n}_{i}(value):\n    return value * {i}  # step {i} of file {n}\n"
-                       for i in range(lines // 2))
+        body = "".join(
+            f"def helper_{n}_{i}(value):\n    return value * {i}  # step {i} of file {n}\n" for i in range(lines // 2)
+        )
         (workspace / name).write_text(body)
         names.append(name)
     return names
@@ -38,8 +39,10 @@ def scripted(names: list[str], delegate: bool) -> Any:
     from tests.fake_openai import Text, ToolCalls, smart_reply
 
     reads = ToolCalls([("read_file", {"path": name}) for name in names])
-    job = {"description": "find the definition", "prompt": "Read " + ", ".join(names) + " and say where "
-           "the function is defined, as file:line."}
+    job = {
+        "description": "find the definition",
+        "prompt": "Read " + ", ".join(names) + " and say where the function is defined, as file:line.",
+    }
     parent = [ToolCalls([("task", job)]), Text(ANSWER)] if delegate else [reads, Text(ANSWER)]
     child = [reads, Text(ANSWER)]
 
@@ -51,8 +54,11 @@ def scripted(names: list[str], delegate: bool) -> Any:
 
 
 def billed(requests: list[dict[str, Any]]) -> float:
-    return sum(cost(r["cache_hit_tokens"], r["prompt_tokens"] - r["cache_hit_tokens"], r["completion_tokens"])
-               for r in requests if r.get("billed"))
+    return sum(
+        cost(r["cache_hit_tokens"], r["prompt_tokens"] - r["cache_hit_tokens"], r["completion_tokens"])
+        for r in requests
+        if r.get("billed")
+    )
 
 
 async def run_one(files: int, lines: int, follow_ups: int, delegate: bool) -> dict[str, Any]:
@@ -69,9 +75,14 @@ async def run_one(files: int, lines: int, follow_ups: int, delegate: bool) -> di
         job_cost = billed(fake.requests)
         for n in range(follow_ups):  # the turns after it carry what the job left in the context
             await agent_main.on_submit(state, f"follow-up question {n}")
-        return {"context": before, "requests": len(fake.requests), "job": job_cost,
-                "later": billed(fake.requests[first:]), "total": billed(fake.requests),
-                "sub_requests": state.stats.subagent_requests}
+        return {
+            "context": before,
+            "requests": len(fake.requests),
+            "job": job_cost,
+            "later": billed(fake.requests[first:]),
+            "total": billed(fake.requests),
+            "sub_requests": state.stats.subagent_requests,
+        }
 
 
 async def run(quick: bool) -> None:
@@ -79,10 +90,22 @@ async def run(quick: bool) -> None:
     report = Report(f"sub-agent: a job reading {files} files of {lines} lines, then {follow_ups} turns")
     inline = await run_one(files, lines, follow_ups, delegate=False)
     delegated = await run_one(files, lines, follow_ups, delegate=True)
-    rows = [[name, r["context"], r["requests"], r["sub_requests"], r["job"], r["later"], r["total"]]
-            for name, r in (("inline", inline), ("delegated", delegated))]
-    report.table(["how", "parent context after the job (tokens)", "requests", "of them sub-agent's",
-                  "$ job", f"$ {follow_ups} later turns", "$ session"], rows)
+    rows = [
+        [name, r["context"], r["requests"], r["sub_requests"], r["job"], r["later"], r["total"]]
+        for name, r in (("inline", inline), ("delegated", delegated))
+    ]
+    report.table(
+        [
+            "how",
+            "parent context after the job (tokens)",
+            "requests",
+            "of them sub-agent's",
+            "$ job",
+            f"$ {follow_ups} later turns",
+            "$ session",
+        ],
+        rows,
+    )
     report.figure("parent_context_after_job_inline", inline["context"], "tokens")
     report.figure("parent_context_after_job_delegated", delegated["context"], "tokens")
     report.figure("session_cost_inline", round(inline["total"], 6), "USD")

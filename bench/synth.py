@@ -53,27 +53,77 @@ WORDS = (
 ).split()
 VERBS = "load save parse build fetch merge split count check apply reset flush sync read write emit".split()
 PACKAGES = ["core", "api", "storage", "billing", "search", "auth", "ui", "jobs"]
-EXCEPTIONS = ["KeyError", "ValueError", "TypeError", "TimeoutError", "AssertionError", "UnicodeDecodeError",
-              "ConnectionResetError", "IndexError"]
-ZH_TOPICS = ["缓存", "会话", "上下文窗口", "摘要", "归档", "配置文件", "解析器", "数据库连接", "重试逻辑",
-             "超时处理", "日志", "单元测试", "并发锁", "序列化", "分页查询", "权限校验", "订单状态", "计费模块"]
-ZH_ISSUES = ["偶尔会卡住", "返回了空结果", "内存一直在涨", "报了一个奇怪的错误", "速度明显变慢",
-             "在中文路径下出错", "结果和预期不一致", "测试不稳定，时好时坏"]
+EXCEPTIONS = [
+    "KeyError",
+    "ValueError",
+    "TypeError",
+    "TimeoutError",
+    "AssertionError",
+    "UnicodeDecodeError",
+    "ConnectionResetError",
+    "IndexError",
+]
+ZH_TOPICS = [
+    "缓存",
+    "会话",
+    "上下文窗口",
+    "摘要",
+    "归档",
+    "配置文件",
+    "解析器",
+    "数据库连接",
+    "重试逻辑",
+    "超时处理",
+    "日志",
+    "单元测试",
+    "并发锁",
+    "序列化",
+    "分页查询",
+    "权限校验",
+    "订单状态",
+    "计费模块",
+]
+ZH_ISSUES = [
+    "偶尔会卡住",
+    "返回了空结果",
+    "内存一直在涨",
+    "报了一个奇怪的错误",
+    "速度明显变慢",
+    "在中文路径下出错",
+    "结果和预期不一致",
+    "测试不稳定，时好时坏",
+]
 ZH_CLAUSES = [
-    "我先看一下相关的代码", "问题出在边界条件没有处理", "这里的锁没有及时释放", "需要在写入之前先检查文件是否存在",
-    "测试覆盖了正常路径，但没有覆盖异常路径", "这个函数同时承担了解析和校验两件事，建议拆开",
-    "修改后所有测试都通过了", "我把重复的逻辑提取成了一个辅助函数", "为了兼容旧数据，保留了原来的字段",
-    "日志里能看到请求在第三次重试时超时", "这会导致缓存前缀失效，费用明显上升", "改动很小，只涉及两个文件",
-    "下一步可以把配置项写进文档", "如果数据量继续增长，需要考虑分批处理",
+    "我先看一下相关的代码",
+    "问题出在边界条件没有处理",
+    "这里的锁没有及时释放",
+    "需要在写入之前先检查文件是否存在",
+    "测试覆盖了正常路径，但没有覆盖异常路径",
+    "这个函数同时承担了解析和校验两件事，建议拆开",
+    "修改后所有测试都通过了",
+    "我把重复的逻辑提取成了一个辅助函数",
+    "为了兼容旧数据，保留了原来的字段",
+    "日志里能看到请求在第三次重试时超时",
+    "这会导致缓存前缀失效，费用明显上升",
+    "改动很小，只涉及两个文件",
+    "下一步可以把配置项写进文档",
+    "如果数据量继续增长，需要考虑分批处理",
 ]
 EN_CLAUSES = [
-    "Let me look at the code around it first", "The problem is an unhandled edge case at the boundary",
-    "the lock is not released on the error path", "we should check that the file exists before writing",
-    "the tests cover the happy path but not the failure path", "this function both parses and validates; "
-    "I would split it", "all tests pass after the change", "I extracted the duplicated logic into a helper",
-    "the old field is kept so existing data still loads", "the log shows the request timing out on the third retry",
-    "that would invalidate the cached prefix and raise the bill", "the change is small and touches two files",
-    "next we could document the new option", "if the data keeps growing we will need to process it in batches",
+    "Let me look at the code around it first",
+    "The problem is an unhandled edge case at the boundary",
+    "the lock is not released on the error path",
+    "we should check that the file exists before writing",
+    "the tests cover the happy path but not the failure path",
+    "this function both parses and validates; I would split it",
+    "all tests pass after the change",
+    "I extracted the duplicated logic into a helper",
+    "the old field is kept so existing data still loads",
+    "the log shows the request timing out on the third retry",
+    "that would invalidate the cached prefix and raise the bill",
+    "the change is small and touches two files",
+    "next we could document the new option",
+    "if the data keeps growing we will need to process it in batches",
 ]
 
 
@@ -154,9 +204,9 @@ class _Gen:
         if r < 0.60:
             return f"{pad}for {b} in self.{a}:"
         if r < 0.68:
-            return f"{pad}logger.debug(\"{self.rng.choice(VERBS)} %s in %.2f ms\", {a}, elapsed * 1000)"
+            return f'{pad}logger.debug("{self.rng.choice(VERBS)} %s in %.2f ms", {a}, elapsed * 1000)'
         if r < 0.75:
-            return f"{pad}raise {self.rng.choice(EXCEPTIONS)}(f\"bad {b}: {{{a}!r}}\")"
+            return f'{pad}raise {self.rng.choice(EXCEPTIONS)}(f"bad {b}: {{{a}!r}}")'
         if r < 0.82:
             return f"{pad}self.{a}[{b}] = {self.rng.choice(VERBS)}_{self.ident(1)}({b})"
         if r < 0.90:
@@ -164,12 +214,22 @@ class _Gen:
         return f"{pad}await self.{self.rng.choice(VERBS)}_{b}({a}, timeout={self.rng.choice([5, 10, 30, 60])})"
 
     def _python(self, n: int) -> list[str]:
-        lines = ['"""' + self.rng.choice(EN_CLAUSES) + '."""', "", "from __future__ import annotations", "",
-                 "import logging", f"from .{self.rng.choice(WORDS)} import {self.camel()}", "",
-                 "logger = logging.getLogger(__name__)", ""]
+        lines = [
+            '"""' + self.rng.choice(EN_CLAUSES) + '."""',
+            "",
+            "from __future__ import annotations",
+            "",
+            "import logging",
+            f"from .{self.rng.choice(WORDS)} import {self.camel()}",
+            "",
+            "logger = logging.getLogger(__name__)",
+            "",
+        ]
         while len(lines) < n:
             lines += ["", f"class {self.camel()}:"]
-            lines.append(f'    """{self.rng.choice(ZH_CLAUSES) if self.rng.random() < 0.3 else self.rng.choice(EN_CLAUSES)}."""')  # noqa: E501
+            lines.append(
+                f'    """{self.rng.choice(ZH_CLAUSES) if self.rng.random() < 0.3 else self.rng.choice(EN_CLAUSES)}."""'
+            )  # noqa: E501
             for _ in range(self.rng.randint(2, 5)):
                 lines += ["", f"    def {self.rng.choice(VERBS)}_{self.ident(1)}(self, {self.ident(1)}: str) -> int:"]
                 depth = 2
@@ -188,12 +248,19 @@ class _Gen:
             name = self.camel()
             lines += [f"export interface {name} {{"]
             for _ in range(self.rng.randint(3, 7)):
-                lines.append(f"  {self.ident(1)}{self.rng.choice(['', '?'])}: {self.rng.choice(['string', 'number', 'boolean', 'string[]'])};")  # noqa: E501
-            lines += ["}", "", f"export async function {self.rng.choice(VERBS)}{name}(id: string): Promise<{name}> {{",
-                      f"  const res = await fetch(`/api/{self.rng.choice(WORDS)}/${{id}}`);",
-                      "  if (!res.ok) throw new Error(`HTTP ${res.status}`);",
-                      f"  // {self.rng.choice(ZH_CLAUSES) if self.rng.random() < 0.3 else self.rng.choice(EN_CLAUSES)}",
-                      "  return (await res.json()) as " + name + ";", "}", ""]
+                field, optional = self.ident(1), self.rng.choice(["", "?"])  # the seeded draws' order kept
+                lines.append(f"  {field}{optional}: {self.rng.choice(['string', 'number', 'boolean', 'string[]'])};")
+            lines += [
+                "}",
+                "",
+                f"export async function {self.rng.choice(VERBS)}{name}(id: string): Promise<{name}> {{",
+                f"  const res = await fetch(`/api/{self.rng.choice(WORDS)}/${{id}}`);",
+                "  if (!res.ok) throw new Error(`HTTP ${res.status}`);",
+                f"  // {self.rng.choice(ZH_CLAUSES) if self.rng.random() < 0.3 else self.rng.choice(EN_CLAUSES)}",
+                "  return (await res.json()) as " + name + ";",
+                "}",
+                "",
+            ]
         return lines[:n]
 
     def _project(self) -> dict[str, ProjectFile]:
@@ -214,20 +281,28 @@ class _Gen:
     def json_value(self, depth: int = 0) -> object:
         r = self.rng.random()
         if depth >= 3 or r < 0.35:
-            return self.rng.choice([
-                self.rng.randint(0, 100_000), round(self.rng.uniform(0, 1000), 3), self.rng.random() < 0.5, None,
-                self.ident(), f"{self.rng.choice(ZH_TOPICS)}{self.rng.choice(ZH_ISSUES)}",
-                f"2026-03-{self.rng.randint(1, 28):02d}T{self.rng.randint(0, 23):02d}:"
-                f"{self.rng.randint(0, 59):02d}:00Z",
-            ])
+            return self.rng.choice(
+                [
+                    self.rng.randint(0, 100_000),
+                    round(self.rng.uniform(0, 1000), 3),
+                    self.rng.random() < 0.5,
+                    None,
+                    self.ident(),
+                    f"{self.rng.choice(ZH_TOPICS)}{self.rng.choice(ZH_ISSUES)}",
+                    f"2026-03-{self.rng.randint(1, 28):02d}T{self.rng.randint(0, 23):02d}:"
+                    f"{self.rng.randint(0, 59):02d}:00Z",
+                ]
+            )
         if r < 0.6:
             return [self.json_value(depth + 1) for _ in range(self.rng.randint(1, 5))]
         return {self.ident(1 + (depth == 0)): self.json_value(depth + 1) for _ in range(self.rng.randint(2, 6))}
 
     def json_text(self, items: int) -> str:
-        data = {"status": self.rng.choice(["ok", "partial", "error"]),
-                "request_id": f"req_{self.rng.getrandbits(48):012x}",
-                "items": [self.json_value(1) for _ in range(items)]}
+        data = {
+            "status": self.rng.choice(["ok", "partial", "error"]),
+            "request_id": f"req_{self.rng.getrandbits(48):012x}",
+            "items": [self.json_value(1) for _ in range(items)],
+        }
         return json.dumps(data, ensure_ascii=False, indent=self.rng.choice([None, 2]))
 
     def sentence(self, zh: bool) -> str:
@@ -242,24 +317,29 @@ class _Gen:
         f = self.rng.choice(list(self.files))
         func = f"{self.rng.choice(VERBS)}_{self.ident(1)}"
         if zh:
-            head = self.rng.choice([
-                f"帮我看一下 {f}，为什么 {func} {self.rng.choice(ZH_ISSUES)}？",
-                f"把 {f} 里的 {func} 重构一下，{self.rng.choice(ZH_TOPICS)}的部分{self.rng.choice(ZH_ISSUES)}。",
-                f"给 {func} 加一个测试，覆盖{self.rng.choice(ZH_TOPICS)}为空的情况。",
-                "跑一下测试，把失败的都修好。",
-                f"{self.rng.choice(ZH_TOPICS)}在数据量大的时候{self.rng.choice(ZH_ISSUES)}，分析一下原因并给出修改方案。",
-                f"把所有的 {self.ident()} 改名为 {self.ident()}。",
-            ])
+            head = self.rng.choice(
+                [
+                    f"帮我看一下 {f}，为什么 {func} {self.rng.choice(ZH_ISSUES)}？",
+                    f"把 {f} 里的 {func} 重构一下，{self.rng.choice(ZH_TOPICS)}的部分{self.rng.choice(ZH_ISSUES)}。",
+                    f"给 {func} 加一个测试，覆盖{self.rng.choice(ZH_TOPICS)}为空的情况。",
+                    "跑一下测试，把失败的都修好。",
+                    f"{self.rng.choice(ZH_TOPICS)}在数据量大的时候{self.rng.choice(ZH_ISSUES)}，分析一下原因并给出修改方案。",
+                    f"把所有的 {self.ident()} 改名为 {self.ident()}。",
+                ]
+            )
             extra = "".join(self.sentence(True) for _ in range(self.rng.choice([0, 0, 1, 2])))
         else:
-            head = self.rng.choice([
-                f"Can you look at {f} and figure out why {func} raises {self.rng.choice(EXCEPTIONS)}?",
-                f"Refactor {func} in {f} so it no longer does the {self.rng.choice(WORDS)} lookup twice.",
-                f"Add a test for {func} covering an empty {self.rng.choice(WORDS)}.",
-                "Run the test suite and fix whatever breaks.",
-                f"The {self.rng.choice(WORDS)} {self.rng.choice(WORDS)} is slow on large inputs; profile and fix it.",
-                f"Rename {self.ident()} to {self.ident()} everywhere.",
-            ])
+            head = self.rng.choice(
+                [
+                    f"Can you look at {f} and figure out why {func} raises {self.rng.choice(EXCEPTIONS)}?",
+                    f"Refactor {func} in {f} so it no longer does the {self.rng.choice(WORDS)} lookup twice.",
+                    f"Add a test for {func} covering an empty {self.rng.choice(WORDS)}.",
+                    "Run the test suite and fix whatever breaks.",
+                    f"The {self.rng.choice(WORDS)} {self.rng.choice(WORDS)} is slow on large inputs; "
+                    "profile and fix it.",
+                    f"Rename {self.ident()} to {self.ident()} everywhere.",
+                ]
+            )
             extra = " ".join(self.sentence(False) for _ in range(self.rng.choice([0, 0, 1, 2])))
         return (head + (" " if not zh else "") + extra).strip()
 
@@ -305,22 +385,35 @@ class _Gen:
         return {"pattern": word, "path": "src"}, "\n".join(found[: self.rng.randint(2, 12)]) or "No matches", "code"
 
     def _pytest(self) -> str:
-        lines = ["============================= test session starts ==============================",
-                 "platform linux -- Python 3.11.7, pytest-9.0.3", f"collected {self.rng.randint(40, 400)} items", ""]
+        lines = [
+            "============================= test session starts ==============================",
+            "platform linux -- Python 3.11.7, pytest-9.0.3",
+            f"collected {self.rng.randint(40, 400)} items",
+            "",
+        ]
         for path in self.rng.sample([p for p in self.files if p.startswith("tests/")], 3):
             lines.append(f"{path} " + "".join(self.rng.choice("....F.s") for _ in range(self.rng.randint(5, 30))))
         if self.rng.random() < 0.6:
             exc = self.rng.choice(EXCEPTIONS)
-            lines += ["", "=================================== FAILURES ===================================",
-                      f"____________________ test_{self.rng.choice(VERBS)}_{self.ident(1)} ____________________", ""]
+            lines += [
+                "",
+                "=================================== FAILURES ===================================",
+                f"____________________ test_{self.rng.choice(VERBS)}_{self.ident(1)} ____________________",
+                "",
+            ]
             for _ in range(self.rng.randint(1, 3)):
                 f = self.files[self.rng.choice(list(self.files))]
                 n = self.rng.randrange(len(f.lines))
                 lines += [f"{f.path}:{n + 1}: in {self.rng.choice(VERBS)}_{self.ident(1)}", f"    {f.lines[n].strip()}"]
-            lines += [f"E   {exc}: {self.rng.choice(ZH_TOPICS) if self.rng.random() < 0.2 else self.ident()}", "",
-                      f"FAILED tests/test_x.py::test_{self.ident(1)} - {exc}"]
-        lines.append(f"========== {self.rng.randint(0, 3)} failed, {self.rng.randint(30, 300)} passed in "
-                     f"{self.rng.uniform(0.5, 30):.2f}s ==========")
+            lines += [
+                f"E   {exc}: {self.rng.choice(ZH_TOPICS) if self.rng.random() < 0.2 else self.ident()}",
+                "",
+                f"FAILED tests/test_x.py::test_{self.ident(1)} - {exc}",
+            ]
+        lines.append(
+            f"========== {self.rng.randint(0, 3)} failed, {self.rng.randint(30, 300)} passed in "
+            f"{self.rng.uniform(0.5, 30):.2f}s =========="
+        )
         return "\n".join(lines)
 
     def _run(self) -> tuple[dict, str, str]:
@@ -328,8 +421,14 @@ class _Gen:
         if r < 0.3:
             cmd, out, kind = "python -m pytest -q -x", self._pytest(), "log"
         elif r < 0.65:
-            cmd = self.rng.choice(["curl -s localhost:8000/api/" + self.rng.choice(WORDS), "cat config.json",
-                                   "jq . build/report.json", "python -m tools.dump --json"])
+            cmd = self.rng.choice(
+                [
+                    "curl -s localhost:8000/api/" + self.rng.choice(WORDS),
+                    "cat config.json",
+                    "jq . build/report.json",
+                    "python -m tools.dump --json",
+                ]
+            )
             out, kind = self.json_text(self.rng.randint(1, 4)), "json"
         elif r < 0.85:
             f = self.files[self.rng.choice(list(self.files))]
@@ -340,8 +439,10 @@ class _Gen:
             cmd, out, kind = "git diff", "\n".join(hunk), "code"
         else:
             cmd = self.rng.choice(["git status --short", "ls -la src", "wc -l src/**/*.py"])
-            out = "\n".join(f" M {p}" if cmd.startswith("git") else f"{self.rng.randint(10, 900):6} {p}"
-                            for p in self.rng.sample(list(self.files), self.rng.randint(2, 10)))
+            out = "\n".join(
+                f" M {p}" if cmd.startswith("git") else f"{self.rng.randint(10, 900):6} {p}"
+                for p in self.rng.sample(list(self.files), self.rng.randint(2, 10))
+            )
             kind = "log"
         return {"command": cmd}, f"{out}\n[exit code: {self.rng.choice([0, 0, 0, 1])}]", kind
 
@@ -364,9 +465,14 @@ class _Gen:
 
     def tool_call(self) -> tuple[str, dict, str, str]:
         r = self.rng.random()
-        for limit, name, make in ((0.36, "read_file", self._read), (0.56, "grep", self._grep),
-                                  (0.80, "run_command", self._run), (0.92, "edit_file", self._edit),
-                                  (0.94, "write_file", self._write), (1.01, "list_files", self._list)):
+        for limit, name, make in (
+            (0.36, "read_file", self._read),
+            (0.56, "grep", self._grep),
+            (0.80, "run_command", self._run),
+            (0.92, "edit_file", self._edit),
+            (0.94, "write_file", self._write),
+            (1.01, "list_files", self._list),
+        ):
             if r < limit:
                 args, text, kind = make()
                 return name, args, text, kind
@@ -383,15 +489,26 @@ class _Gen:
                 out += tokens.count_text(part.tool_name) + tokens.count_text(part.args_as_json_str())
         usage = RequestUsage(input_tokens=self.context, output_tokens=out)
         finish = "tool_call" if any(isinstance(p, ToolCallPart) for p in parts) else "stop"
-        self.add(ModelResponse(parts=parts, usage=usage, model_name=MODEL, timestamp=self.tick(),
-                               provider_name="deepseek", finish_reason=finish), *kinds)
+        self.add(
+            ModelResponse(
+                parts=parts,
+                usage=usage,
+                model_name=MODEL,
+                timestamp=self.tick(),
+                provider_name="deepseek",
+                finish_reason=finish,
+            ),
+            *kinds,
+        )
 
     def turn(self, rounds: int) -> None:
         zh = self.rng.random() < 0.45
         text = self.user_text(zh)
         ts = self.tick(30)
-        self.add(ModelRequest(parts=[UserPromptPart(text, timestamp=ts)], timestamp=ts, instructions=self.instructions),
-                 ("user " + ("zh" if zh else "en"), text))
+        self.add(
+            ModelRequest(parts=[UserPromptPart(text, timestamp=ts)], timestamp=ts, instructions=self.instructions),
+            ("user " + ("zh" if zh else "en"), text),
+        )
         for _ in range(rounds):
             calls, results, kinds = [], [], []
             remark = self.clause(zh) if self.rng.random() < 0.4 else ""
@@ -403,8 +520,11 @@ class _Gen:
                 results.append(ToolReturnPart(name, result, tool_call_id=call_id, timestamp=self.clock))
                 kinds.append(("tool result " + kind, result))
             head = [TextPart(remark)] if remark else []
-            self.response(head + calls, ("assistant " + ("zh" if zh else "en"), remark),
-                          *(("tool call args", c.args_as_json_str()) for c in calls))
+            self.response(
+                head + calls,
+                ("assistant " + ("zh" if zh else "en"), remark),
+                *(("tool call args", c.args_as_json_str()) for c in calls),
+            )
             ts = self.tick()
             self.add(ModelRequest(parts=results, timestamp=ts, instructions=self.instructions), *kinds)
         answer = self.answer_text(zh)
@@ -465,14 +585,26 @@ def main() -> None:
         kinds[str(n)] = composition(s)
         rows.append([f"{n:,}", f"{len(s.messages):,}", f"{total:,}", f"{100 * tool_share(s):.1f}%", f"{dt:.2f} s"])
         report.figure(f"session_{n}_tokens", total, "tokens")
-        report.figure(f"session_{n}_tool_result_share", round(100 * tool_share(s), 1), "%",
-                      "~80% of content tokens (realistic share)", ok=None)
-    headers = ["messages asked", "messages", "tokens (prefix 1,200 + messages)", "tool results (of content)",
-               "generated in"]
+        report.figure(
+            f"session_{n}_tool_result_share",
+            round(100 * tool_share(s), 1),
+            "%",
+            "~80% of content tokens (realistic share)",
+            ok=None,
+        )
+    headers = [
+        "messages asked",
+        "messages",
+        "tokens (prefix 1,200 + messages)",
+        "tool results (of content)",
+        "generated in",
+    ]
     report.table(headers, rows)
     labels = sorted({k for c in kinds.values() for k in c})
-    report.table(["share of content tokens", *kinds], [[k, *(f"{100 * c.get(k, 0):.1f}%" for c in kinds.values())]
-                                               for k in labels])
+    report.table(
+        ["share of content tokens", *kinds],
+        [[k, *(f"{100 * c.get(k, 0):.1f}%" for c in kinds.values())] for k in labels],
+    )
     report.finish()
 
 

@@ -103,9 +103,11 @@ async def run(quick: bool) -> None:
         keep = int(compact_threshold(window) * rebuild.CHEAP_TIER_KEEP)
         _, saved = clear_tool_results(s.messages, keep)
         one_shot = saved / s.tokens
-        report.table(["session", "tokens", "window", "kept (newest results)", "cleared", "share of tokens"],
-                     [[f"{n:,} messages", s.tokens, f"{window:,}", keep, saved, f"{100 * one_shot:.1f}%"]],
-                     title="1. clear_tool_results on the large session")
+        report.table(
+            ["session", "tokens", "window", "kept (newest results)", "cleared", "share of tokens"],
+            [[f"{n:,} messages", s.tokens, f"{window:,}", keep, saved, f"{100 * one_shot:.1f}%"]],
+            title="1. clear_tool_results on the large session",
+        )
         # 2. replay
         totals = {"compactions": 0, "cheap": 0}
         for n, window in configs(quick):
@@ -116,12 +118,38 @@ async def run(quick: bool) -> None:
             r = await replay(server, sub, cache[n], window)
             totals["compactions"] += r["compactions"]
             totals["cheap"] += r["cheap"]
-            rows.append([f"{n:,}", cache[n].tokens, f"{window:,}", r["threshold"], r["compactions"], r["cheap"],
-                         r["summary"], r["failures"], f"{100 * r['cheap_share']:.0f}%",
-                         f"{100 * r['summary_share']:.0f}%", r["cheap_saved"]])
-    report.table(["messages", "session tokens", "window", "threshold", "compactions", "cheap", "summary", "failed",
-                  "cheap: cut", "summary: cut", "cheap tier saved"], rows,
-                 title="2. replay with automatic compaction before each user turn (cut = median share removed)")
+            rows.append(
+                [
+                    f"{n:,}",
+                    cache[n].tokens,
+                    f"{window:,}",
+                    r["threshold"],
+                    r["compactions"],
+                    r["cheap"],
+                    r["summary"],
+                    r["failures"],
+                    f"{100 * r['cheap_share']:.0f}%",
+                    f"{100 * r['summary_share']:.0f}%",
+                    r["cheap_saved"],
+                ]
+            )
+    report.table(
+        [
+            "messages",
+            "session tokens",
+            "window",
+            "threshold",
+            "compactions",
+            "cheap",
+            "summary",
+            "failed",
+            "cheap: cut",
+            "summary: cut",
+            "cheap tier saved",
+        ],
+        rows,
+        title="2. replay with automatic compaction before each user turn (cut = median share removed)",
+    )
     spared = totals["cheap"] / totals["compactions"] if totals["compactions"] else 0.0
     report.figure("cheap_tier_one_shot_saved_share", round(100 * one_shot, 1), "%")
     report.figure("cheap_tier_spared_llm_calls", round(100 * spared, 1), "%")

@@ -51,15 +51,24 @@ def samples() -> dict[str, tuple[str, str]]:
     prompts = common.ROOT / "prompts"
     zh = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(prompts.glob("*.zh.md")))
     while len(zh) < 12_000:
-        zh += "\n" + "".join(gen.sentence(True) for _ in range(6)) + rng.choice(synth.ZH_TOPICS) + rng.choice(
-            synth.ZH_ISSUES) + "。"
+        zh += (
+            "\n"
+            + "".join(gen.sentence(True) for _ in range(6))
+            + rng.choice(synth.ZH_TOPICS)
+            + rng.choice(synth.ZH_ISSUES)
+            + "。"
+        )
     en = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(prompts.glob("*.en.md")))
     while len(en) < 36_000:
         en += "\n" + " ".join(gen.sentence(False) for _ in range(6))
     # About 9k tokens of our own code: a smaller sample makes the fresh row's constant prefix gap a
     # larger share.
-    sources = ("agent/compaction/flow.py", "agent/compaction/checks.py", "agent/tokens/count.py",
-               "agent/tokens/chat_template.py")
+    sources = (
+        "agent/compaction/flow.py",
+        "agent/compaction/checks.py",
+        "agent/tokens/count.py",
+        "agent/tokens/chat_template.py",
+    )
     code = "".join((common.ROOT / name).read_text(encoding="utf-8") for name in sources)
     data = gen.json_text(60)
     while len(data) < 24_000:
@@ -186,10 +195,20 @@ def second_count(report: common.Report, measured: list[tuple[str, str, int, dict
     finally:
         server.stop()
         shutil.rmtree(log.parent, ignore_errors=True)
-    report.table(["content", "situation", "context_tokens", "Qwen2.5 template, SmolLM2 tokens", "error",
-                  "that text, DeepSeek tokens", "error"], rows,
-                 title="second count, not ours: llama-server's Qwen2.5 tool template (/apply-template) and "
-                       "SmolLM2's tokenizer (/tokenize), and that text by DeepSeek's tokenizer")
+    report.table(
+        [
+            "content",
+            "situation",
+            "context_tokens",
+            "Qwen2.5 template, SmolLM2 tokens",
+            "error",
+            "that text, DeepSeek tokens",
+            "error",
+        ],
+        rows,
+        title="second count, not ours: llama-server's Qwen2.5 tool template (/apply-template) and "
+        "SmolLM2's tokenizer (/tokenize), and that text by DeepSeek's tokenizer",
+    )
     report.note(f"\nfixed prefix by that template: {prefix_smol:,} SmolLM2 tokens, {prefix_deep:,} DeepSeek tokens")
     report.figure("fixed_prefix_second_count", prefix_smol, "tokens")
     for kind, (w, dw) in worst.items():
@@ -198,8 +217,10 @@ def second_count(report: common.Report, measured: list[tuple[str, str, int, dict
 
 
 async def run(quick: bool) -> None:
-    report = common.Report("token_error: context_tokens vs the emulator's own prompt_tokens (its rendering is "
-                           "ours) and vs a second count (llama.cpp's template and tokenizer)")
+    report = common.Report(
+        "token_error: context_tokens vs the emulator's own prompt_tokens (its rendering is "
+        "ours) and vs a second count (llama.cpp's template and tokenizer)"
+    )
     report.note((__doc__ or "").strip())
     rows, measured = [], []
     worst: dict[str, tuple[float, float, float]] = {}
@@ -212,16 +233,30 @@ async def run(quick: bool) -> None:
             # prefix calibrated from it: the emulator's.
             held = ours if situation == "fresh" else theirs
             herr = error(est - held, actual - theirs)
-            rows.append([kind, situation, actual, est, f"{err:+.3f}%", f"{herr:+.3f}%", f"{naive:,.0f}",
-                         f"{nerr:+.1f}%"])
+            rows.append(
+                [kind, situation, actual, est, f"{err:+.3f}%", f"{herr:+.3f}%", f"{naive:,.0f}", f"{nerr:+.1f}%"]
+            )
             measured.append((kind, situation, est, body))
             w, hw, nw = worst.get(kind, (0.0, 0.0, 0.0))
             worst[kind] = (max(w, abs(err)), max(hw, abs(herr)), max(nw, abs(nerr)))
-    report.table(["content", "situation", "emulator prompt_tokens (ours)", "context_tokens", "error",
-                  "error w/o prefix", "chars/4", "chars/4 error"], rows)
+    report.table(
+        [
+            "content",
+            "situation",
+            "emulator prompt_tokens (ours)",
+            "context_tokens",
+            "error",
+            "error w/o prefix",
+            "chars/4",
+            "chars/4 error",
+        ],
+        rows,
+    )
     ours, theirs = PREFIX["fixed"]
-    report.note(f"\nfixed prefix (instructions + tools): agent {ours:,} tokens, emulator {theirs:,} tokens "
-                f"({error(ours, theirs):+.2f}%)")
+    report.note(
+        f"\nfixed prefix (instructions + tools): agent {ours:,} tokens, emulator {theirs:,} tokens "
+        f"({error(ours, theirs):+.2f}%)"
+    )
     second_count(report, measured)
     report.figure("fixed_prefix_agent", ours, "tokens")
     report.figure("fixed_prefix_emulator", theirs, "tokens")

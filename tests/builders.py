@@ -8,8 +8,9 @@ from typing import Any
 from agent.state.app import AppState
 from tests.fake_openai import Reply, Text, smart_reply
 
-SUMMARY = ("<analysis>draft</analysis>\n<summary>1. The user asked to read files. 5. read big0.txt\n"
-           "6. Next: go on.</summary>")
+SUMMARY = (
+    "<analysis>draft</analysis>\n<summary>1. The user asked to read files. 5. read big0.txt\n6. Next: go on.</summary>"
+)
 
 # Sizes some tests pin were chosen with the first six tools: the later ones' definitions (issue 25)
 # move the fixed prefix, and with it what these tests measure, by ~750 tokens.

@@ -164,7 +164,8 @@ _CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-
 # A line that looks like code: indented, ending in a bracket or a semicolon, a keyword first, or a
 # call; read_file's "N<tab>" prefix skipped.
 _CODE_LINE = re.compile(
-    r"^(?:\s*\d+\t)?(?:(?: {4}|\t)\S|.*[;{}()\[\]:]\s*$|\s*(?:def|class|import|from|return|if|for|while)\b)")
+    r"^(?:\s*\d+\t)?(?:(?: {4}|\t)\S|.*[;{}()\[\]:]\s*$|\s*(?:def|class|import|from|return|if|for|while)\b)"
+)
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ class Skew:
 
     @classmethod
     def parse(cls, text: str) -> Skew:
-        """"system=0.15,cjk=0.1,code=-0.05" (any of them; the others keep their defaults); "" the defaults."""
+        """ "system=0.15,cjk=0.1,code=-0.05" (any of them; the others keep their defaults); "" the defaults."""
         shares = {}
         for item in filter(None, (s.strip() for s in text.split(","))):
             name, _, value = item.partition("=")

@@ -182,6 +182,7 @@ class FakeOpenAI(fake_rules.ServerKind):
     def _cache_hits(self, ids: list[int], model: str = "") -> int:
         """Tokens in whole 64-token blocks shared with an earlier request's prefix, to the same model."""
         return self.cache.hits(ids, model)
+
     def observe(self, fn: Callable[[dict[str, Any], dict[str, Any]], None]) -> None:
         """Call `fn(record, body)` on every request once it is counted and refused or accepted,
         before the answer goes out (on the server's thread)."""
@@ -224,8 +225,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send_error(self, status: int, message: str, headers: dict[str, str] | None = None,
-                    code: str | None = None) -> None:
+    def _send_error(
+        self, status: int, message: str, headers: dict[str, str] | None = None, code: str | None = None
+    ) -> None:
         kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
         body = {"error": {"message": message, "type": kind, "param": None, "code": code or kind}}
         self._send_json(status, body, headers)
@@ -250,15 +252,19 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") not in ("/v1/models", "/models"):
             return self._send_error(404, f"no route {self.path}")
         if self._authorized():
-            models = [{"id": m, "object": "model", "owned_by": "deepseek"}
-                      for m in (self.fake.model, "deepseek-v4-pro")]
+            models = [
+                {"id": m, "object": "model", "owned_by": "deepseek"} for m in (self.fake.model, "deepseek-v4-pro")
+            ]
             self._send_json(200, {"object": "list", "data": models})
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         # DeepSeek serves both; a local server only under /v1.
-        routes = ("/v1/chat/completions", "/chat/completions") if self.fake.flavor == "deepseek" \
+        routes = (
+            ("/v1/chat/completions", "/chat/completions")
+            if self.fake.flavor == "deepseek"
             else ("/v1/chat/completions",)
+        )
         if self.path.rstrip("/") not in routes:
             return self._send_error(404, f"404 page not found: {self.path}")
         try:
@@ -291,9 +297,11 @@ class _Handler(BaseHTTPRequestHandler):
         ids = fake.prompt_ids(body)
         record["prompt_tokens"] = record["counted"] = prompt = int(len(ids) * fake.count_scale)
         if fake.max_context is not None and prompt > fake.max_context:
-            message = (f"This model's maximum context length is {fake.max_context} tokens. However, you requested "
-                       f"{prompt} tokens ({prompt} in the messages, 0 in the completion). "
-                       "Please reduce the length of the messages.")
+            message = (
+                f"This model's maximum context length is {fake.max_context} tokens. However, you requested "
+                f"{prompt} tokens ({prompt} in the messages, 0 in the completion). "
+                "Please reduce the length of the messages."
+            )
             fake._settled(record, body, 400, message)
             return self._send_error(400, message, code="invalid_request_error")
         record["cache_hit_tokens"] = hit = fake._cache_hits(ids, str(body.get("model", "")))
@@ -322,8 +330,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _base(self, body: dict[str, Any], obj: str) -> dict[str, Any]:
         asked = body.get("model") or self.fake.model
         served = fake_rules.SERVED_BY.get(asked, asked) if self.fake.flavor == "deepseek" else asked
-        return {"id": f"chatcmpl-{next(self.fake._counter)}", "object": obj, "created": int(self.fake.clock()),
-                "model": served, "system_fingerprint": "fp_fake"}
+        return {
+            "id": f"chatcmpl-{next(self.fake._counter)}",
+            "object": obj,
+            "created": int(self.fake.clock()),
+            "model": served,
+            "system_fingerprint": "fp_fake",
+        }
 
     def _complete(self, body: dict[str, Any], reply: Reply, usage: dict[str, Any] | None, reasoning: str) -> None:
         if isinstance(reply, Malformed):
@@ -337,8 +350,7 @@ class _Handler(BaseHTTPRequestHandler):
         resp = self._base(body, "chat.completion")
         if isinstance(reply, ToolCalls):
             message["tool_calls"] = [
-                {"id": f"call_{resp['id'][9:]}_{i}", "type": "function",
-                 "function": {"name": name, "arguments": args}}
+                {"id": f"call_{resp['id'][9:]}_{i}", "type": "function", "function": {"name": name, "arguments": args}}
                 for i, (name, args) in enumerate(_calls(reply))
             ]
             finish = "tool_calls"
@@ -396,8 +408,13 @@ class _Handler(BaseHTTPRequestHandler):
                     delta({"content": piece})
             for i, (name, args) in enumerate(_calls(reply)):
                 cid = f"call_{base['id'][9:]}_{i}"
-                delta({"tool_calls": [{"index": i, "id": cid, "type": "function",
-                                       "function": {"name": name, "arguments": ""}}]})
+                delta(
+                    {
+                        "tool_calls": [
+                            {"index": i, "id": cid, "type": "function", "function": {"name": name, "arguments": ""}}
+                        ]
+                    }
+                )
                 for piece in split_text(args, 3):
                     delta({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
             finish = "tool_calls"

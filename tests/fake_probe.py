@@ -26,8 +26,9 @@ from tests.fake_replies import Text, smart_reply
 
 SESSIONS = Path(__file__).resolve().parent.parent / "bench" / "probe_sessions"
 # What a tool result's line must look like to be a statement: it reports, it is not code.
-REPORTING = re.compile(r"error|failed|passed|traceback|refused|missing|rows|count|rss|\d+ (?:passed|failed)|=|错误",
-                       re.IGNORECASE)
+REPORTING = re.compile(
+    r"error|failed|passed|traceback|refused|missing|rows|count|rss|\d+ (?:passed|failed)|=|错误", re.IGNORECASE
+)
 CODE_LINE = re.compile(r"^\s*\d+\t")
 PATH_LIKE = re.compile(r"[/\\]|\.\w{1,5}$")
 
@@ -54,8 +55,11 @@ def statements(messages: list[dict[str, Any]]) -> list[str]:
         for call in m.get("tool_calls") or []:
             out.append(f"called {call['function']['name']} {called_on(call['function']['arguments'])}")
         if role == "tool":
-            out += [line.strip() for line in text.splitlines()
-                    if line.strip() and not CODE_LINE.match(line) and REPORTING.search(line)]
+            out += [
+                line.strip()
+                for line in text.splitlines()
+                if line.strip() and not CODE_LINE.match(line) and REPORTING.search(line)
+            ]
     return out
 
 
@@ -73,8 +77,11 @@ def summary(messages: list[dict[str, Any]], keep: float) -> Text:
     # Every statement i where the running share crosses a whole number: `keep` of them, spread evenly.
     kept = [s for i, s in enumerate(said) if int((i + 1) * keep) > int(i * keep)]
     body = "\n".join(f"- {s}" for s in kept)
-    return Text(f"<analysis>draft</analysis>\n<summary>\n1. Primary Request and Intent:\n{body}\n"
-                "6. Current Work and Next Step: as above\n</summary>", chunks=4)
+    return Text(
+        f"<analysis>draft</analysis>\n<summary>\n1. Primary Request and Intent:\n{body}\n"
+        "6. Current Work and Next Step: as above\n</summary>",
+        chunks=4,
+    )
 
 
 def answer(question: str, context: str, probe: dict[str, Any]) -> Text:
@@ -133,7 +140,10 @@ class ProbeEmulator(FakeOpenAI):
             return summary(messages, self.keep)
         question = next((q for q in self.probes if q in last), None)
         if question is not None:
-            context = "\n".join(text_of(m.get("content")) + json.dumps(m.get("tool_calls") or "", ensure_ascii=False)
-                                for m in messages[:-1] if m.get("role") != "system")
+            context = "\n".join(
+                text_of(m.get("content")) + json.dumps(m.get("tool_calls") or "", ensure_ascii=False)
+                for m in messages[:-1]
+                if m.get("role") != "system"
+            )
             return answer(question, context, self.probes[question])
         return super()._next_reply(body) if self.pending else smart_reply(body)

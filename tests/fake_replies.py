@@ -79,8 +79,14 @@ class Empty:
 Reply = Text | ToolCalls | Error | CutStream | Malformed | Slow | Hang | Empty
 ReplyLike = Reply | Callable[[dict[str, Any]], Any]
 
-_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "insufficient_balance",
-                404: "not_found_error", 422: "invalid_request_error", 429: "rate_limit_error"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "insufficient_balance",
+    404: "not_found_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+}
 
 
 def split_text(text: str, n: int) -> list[str]:
@@ -140,8 +146,16 @@ def _tool_call_from_text(text: str, tools: dict[str, dict[str, Any]]) -> ToolCal
     if not match:
         return None
     verb, rest = match.group(1), match.group(2).strip()
-    name = {"read": "read_file", "run": "run_command", "write": "write_file", "edit": "edit_file",
-            "todo": "todo", "fetch": "fetch_url", "task": "task", "tasks": "task"}[verb]
+    name = {
+        "read": "read_file",
+        "run": "run_command",
+        "write": "write_file",
+        "edit": "edit_file",
+        "todo": "todo",
+        "fetch": "fetch_url",
+        "task": "task",
+        "tasks": "task",
+    }[verb]
     if name not in tools:
         return None
     if verb in ("task", "tasks"):
@@ -198,7 +212,7 @@ def _summary(messages: list[dict[str, Any]]) -> Text:
         "5. All user messages:",
         *[f"   - {u}" for u in users],
         "6. Pending Tasks: none",
-        f"7. Current Work: answering \"{users[-1] if users else ''}\"",
+        f'7. Current Work: answering "{users[-1] if users else ""}"',
         "8. Optional Next Step: none",
         "</summary>",
     ]

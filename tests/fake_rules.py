@@ -42,8 +42,10 @@ DEFAULT_REASONING = "Let me work out what is being asked."
 def deepseek_refusal(body: dict[str, Any]) -> Refusal | None:
     model = body.get("model")
     if model in RETIRED:
-        return 400, (f"Model Not Exist: the model `{model}` was retired on {RETIRED[model]}. "
-                     "Please use `deepseek-flash` or `deepseek-v4-pro`.")
+        return 400, (
+            f"Model Not Exist: the model `{model}` was retired on {RETIRED[model]}. "
+            "Please use `deepseek-flash` or `deepseek-v4-pro`."
+        )
     max_tokens = body.get("max_tokens")
     if isinstance(max_tokens, int) and not 1 <= max_tokens <= MAX_OUTPUT:
         return 400, f"Invalid max_tokens value, the valid range of max_tokens is [1, {MAX_OUTPUT}]"
@@ -56,8 +58,11 @@ def deepseek_refusal(body: dict[str, Any]) -> Refusal | None:
     if choice is not None and choice != "auto":
         return 400, "Thinking mode does not support this tool_choice"
     for message in body.get("messages") or []:
-        if message.get("role") == "assistant" and message.get("tool_calls") and \
-                message.get("reasoning_content") is None:
+        if (
+            message.get("role") == "assistant"
+            and message.get("tool_calls")
+            and message.get("reasoning_content") is None
+        ):
             return 400, "The `reasoning_content` in the thinking mode must be passed back to the API."
     return None
 
@@ -77,8 +82,10 @@ def _tool_pairing(messages: list[dict[str, Any]]) -> Refusal | None:
         if message.get("role") == "assistant":
             pending = {call.get("id") for call in message.get("tool_calls") or []}
     if pending:
-        return 400, ("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-                     "'tool_call_id'. (insufficient tool messages following tool_calls message)")
+        return 400, (
+            "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+            "'tool_call_id'. (insufficient tool messages following tool_calls message)"
+        )
     return None
 
 
@@ -95,8 +102,10 @@ def image_refusal(body: dict[str, Any], vision_models: frozenset[str]) -> Refusa
     data URL is not a base64 PNG/JPEG/GIF/WebP."""
     for index, message, part in _image_parts(body):
         if body.get("model") not in vision_models:
-            return 400, (f"Failed to deserialize the JSON body into the target type: messages[{index}]: "
-                         "unknown variant `image_url`, expected `text`")
+            return 400, (
+                f"Failed to deserialize the JSON body into the target type: messages[{index}]: "
+                "unknown variant `image_url`, expected `text`"
+            )
         if message.get("role") != "user":
             return 400, f"messages[{index}]: image content is only allowed in user messages"
         url = str((part.get("image_url") or {}).get("url", ""))
@@ -146,8 +155,9 @@ def content_of(reply: Reply) -> str | None:
 
 def calls_of(reply: ToolCalls) -> list[tuple[str, str]]:
     """(name, arguments JSON) of each call, raw strings passed through as scripted."""
-    return [(name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
-            for name, args in reply.calls]
+    return [
+        (name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)) for name, args in reply.calls
+    ]
 
 
 class ServerKind:

@@ -17,8 +17,10 @@ import time
 from pathlib import Path
 
 # OSC 52 (set the clipboard), OSC 0 (the window's title), OSC 8 (a link), clear the screen, a colour.
-ESCAPES = ("\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED-TITLE\x07\x1b]8;;http://evil.example/\x07link\x1b]8;;\x07"
-           "\x1b[2J\x1b[H\x1b[31mRED-TEXT\x1b[0m")
+ESCAPES = (
+    "\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED-TITLE\x07\x1b]8;;http://evil.example/\x07link\x1b]8;;\x07"
+    "\x1b[2J\x1b[H\x1b[31mRED-TEXT\x1b[0m"
+)
 STARTED = "Knowledge Graph MCP Server running on stdio"
 
 
@@ -31,11 +33,21 @@ def by_hand() -> None:
             continue  # a notification
         method, params = message.get("method"), message.get("params") or {}
         if method == "initialize":
-            result = {"protocolVersion": params.get("protocolVersion"), "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "bad", "version": "1"}}
+            result = {
+                "protocolVersion": params.get("protocolVersion"),
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "bad", "version": "1"},
+            }
         elif method == "tools/list":
-            result = {"tools": [{"name": "nested", "description": "Answers with nested arrays.",
-                                 "inputSchema": {"type": "object", "properties": {}}}]}
+            result = {
+                "tools": [
+                    {
+                        "name": "nested",
+                        "description": "Answers with nested arrays.",
+                        "inputSchema": {"type": "object", "properties": {}},
+                    }
+                ]
+            }
         elif method == "tools/call":
             answer = '{"jsonrpc":"2.0","id":' + json.dumps(message["id"]) + ',"result":' + "[" * depth
             sys.stdout.write(answer + "]" * depth + "}\n")

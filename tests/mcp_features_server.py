@@ -66,8 +66,9 @@ def _ask() -> Elicit[Answer]:
 
 
 def _sample(text: str) -> Sample:
-    return Sample([SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarize: {text}"))],
-                  max_tokens=50)
+    return Sample(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarize: {text}"))], max_tokens=50
+    )
 
 
 def _roots() -> ListRoots:

@@ -15,11 +15,28 @@ from pathlib import Path
 import bashlex
 
 # Calls whose first argument is a program or an argv; the qualified names as imported.
-EXEC = {"subprocess.run", "subprocess.Popen", "subprocess.check_output", "subprocess.check_call",
-        "subprocess.call", "asyncio.create_subprocess_exec", "pexpect.spawn", "pexpect.run", "os.execvp",
-        "os.execv", "os.execlp", "os.posix_spawnp", "os.spawnlp"}
-SHELL = {"asyncio.create_subprocess_shell", "os.system", "os.popen", "subprocess.getoutput",
-         "subprocess.getstatusoutput"}
+EXEC = {
+    "subprocess.run",
+    "subprocess.Popen",
+    "subprocess.check_output",
+    "subprocess.check_call",
+    "subprocess.call",
+    "asyncio.create_subprocess_exec",
+    "pexpect.spawn",
+    "pexpect.run",
+    "os.execvp",
+    "os.execv",
+    "os.execlp",
+    "os.posix_spawnp",
+    "os.spawnlp",
+}
+SHELL = {
+    "asyncio.create_subprocess_shell",
+    "os.system",
+    "os.popen",
+    "subprocess.getoutput",
+    "subprocess.getstatusoutput",
+}
 WHICH = {"shutil.which"}
 SHELLS = {"sh", "bash", "dash"}
 # Commands that run the next word as a program (after their own options).
@@ -174,9 +191,18 @@ def _called(source: _Source, call: ast.Call) -> set[str]:
         return set()
     if name in SHELL or shell:
         return shell_programs(text)
-    if name in WHICH or name == "asyncio.create_subprocess_exec" or len(call.args) > 1 or call.keywords and \
-            name == "pexpect.spawn" and any(k.arg == "args" for k in call.keywords):
+    if (
+        name in WHICH
+        or name == "asyncio.create_subprocess_exec"
+        or len(call.args) > 1
+        or call.keywords
+        and name == "pexpect.spawn"
+        and any(k.arg == "args" for k in call.keywords)
+    ):
         found = program_name(text)
         return {found} if found else set()
-    return _through_wrappers(shlex.split(text)) if name == "pexpect.spawn" else \
-        ({found} if (found := program_name(text)) else set())
+    return (
+        _through_wrappers(shlex.split(text))
+        if name == "pexpect.spawn"
+        else ({found} if (found := program_name(text)) else set())
+    )

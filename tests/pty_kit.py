@@ -36,21 +36,33 @@ def spread(text: str) -> str:
 ASKED = ("--sandbox", "danger-full-access")
 
 
-def spawn(workspace: Path, home: Path, server: FakeOpenAI, *args: str, lang: str = "en",
-          env_extra: dict[str, str] | None = None) -> pexpect.spawn:
+def spawn(
+    workspace: Path,
+    home: Path,
+    server: FakeOpenAI,
+    *args: str,
+    lang: str = "en",
+    env_extra: dict[str, str] | None = None,
+) -> pexpect.spawn:
     env = dict(os.environ)
-    env.update({
-        "CODING_AGENT_HOME": str(home),
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-        "TERM": "xterm-256color",
-        "PYDANTIC_AI_NO_BANNER": "1",
-        "CODING_AGENT_MAX_RETRIES": "0",
-        **(env_extra or {}),
-    })
+    env.update(
+        {
+            "CODING_AGENT_HOME": str(home),
+            "PROMPT_TOOLKIT_NO_CPR": "1",
+            "TERM": "xterm-256color",
+            "PYDANTIC_AI_NO_BANNER": "1",
+            "CODING_AGENT_MAX_RETRIES": "0",
+            **(env_extra or {}),
+        }
+    )
     child = pexpect.spawn(
         sys.executable,
         [str(ROOT / "main.py"), "--base-url", server.base_url, "--lang", lang, *args],
-        cwd=str(workspace), env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 140),
+        cwd=str(workspace),
+        env=env,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(40, 140),
     )
     child.expect(SESSION_ID)
     child.session_id = child.match.group(1)
@@ -89,8 +101,9 @@ def type_line(child: pexpect.spawn, text: str) -> None:
     child.send("\r")
 
 
-def started(workspace: Path, home: Path, server: FakeOpenAI, *args: str, **options: object) -> tuple[pexpect.spawn,
-                                                                                               Screen]:
+def started(
+    workspace: Path, home: Path, server: FakeOpenAI, *args: str, **options: object
+) -> tuple[pexpect.spawn, Screen]:
     """`spawn`, a screen of what it shows from the banner on, and its first prompt waited for."""
     child = spawn(workspace, home, server, *args, **options)  # type: ignore[arg-type]
     screen = Screen(child)

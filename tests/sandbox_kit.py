@@ -33,8 +33,9 @@ def landlock(workspace: Path, **policy: object) -> Sandbox:
     abi = detect.landlock_abi()
     if not abi:
         pytest.skip("SKIPPED: this kernel has no Landlock (or it is off): the fallback cannot run here")
-    return Sandbox(SandboxPolicy(**policy), workspace.resolve(), detect.Mechanism("landlock", f"Landlock ABI {abi}",
-                                                                                   abi=abi))
+    return Sandbox(
+        SandboxPolicy(**policy), workspace.resolve(), detect.Mechanism("landlock", f"Landlock ABI {abi}", abi=abi)
+    )
 
 
 def run(sandbox: Sandbox | None, command: str, cwd: Path | None = None, timeout: float = 30) -> str:
@@ -90,4 +91,4 @@ def processes_named(marker: str) -> list[int]:
 def connect(port: int) -> str:
     """A command that connects to 127.0.0.1:`port` and says so."""
     code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('CONNECTED')"
-    return f"{sys.executable} -c \"{code}\""
+    return f'{sys.executable} -c "{code}"'

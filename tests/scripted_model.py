@@ -31,8 +31,12 @@ class ScriptedModel:
     def agent(self, state: AppState) -> Agent[AppState, str]:
         """An agent like the turn's (its instructions and tools), on this script instead of a server."""
         model = FunctionModel(stream_function=self._stream, model_name="scripted")
-        return Agent(model, instructions=state.scratch.instructions or "You are a coding agent.",
-                     deps_type=AppState, tools=active_tools(state.config))
+        return Agent(
+            model,
+            instructions=state.scratch.instructions or "You are a coding agent.",
+            deps_type=AppState,
+            tools=active_tools(state.config),
+        )
 
     async def _stream(self, messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
         self.requests.append(list(messages))
@@ -48,8 +52,10 @@ class ScriptedModel:
         if isinstance(step, str):
             yield step
             return
-        yield {i: DeltaToolCall(name, json.dumps(args), tool_call_id=f"call_{len(self.requests)}_{i}")
-               for i, (name, args) in enumerate(step)}
+        yield {
+            i: DeltaToolCall(name, json.dumps(args), tool_call_id=f"call_{len(self.requests)}_{i}")
+            for i, (name, args) in enumerate(step)
+        }
 
 
 def last_prompt(messages: list[ModelMessage]) -> str:

@@ -22,8 +22,11 @@ class StateMaker:
 
     def __call__(self, **config: Any) -> AppState:
         options = {**self.defaults, **config}
-        state = AppState(config=Config(**options),
-                         transcript=Transcript(session.new_session_id(), options["workspace"]), emit=EventLog())
+        state = AppState(
+            config=Config(**options),
+            transcript=Transcript(session.new_session_id(), options["workspace"]),
+            emit=EventLog(),
+        )
         self.made.append(state)
         return state
 

@@ -24,8 +24,10 @@ AGENT_MAY_IMPORT = ("agent", "session")
 # sits among them: the state and everything above store through it; it stands on agent/store/ alone.
 # The shared modules (agent/config.py, events, errors, debuglog) are the vocabulary of all of them.
 # (Named by folder, not dotted: the layout's rewrite script reads a package's dotted name as the old module's.)
-LAYERS = tuple(part if part == "session" else "agent." + part for part in (
-    "turn", "compaction", "tools", "state", "provider", "tokens", "session", "store", "text", "shared"))
+LAYERS = tuple(
+    part if part == "session" else "agent." + part
+    for part in ("turn", "compaction", "tools", "state", "provider", "tokens", "session", "store", "text", "shared")
+)
 SHARED = ("agent.config", "agent.events", "agent.errors", "agent.debuglog", "agent.marks")
 
 MAX_LINES = 400
@@ -113,8 +115,9 @@ def test_the_graph_sees_imports_inside_functions_relative_imports_and_type_check
     (tmp_path / "ui" / "__init__.py").write_text("")
     (tmp_path / "ui" / "view.py").write_text("def later():\n    from main import run\n")
     (tmp_path / "ui" / "panel.py").write_text("from . import view\nfrom .view import later\n")
-    (tmp_path / "ui" / "typed.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                                              "    import ui.panel\n")
+    (tmp_path / "ui" / "typed.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import ui.panel\n"
+    )
     (tmp_path / "main.py").write_text("import ui.typed\n")
     graph = import_graph(tmp_path)
     assert graph["ui.view"] == {"main"}
@@ -138,8 +141,13 @@ def test_no_import_cycle():
 def test_agent_never_imports_the_layers_above_it():
     graph = import_graph(ROOT)
     assert "agent.turn.loop" in graph and "compact" in graph
-    offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if m.split(".")[0] == "agent"
-                       for target in targets if target.split(".")[0] not in AGENT_MAY_IMPORT)
+    offenders = sorted(
+        f"{m} -> {target}"
+        for m, targets in graph.items()
+        if m.split(".")[0] == "agent"
+        for target in targets
+        if target.split(".")[0] not in AGENT_MAY_IMPORT
+    )
     assert offenders == [], f"agent/ gets what it needs from above by parameters, not imports: {offenders}"
 
 
@@ -172,8 +180,13 @@ def test_the_parts_of_agent_import_only_the_parts_below_them():
     graph = import_graph(ROOT)
     rank = {part: i for i, part in enumerate(LAYERS)}
     assert {layer_of(m) for m in graph} >= set(LAYERS)
-    offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if layer_of(m)
-                       for target in targets if layer_of(target) and rank[layer_of(target)] < rank[layer_of(m)])
+    offenders = sorted(
+        f"{m} -> {target}"
+        for m, targets in graph.items()
+        if layer_of(m)
+        for target in targets
+        if layer_of(target) and rank[layer_of(target)] < rank[layer_of(m)]
+    )
     assert offenders == [], f"a part imports only itself and the parts below it ({' > '.join(LAYERS)}): {offenders}"
 
 
@@ -191,8 +204,11 @@ def test_no_module_imports_a_private_name_of_another():
     for module, path in modules.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules:
-                offenders += [f"{module}: {node.module}.{a.name}" for a in node.names
-                              if a.name.startswith("_") and f"{node.module}.{a.name}" not in modules]
+                offenders += [
+                    f"{module}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and f"{node.module}.{a.name}" not in modules
+                ]
     assert offenders == []
 
 
@@ -203,15 +219,17 @@ def source_files(root: Path) -> list[Path]:
 
     def counted(path: Path) -> bool:
         parts = path.relative_to(root).parts
-        return parts[0] not in {*NOT_SOURCE, *envs} and not any(p.startswith(".") or p == "build" or
-                                                             p.endswith(".egg-info") for p in parts)
+        return parts[0] not in {*NOT_SOURCE, *envs} and not any(
+            p.startswith(".") or p == "build" or p.endswith(".egg-info") for p in parts
+        )
 
     return sorted(p for p in root.rglob("*.py") if counted(p))
 
 
 def test_no_source_file_over_400_lines_but_the_known_ones_and_none_grows():
-    sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
-             for p in source_files(ROOT)}
+    sizes = {
+        p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in source_files(ROOT)
+    }
     assert "main.py" in sizes and "ui/app.py" in sizes
     too_long = {name: n for name, n in sizes.items() if n > KNOWN_LONG.get(name, MAX_LINES)}
     assert too_long == {}, f"split by responsibility (at most {MAX_LINES} lines, known ones no longer): {too_long}"
@@ -258,8 +276,13 @@ def test_nothing_outside_the_compaction_package_imports_its_inner_modules():
     graph = import_graph(ROOT)
     inner = {m for m in graph if m.startswith("agent.compaction.")}
     assert "agent.compaction.flow" in inner and "agent.compaction" in graph["compact"]
-    offenders = sorted(f"{m} -> {target}" for m, targets in graph.items() if not m.startswith("agent.compaction")
-                       for target in targets if target in inner)
+    offenders = sorted(
+        f"{m} -> {target}"
+        for m, targets in graph.items()
+        if not m.startswith("agent.compaction")
+        for target in targets
+        if target in inner
+    )
     assert offenders == [], f"import these from agent.compaction (its __init__ names them): {offenders}"
     within = sorted(m for m in inner if "agent.compaction" in graph[m])
     assert within == [], f"inside the package, import the module itself, not the package: {within}"
@@ -300,3 +323,13 @@ def test_every_module_row_is_a_whole_sentence():
     assert len(rows) > 100
     cut = [module for module, text in rows if not text.endswith((".", "!", "?"))]
     assert cut == [], f"finish these rows of docs/architecture.md in a whole sentence: {cut}"
+
+
+def test_the_tree_is_ruff_formatted_and_clean():
+    """One layout for every file (`ruff format`) and no lint: a diff then shows what changed, not how."""
+    import subprocess
+    import sys
+
+    for check in (["format", "--check", "--quiet"], ["check", "--quiet"]):
+        done = subprocess.run([sys.executable, "-m", "ruff", *check, str(ROOT)], capture_output=True, text=True)
+        assert done.returncode == 0, f"ruff {check[0]}: {done.stdout[-2000:]}{done.stderr[-500:]}"

@@ -16,9 +16,16 @@ from tests.prefix_cache import PrefixCache
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "deepseek-v4-flash"
-TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file. " * 40,
-                                           "parameters": {"type": "object",
-                                                          "properties": {"path": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a file. " * 40,
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
 PROSE = "The parser reads the header first and then every record in order. " * 40
 CHINESE = "解析器先读取文件头，然后按顺序读取每一条记录，最后把结果写回磁盘。" * 40
 CODE = "".join(f"    value_{i} = compute(item, {i})  # step {i}\n" for i in range(150))
@@ -34,12 +41,18 @@ def _counts(skew: Skew | None, **body: object) -> int:
         return srv.last_request["prompt_tokens"]
 
 
-@pytest.mark.parametrize("kind, body, share", [
-    ("system and tools", {"messages": [{"role": "system", "content": PROSE}, {"role": "user", "content": "hi"}],
-                          "tools": TOOLS}, 0.15),
-    ("CJK", {"messages": [{"role": "user", "content": CHINESE}]}, 0.10),
-    ("code", {"messages": [{"role": "user", "content": CODE}]}, -0.05),
-])
+@pytest.mark.parametrize(
+    "kind, body, share",
+    [
+        (
+            "system and tools",
+            {"messages": [{"role": "system", "content": PROSE}, {"role": "user", "content": "hi"}], "tools": TOOLS},
+            0.15,
+        ),
+        ("CJK", {"messages": [{"role": "user", "content": CHINESE}]}, 0.10),
+        ("code", {"messages": [{"role": "user", "content": CODE}]}, -0.05),
+    ],
+)
 def test_skewed_counts_move_by_the_share_of_each_kind(kind, body, share):
     plain, skewed = _counts(None, **body), _counts(Skew(), **body)
     # Unskewed: our DeepSeek-style rendering (tests/deepseek_template.py), DeepSeek's tokens.
@@ -122,8 +135,10 @@ def test_every_request_is_recorded_with_its_refusal_and_seen_by_observers():
         with pytest.raises(openai.BadRequestError):
             client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "word " * 200}])
         with pytest.raises(openai.BadRequestError):  # refused by the rules: a tool result with no call
-            client.chat.completions.create(model=MODEL, messages=[
-                {"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "r"}])
+            client.chat.completions.create(
+                model=MODEL,
+                messages=[{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "r"}],
+            )
         records = list(srv.requests)
     assert seen == [(200, 1), (400, 1), (400, 2)]
     assert [r["status"] for r in records] == [200, 400, 400]
@@ -137,8 +152,13 @@ def test_the_command_line_takes_skew_and_cache_bound():
 
     args = parse_args(["--skew", "--cache-tokens", "1000"])
     assert args.skew == "" and args.cache_tokens == 1000
-    proc = subprocess.run([sys.executable, "-m", "tests.fake_openai", "--skew", "cjk=x"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.fake_openai", "--skew", "cjk=x"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0 and "could not convert" in proc.stderr
 
 

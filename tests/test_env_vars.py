@@ -75,7 +75,14 @@ def test_an_exported_fault_switch_kills_no_real_session(tmp_path, server):
     workspace.mkdir()
     session_id = prepare_session(home, workspace.resolve(), [])
     env = {**agent_env(home), "CODING_AGENT_FAULT": "append_mid_write"}  # set by hand: no harness mark
-    done = subprocess.run(agent_argv(server, "--resume", session_id, "-p", "hello"), cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        agent_argv(server, "--resume", session_id, "-p", "hello"),
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0 and "Echo: hello" in done.stdout, done.stderr
     assert b"Echo: hello" in session_path(home, workspace.resolve(), session_id).read_bytes()

@@ -42,8 +42,11 @@ def client(server):
 
 def stream(client, **kw):
     kw.setdefault("messages", USER)
-    return list(client.chat.completions.create(
-        model="deepseek-v4-flash", stream=True, stream_options={"include_usage": True}, **kw))
+    return list(
+        client.chat.completions.create(
+            model="deepseek-v4-flash", stream=True, stream_options={"include_usage": True}, **kw
+        )
+    )
 
 
 def test_streaming_text_with_reasoning_and_usage(server, client):
@@ -58,7 +61,8 @@ def test_streaming_text_with_reasoning_and_usage(server, client):
     usage = chunks[-1].usage
     assert usage.prompt_tokens == server.last_request["prompt_tokens"] > 0
     assert usage.completion_tokens == tokens.count_text("Hello there, streaming world of tokens") + tokens.count_text(
-        "Because I must.")
+        "Because I must."
+    )
     assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
 
 
@@ -105,7 +109,10 @@ def test_cache_hits_grow_with_a_repeated_prefix(server, client):
     third = client.chat.completions.create(model="m", messages=[*history, {"role": "user", "content": "three"}])
     assert third.usage.model_extra["prompt_cache_hit_tokens"] > hit  # the assistant turn is cached now
     assert [r["cache_hit_tokens"] for r in server.requests] == [
-        0, hit, third.usage.model_extra["prompt_cache_hit_tokens"]]
+        0,
+        hit,
+        third.usage.model_extra["prompt_cache_hit_tokens"],
+    ]
 
 
 def test_cache_of_a_million_tokens_is_fast():
@@ -145,8 +152,10 @@ def test_max_context_rejects_long_requests():
         prompt = srv.last_request["prompt_tokens"]
         assert prompt > 100
         assert info.value.code == "invalid_request_error"
-        assert (f"This model's maximum context length is 100 tokens. However, you requested {prompt} tokens"
-                in info.value.message)
+        assert (
+            f"This model's maximum context length is 100 tokens. However, you requested {prompt} tokens"
+            in info.value.message
+        )
         assert srv.pending == 0
 
 
@@ -159,8 +168,12 @@ def test_api_key_and_tool_choice_none():
         assert good.chat.completions.create(model="m", messages=USER).choices[0].message.content == "Echo: hello"
         assert [m.id for m in good.models.list()][0] == "deepseek-flash"
         with pytest.raises(openai.BadRequestError):
-            good.chat.completions.create(model="m", messages=USER, tool_choice="none", tools=[
-                {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}])
+            good.chat.completions.create(
+                model="m",
+                messages=USER,
+                tool_choice="none",
+                tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+            )
         assert srv.requests[1]["headers"]["authorization"] == "Bearer secret"
 
 
@@ -219,31 +232,46 @@ def test_smart_default_replies():
     assert ask("please think about it").reasoning
     assert ask("read src/app.py") == ToolCalls([("read_file", {"path": "src/app.py"})])
     assert ask("run pytest -q tests") == ToolCalls([("run_command", {"command": "pytest -q tests"})])
-    assert ask("write notes.txt hello there") == ToolCalls([("write_file", {"path": "notes.txt",
-                                                                            "content": "hello there"})])
-    assert ask("edit a.py foo bar") == ToolCalls([("edit_file", {"path": "a.py", "old_text": "foo",
-                                                                 "new_text": "bar"})])
+    assert ask("write notes.txt hello there") == ToolCalls(
+        [("write_file", {"path": "notes.txt", "content": "hello there"})]
+    )
+    assert ask("edit a.py foo bar") == ToolCalls(
+        [("edit_file", {"path": "a.py", "old_text": "foo", "new_text": "bar"})]
+    )
     assert ask("read src/app.py", tools=[]).content == "Echo: read src/app.py"
     assert isinstance(ask("read src/app.py", tool_choice="none"), Text)
     slow = ask("tell me something slow")
     assert isinstance(slow, Slow) and slow.chunks == 40
-    after_tool = smart_reply({"messages": [
-        {"role": "user", "content": "read a"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "x" * 42},
-    ]})
+    after_tool = smart_reply(
+        {
+            "messages": [
+                {"role": "user", "content": "read a"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "x" * 42},
+            ]
+        }
+    )
     assert after_tool.content == "Done: read_file returned 42 characters."
 
 
 def test_smart_default_summary_lists_user_messages():
-    body = {"tool_choice": "none", "tools": TOOLS, "messages": [
-        {"role": "system", "content": "sys"},
-        {"role": "user", "content": "first ask: read main.py"},
-        {"role": "assistant", "content": "sure"},
-        {"role": "user", "content": [{"type": "text", "text": "第二个请求"}]},
-        {"role": "user", "content": "Summarize. Put <analysis> first, then <summary>."},
-    ]}
+    body = {
+        "tool_choice": "none",
+        "tools": TOOLS,
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "first ask: read main.py"},
+            {"role": "assistant", "content": "sure"},
+            {"role": "user", "content": [{"type": "text", "text": "第二个请求"}]},
+            {"role": "user", "content": "Summarize. Put <analysis> first, then <summary>."},
+        ],
+    }
     reply = smart_reply(body)
     assert isinstance(reply, Text)
     assert reply.content.startswith("<analysis>draft</analysis>\n<summary>")
@@ -260,8 +288,9 @@ def test_smart_default_over_http_runs_a_tool_turn(server, client):
 
 
 def test_standalone_prints_its_url():
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_openai", "--port", "0"], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fake_openai", "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
     try:
         line = proc.stdout.readline().strip()
         assert line.startswith("FAKE_OPENAI_URL=http://127.0.0.1:")
@@ -295,8 +324,11 @@ async def test_pydantic_ai_tool_round_trip(server, monkeypatch):
         output = await run.get_output()
     assert output == "It says hi." and seen == ["a.py"]
     second = server.requests[1]["body"]
-    assert second["messages"][-1] == {"role": "tool", "tool_call_id": second["messages"][-2]["tool_calls"][0]["id"],
-                                      "content": "file body " * 10}
+    assert second["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": second["messages"][-2]["tool_calls"][0]["id"],
+        "content": "file body " * 10,
+    }
     assert second["stream_options"] == {"include_usage": True}
     last = run.all_messages()[-1]
     hit = server.requests[1]["cache_hit_tokens"]

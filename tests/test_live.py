@@ -44,8 +44,12 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
         before = (state.stats.input_tokens, state.stats.cache_hit_tokens, state.stats.output_tokens)
         result = await compact.run_compact(state)
         assert result.tier == "summary"
-        inp, hits, out = (a - b for a, b in zip(
-            (state.stats.input_tokens, state.stats.cache_hit_tokens, state.stats.output_tokens), before, strict=True))
+        inp, hits, out = (
+            a - b
+            for a, b in zip(
+                (state.stats.input_tokens, state.stats.cache_hit_tokens, state.stats.output_tokens), before, strict=True
+            )
+        )
         await on_submit(state, "What was the secret word? One word.")
         answer = "".join(getattr(e, "text", "") for e in state.emit.events[-50:])
         assert "pineapple" in answer.lower()
@@ -56,6 +60,8 @@ async def test_a_real_session_with_a_tool_call_and_a_compaction(monkeypatch, wor
     assert price is not None
     cost = money(hits, inp - hits, out, price)
     with capsys.disabled():
-        print(f"\nlive: compaction request on {config.model} (thinking on): {inp:,} input tokens, "
-              f"prompt_cache_hit_tokens {hits:,} ({100 * hits / max(inp, 1):.1f}%), {out:,} output; "
-              f"cost ${cost:.6f}")
+        print(
+            f"\nlive: compaction request on {config.model} (thinking on): {inp:,} input tokens, "
+            f"prompt_cache_hit_tokens {hits:,} ({100 * hits / max(inp, 1):.1f}%), {out:,} output; "
+            f"cost ${cost:.6f}"
+        )

@@ -22,8 +22,15 @@ def run_main(args, workspace, home, env=None, timeout=60, stdin=""):
     full.update({"CODING_AGENT_HOME": str(home), "CODING_AGENT_MAX_RETRIES": "0"})
     full.update(env or {})
     # stdin given, never inherited: -p reads a piped stdin (an empty one adds nothing).
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], cwd=workspace, env=full,
-                          capture_output=True, text=True, timeout=timeout, input=stdin)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        cwd=workspace,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=stdin,
+    )
 
 
 def test_version(workspace, home):
@@ -129,8 +136,10 @@ async def test_undo_and_clear_commands(make_state, workspace, server, lang):
 
     state = make_state(lang=lang)
     app = App(state, main.submit, console=Console(file=StringIO(), width=120))
-    script_forever(server, responder([Text("hi"), ToolCalls([("write_file", {"path": "new.py", "content": "x = 1\n"})]),
-                                      Text("written")]))
+    script_forever(
+        server,
+        responder([Text("hi"), ToolCalls([("write_file", {"path": "new.py", "content": "x = 1\n"})]), Text("written")]),
+    )
     await main.submit(app, "hello")
     await main.submit(app, "please create new.py")
     assert (workspace / "new.py").exists()
@@ -175,7 +184,8 @@ def test_the_prompt_is_drawn_before_pydantic_ai_is_imported(workspace, home, ser
         f"sys.exit(main.main(['--base-url', {server.base_url!r}]))\n"
     )
     env = {**os.environ, "CODING_AGENT_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code], cwd=workspace, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=workspace, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert "pydantic_ai imported: False" in done.stdout, done.stdout + done.stderr

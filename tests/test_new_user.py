@@ -11,8 +11,9 @@ from tests.test_main import run_main
 
 
 def test_print_mode_says_it_declined_a_command(workspace, home, server):
-    result = run_main(["--base-url", server.base_url, "-p", "run touch made.txt", "--sandbox", "danger-full-access"],
-                      workspace, home)
+    result = run_main(
+        ["--base-url", server.base_url, "-p", "run touch made.txt", "--sandbox", "danger-full-access"], workspace, home
+    )
     assert not (workspace / "made.txt").exists()
     assert "touch made.txt" in result.stderr and "--yes" in result.stderr
 
@@ -34,8 +35,11 @@ def test_print_mode_refuses_an_empty_message(workspace, home, server):
 def test_compact_at_outside_the_range_is_refused_with_the_range(workspace, home, server):
     low, high = compact_at_range(16_000)
     for value in ("200%", str(high + 1), "1%"):
-        result = run_main(["--base-url", server.base_url, "--context-window", "16000", "--compact-at", value,
-                           "-p", "hi"], workspace, home)
+        result = run_main(
+            ["--base-url", server.base_url, "--context-window", "16000", "--compact-at", value, "-p", "hi"],
+            workspace,
+            home,
+        )
         assert result.returncode == 2
         assert f"{low:,}" in result.stderr and f"{high:,}" in result.stderr, result.stderr
     assert server.requests == []
@@ -84,8 +88,10 @@ def _app(state):
 
 
 # Issue 20 adds /compact show.
-@pytest.mark.parametrize(("lang", "hint"), [("en", "[instructions|preview [instructions]|undo|show]"),
-                                           ("zh", "[补充说明|preview [补充说明]|undo|show]")])
+@pytest.mark.parametrize(
+    ("lang", "hint"),
+    [("en", "[instructions|preview [instructions]|undo|show]"), ("zh", "[补充说明|preview [补充说明]|undo|show]")],
+)
 async def test_help_shows_what_a_command_takes_from_the_registry(state, lang, hint):
     from ui.commands import COMMANDS, dispatch
 
@@ -147,10 +153,37 @@ async def test_resume_previews_a_compacted_session_by_the_users_words(make_state
 
 
 # Words that stay as they are in the Chinese UI: names of things, not English sentences.
-KEPT_WORDS = {"API", "DeepSeek", "MB", "Ollama", "vLLM", "MCP", "Shift", "Tab", "git", "Claude", "Code", "Markdown",
-              "NUL", "FIFO",
-              "DEEPSEEK", "HTTP", "JSON", "KEY", "Key", "Nk", "OPENAI", "coding", "main", "pid", "py",
-              "shell", "token", "tokens", "preview"}  # preview: a word typed after /compact
+KEPT_WORDS = {
+    "API",
+    "DeepSeek",
+    "MB",
+    "Ollama",
+    "vLLM",
+    "MCP",
+    "Shift",
+    "Tab",
+    "git",
+    "Claude",
+    "Code",
+    "Markdown",
+    "NUL",
+    "FIFO",
+    "DEEPSEEK",
+    "HTTP",
+    "JSON",
+    "KEY",
+    "Key",
+    "Nk",
+    "OPENAI",
+    "coding",
+    "main",
+    "pid",
+    "py",
+    "shell",
+    "token",
+    "tokens",
+    "preview",
+}  # preview: a word typed after /compact
 
 
 def _english_words(text: str) -> list[str]:
@@ -196,9 +229,16 @@ def test_ctrl_c_in_print_mode_is_one_line(workspace, home, server):
     # An answer that goes on until the server stops: the signal, after its first part, must end it.
     story = " ".join(f"Slow answer part {i}." for i in range(1, 2001))
     server.script(Slow(story, delay_per_chunk=0.1, chunks=2000))
-    agent = subprocess.Popen(agent_argv(server, "-p", "slow answer please"), cwd=workspace, env=agent_env(home),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
-                             preexec_fn=as_a_terminal_starts_it)
+    agent = subprocess.Popen(
+        agent_argv(server, "-p", "slow answer please"),
+        cwd=workspace,
+        env=agent_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=as_a_terminal_starts_it,
+    )
     assert agent.stdout is not None
     assert agent.stdout.read(len("Slow answer part 1")) == "Slow answer part 1"
     agent.send_signal(signal.SIGINT)
@@ -211,7 +251,8 @@ def test_print_mode_says_why_it_waits_on_a_429(workspace, home, server):
     from tests.fake_openai import Error
 
     server.script(Error(429, "Rate limit reached", headers={"retry-after": "1"}))
-    result = run_main(["--base-url", server.base_url, "-p", "hello"], workspace, home,
-                      env={"CODING_AGENT_MAX_RETRIES": "2"})
+    result = run_main(
+        ["--base-url", server.base_url, "-p", "hello"], workspace, home, env={"CODING_AGENT_MAX_RETRIES": "2"}
+    )
     assert result.returncode == 0 and "Echo: hello" in result.stdout
     assert "HTTP 429: retrying in 1s (attempt 2 of 3)" in result.stderr

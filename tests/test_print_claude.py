@@ -73,8 +73,9 @@ def test_json_carries_claude_codes_fields_beside_ours(workspace, home, server):
     prompt = sum(r["prompt_tokens"] for r in server.requests)
     usage = out["usage"]
     assert (usage["input_tokens"], usage["cache_read_input_tokens"]) == (prompt - hit, hit) and hit > 0
-    limited = run_main(agent(server, "-p", "read notes.txt", "--max-turns", "1", "--output-format", "json"),
-                       workspace, home)
+    limited = run_main(
+        agent(server, "-p", "read notes.txt", "--max-turns", "1", "--output-format", "json"), workspace, home
+    )
     out = json.loads(limited.stdout)
     assert limited.returncode == 1 and (out["subtype"], out["is_error"]) == ("error_max_turns", True)
 
@@ -82,21 +83,30 @@ def test_json_carries_claude_codes_fields_beside_ours(workspace, home, server):
 def test_stream_json_starts_with_init_and_carries_whole_messages(workspace, home, server):
     (workspace / "notes.txt").write_text("alpha\n")
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({"mcpServers": {"demo": {"command": sys.executable,
-                                                                            "args": [DEMO]}}}))
+    (home / "settings.json").write_text(
+        json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}})
+    )
     result = run_main(agent(server, "-p", "read notes.txt", "--output-format", "stream-json"), workspace, home)
     assert result.returncode == 0, result.stderr
     out = lines(result.stdout)
     init, last = out[0], out[-1]
-    assert (init["type"], init["subtype"], init["model"], init["cwd"]) == ("system", "init", "deepseek-flash",
-                                                                          str(workspace))
+    assert (init["type"], init["subtype"], init["model"], init["cwd"]) == (
+        "system",
+        "init",
+        "deepseek-flash",
+        str(workspace),
+    )
     assert init["session_id"] == last["session_id"] and "read_file" in init["tools"]
     assert "mcp__demo__add" in init["tools"] and init["mcp_servers"] == [{"name": "demo", "status": "connected"}]
     assistant = [line["message"] for line in out if line["type"] == "assistant"]
     user = [line["message"] for line in out if line["type"] == "user"]
     [call] = assistant[0]["content"][-1:]
     assert (call["type"], call["name"], call["input"], assistant[0]["stop_reason"]) == (
-        "tool_use", "read_file", {"path": "notes.txt"}, "tool_use")
+        "tool_use",
+        "read_file",
+        {"path": "notes.txt"},
+        "tool_use",
+    )
     [result_block] = user[0]["content"]
     assert result_block["tool_use_id"] == call["id"] and "alpha" in result_block["content"]
     assert assistant[-1]["content"][-1] == {"type": "text", "text": last["result"]}
@@ -105,15 +115,22 @@ def test_stream_json_starts_with_init_and_carries_whole_messages(workspace, home
 
 
 def test_allowed_and_disallowed_tools_take_rules_and_claude_names(workspace, home, server):
-    ok = run_main(agent(server, "-p", "run echo hi there", "--allowedTools", "Bash(echo hi:*)", "Read"),
-                  workspace, home)
+    ok = run_main(
+        agent(server, "-p", "run echo hi there", "--allowedTools", "Bash(echo hi:*)", "Read"), workspace, home
+    )
     assert ok.returncode == 0, ok.stderr
     # Outside the OS sandbox, where a command no rule allows is asked (declined in -p).
-    other = run_main(agent(server, "-p", "run touch made.txt", "--allowedTools", "Bash(echo hi:*)",
-                           "--sandbox", "danger-full-access"), workspace, home)
+    other = run_main(
+        agent(
+            server, "-p", "run touch made.txt", "--allowedTools", "Bash(echo hi:*)", "--sandbox", "danger-full-access"
+        ),
+        workspace,
+        home,
+    )
     assert other.returncode == 3 and not (workspace / "made.txt").exists()
-    denied = run_main(agent(server, "-p", "run touch made.txt", "--yes", "--disallowedTools", "Bash(touch:*)"),
-                      workspace, home)
+    denied = run_main(
+        agent(server, "-p", "run touch made.txt", "--yes", "--disallowedTools", "Bash(touch:*)"), workspace, home
+    )
     assert denied.returncode == 0 and not (workspace / "made.txt").exists()
     assert "the permission rule 'Bash(touch:*)' (deny) refuses this call" in json.dumps(server.requests[-1]["body"])
     taken = run_main(agent(server, "-p", "hello", "--disallowedTools", "Bash,WebFetch"), workspace, home)
@@ -125,8 +142,9 @@ def test_allowed_and_disallowed_tools_take_rules_and_claude_names(workspace, hom
 
 def test_mcp_tools_are_allowed_or_denied_by_name(workspace, home, server):
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({"mcpServers": {"demo": {"command": sys.executable,
-                                                                            "args": [DEMO]}}}))
+    (home / "settings.json").write_text(
+        json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}})
+    )
     call = ToolCalls([("mcp__demo__add", {"a": 2, "b": 3})])
     server.script(call)
     asked = run_main(agent(server, "-p", "add"), workspace, home)
@@ -140,9 +158,11 @@ def test_mcp_tools_are_allowed_or_denied_by_name(workspace, home, server):
 
 
 def test_stream_json_input_runs_a_turn_per_message_in_one_session(workspace, home, server):
-    messages = [{"type": "user", "message": {"role": "user", "content": "first question"}},
-                "not json",
-                {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "second"}]}}]
+    messages = [
+        {"type": "user", "message": {"role": "user", "content": "first question"}},
+        "not json",
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "second"}]}},
+    ]
     stdin = "\n".join(m if isinstance(m, str) else json.dumps(m) for m in messages) + "\n"
     args = agent(server, "-p", "--input-format", "stream-json", "--output-format", "stream-json")
     result = run_main(args, workspace, home, stdin=stdin)

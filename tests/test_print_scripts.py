@@ -59,9 +59,14 @@ def test_json_is_one_object_with_what_a_script_needs(workspace, home, server):
     prompt = sum(r["prompt_tokens"] for r in server.requests)
     completion = sum(r["completion_tokens"] for r in server.requests)
     # Claude Code's meaning of input_tokens (not read from the cache), and ours beside it.
-    assert out["usage"] == {"input_tokens": prompt - hit, "cache_read_input_tokens": hit,
-                            "cache_creation_input_tokens": 0, "output_tokens": completion,
-                            "prompt_tokens": prompt, "cache_hit_tokens": hit}
+    assert out["usage"] == {
+        "input_tokens": prompt - hit,
+        "cache_read_input_tokens": hit,
+        "cache_creation_input_tokens": 0,
+        "output_tokens": completion,
+        "prompt_tokens": prompt,
+        "cache_hit_tokens": hit,
+    }
     # DeepSeek's page's figures, off-peak or peak (whichever hour the test runs at).
     expected = [(hit * h + (prompt - hit) * m + completion * o) / 1e6 for h, m, o in PAGE["deepseek-flash"].values()]
     assert out["cost"]["currency"] == "USD" and min(abs(out["cost"]["amount"] - e) for e in expected) < 1e-6
@@ -84,14 +89,20 @@ def test_stream_json_is_one_event_a_line_then_the_result(workspace, home, server
 
 def test_a_command_declined_for_want_of_approval_exits_3(workspace, home, server):
     # Outside the OS sandbox a command is asked about; in it, only one the sandbox stopped (test_sandbox_*).
-    result = run_main(agent(server, "-p", "run touch made.txt", "--output-format", "json", "--sandbox",
-                            "danger-full-access"), workspace, home)
+    result = run_main(
+        agent(server, "-p", "run touch made.txt", "--output-format", "json", "--sandbox", "danger-full-access"),
+        workspace,
+        home,
+    )
     assert result.returncode == 3, result.stderr
     out = json.loads(result.stdout)
     assert out["declined"] == ["touch made.txt"] and out["is_error"] is True
     assert "cannot ask for approval" in result.stderr and not (workspace / "made.txt").exists()
-    allowed = run_main(agent(server, "-p", "run touch made.txt", "--allowed-tools", "run_command", "--sandbox",
-                             "danger-full-access"), workspace, home)
+    allowed = run_main(
+        agent(server, "-p", "run touch made.txt", "--allowed-tools", "run_command", "--sandbox", "danger-full-access"),
+        workspace,
+        home,
+    )
     assert allowed.returncode == 0, allowed.stderr
     assert (workspace / "made.txt").exists()
 
@@ -108,8 +119,9 @@ def test_disallowed_tools_are_not_offered_and_unknown_names_are_refused(workspac
 
 def test_max_turns_stops_the_run_with_an_error(workspace, home, server):
     (workspace / "notes.txt").write_text("alpha\n")
-    result = run_main(agent(server, "-p", "read notes.txt", "--max-turns", "1", "--output-format", "json"),
-                      workspace, home)
+    result = run_main(
+        agent(server, "-p", "read notes.txt", "--max-turns", "1", "--output-format", "json"), workspace, home
+    )
     assert result.returncode == 1
     out = json.loads(result.stdout)
     assert out["is_error"] is True and out["requests"] == 1 and len(server.requests) == 1

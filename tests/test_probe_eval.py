@@ -12,8 +12,14 @@ import pytest
 from tests.fake_probe import ProbeEmulator, judge
 
 # What importing the bench sets for its own processes (no retries, no keys): undone after each test.
-BENCH_ENV = ("CODING_AGENT_MAX_RETRIES", "CODING_AGENT_TIMEOUT", "PYDANTIC_AI_NO_BANNER", "API_KEY",
-             "DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+BENCH_ENV = (
+    "CODING_AGENT_MAX_RETRIES",
+    "CODING_AGENT_TIMEOUT",
+    "PYDANTIC_AI_NO_BANNER",
+    "API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENAI_API_KEY",
+)
 
 
 @pytest.fixture
@@ -58,8 +64,11 @@ async def test_a_summarizer_that_drops_facts_scores_lower_than_one_that_keeps_th
     assert len(summaries) == 4 and not any(r.compressed.error for r in ours + dropped)
     assert all(r.compressed.after < r.compressed.before for r in ours + dropped)  # compacted, for real
     assert all(r.grade.scores is not None for r in kept + dropped)  # the judge's replies were read
-    whole, faithful, lossy = bench.overall([r for r in kept if r.strategy == "none"]), bench.overall(ours), \
-        bench.overall(dropped)
+    whole, faithful, lossy = (
+        bench.overall([r for r in kept if r.strategy == "none"]),
+        bench.overall(ours),
+        bench.overall(dropped),
+    )
     assert whole == 5.0 and faithful >= 4.5, (whole, faithful)
     assert faithful - lossy >= 0.75, (faithful, lossy)
     exact = [sum(bool(r.grade.exact) for r in rows) for rows in (ours, dropped)]
@@ -70,8 +79,13 @@ def test_the_emulators_judge_scores_the_facts_an_answer_holds(bench):
     from bench.probe_judge import DIMENSIONS, judge_prompt, read_scores
     from bench.probe_load import Probe
 
-    probe = Probe("decision", "What backoff cap did we settle on, and where?", ["30", "client/retry.py"],
-                  answer="30", stale=["60"])
+    probe = Probe(
+        "decision",
+        "What backoff cap did we settle on, and where?",
+        ["30", "client/retry.py"],
+        answer="30",
+        stale=["60"],
+    )
 
     def scores(answer: str) -> dict[str, float]:
         got, _ = read_scores(judge(judge_prompt(probe, answer)).content)
@@ -90,11 +104,23 @@ def test_the_judges_reply_is_read_whatever_surrounds_it_and_unreadable_is_not_ze
     from bench.probe_judge import exact, read_scores
     from bench.probe_load import Probe
 
-    reply = 'Sure. {"note": 1} then {"accuracy": "4", "context_awareness": 9, "artifact_trail": 3, ' \
-            '"completeness": 2, "continuity": -1, "instruction_following": 5, "reason": "ok"} done'
+    reply = (
+        'Sure. {"note": 1} then {"accuracy": "4", "context_awareness": 9, "artifact_trail": 3, '
+        '"completeness": 2, "continuity": -1, "instruction_following": 5, "reason": "ok"} done'
+    )
     scores, reason = read_scores(reply)
-    assert scores == {"accuracy": 4, "context_awareness": 5, "artifact_trail": 3, "completeness": 2,
-                      "continuity": 0, "instruction_following": 5} and reason == "ok"
+    assert (
+        scores
+        == {
+            "accuracy": 4,
+            "context_awareness": 5,
+            "artifact_trail": 3,
+            "completeness": 2,
+            "continuity": 0,
+            "instruction_following": 5,
+        }
+        and reason == "ok"
+    )
     assert read_scores("accuracy: 4/5")[0] is None
     probe = Probe("decision", "q", ["三个月"], answer="三个月")
     assert exact(probe, "保留 三个月 兼容期") and not exact(probe, "两个月")

@@ -27,9 +27,14 @@ NEVER_RUN = {
 
 def python_files(root: Path) -> list[Path]:
     envs = {cfg.parent.name for cfg in root.glob("*/pyvenv.cfg")}
-    return sorted(p for p in root.rglob("*.py")
-                  if not any(part.startswith(".") or part in envs or part == "build" or part.endswith(".egg-info")
-                             for part in p.relative_to(root).parts))
+    return sorted(
+        p
+        for p in root.rglob("*.py")
+        if not any(
+            part.startswith(".") or part in envs or part == "build" or part.endswith(".egg-info")
+            for part in p.relative_to(root).parts
+        )
+    )
 
 
 def called(root: Path) -> dict[str, list[str]]:
@@ -87,9 +92,11 @@ def unnamed(found: dict[str, list[str]], readme: str) -> dict[str, list[str]]:
 
 def test_every_program_the_suite_calls_is_on_a_fresh_system_or_named_in_the_readme():
     missing = unnamed(called(ROOT), (ROOT / "README.md").read_text())
-    assert missing == {}, ("programs a fresh Debian with python3, python3-venv and git does not have: call a Python "
-                           "package's (a dependency in pyproject.toml) or one it has, or name them in the README's "
-                           f"Tests section, as optional where their tests skip without them: {missing}")
+    assert missing == {}, (
+        "programs a fresh Debian with python3, python3-venv and git does not have: call a Python "
+        "package's (a dependency in pyproject.toml) or one it has, or name them in the README's "
+        f"Tests section, as optional where their tests skip without them: {missing}"
+    )
 
 
 def test_the_scan_sees_the_programs_the_suite_is_known_to_call():
@@ -112,7 +119,11 @@ def test_a_program_a_fresh_system_lacks_is_caught(tmp_path):
         "subprocess.run(['patch', '-s', '-p1'], input='')\n"
         "which('bwrap')\n"
         "server.script(ToolCalls([('run_command', {'command': 'cd src && make -j2 | tee log'})]))\n"
-        "type_line(child, 'run env FOO=1 curl http://127.0.0.1:9')\n")
+        "type_line(child, 'run env FOO=1 curl http://127.0.0.1:9')\n"
+    )
     readme = "# x\n\n## Tests\n\nOptional: `bwrap` (bubblewrap; the sandbox's tests skip without it).\n\n## More\n"
     assert unnamed(called(tmp_path), readme) == {
-        "patch": ["tests/test_x.py:3"], "make": ["tests/test_x.py:5"], "curl": ["tests/test_x.py:6"]}
+        "patch": ["tests/test_x.py:3"],
+        "make": ["tests/test_x.py:5"],
+        "curl": ["tests/test_x.py:6"],
+    }

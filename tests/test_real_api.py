@@ -29,8 +29,7 @@ def _turns(server) -> list[dict]:
 
 
 @pytest.mark.parametrize("thinking", [None, False], ids=["thinking", "non-thinking"])
-async def test_compaction_request_is_cached_and_sends_the_turns_tool_choice(make_state, workspace, server,
-                                                                            thinking):
+async def test_compaction_request_is_cached_and_sends_the_turns_tool_choice(make_state, workspace, server, thinking):
     state = make_state(context_window=50_000, thinking=thinking)
     await _fill(state, workspace)
     server.script(Text(SUMMARY))

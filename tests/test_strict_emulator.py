@@ -13,9 +13,16 @@ from tests.deepseek_template import DSML, THINK, THINK_END, TOOLS_BLOCK, counter
 from tests.fake_openai import FakeOpenAI, Text, ToolCalls
 
 USER = [{"role": "user", "content": "hello"}]
-TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file.",
-                                           "parameters": {"type": "object",
-                                                          "properties": {"path": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a file.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
 CALL = {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.py"}'}}
 
 
@@ -36,8 +43,12 @@ def test_retired_names_are_refused_with_the_replacement(client):
 
 
 def test_todays_names_and_the_legacy_ones_answer_with_the_model_that_serves_them(client):
-    for asked, served in (("deepseek-flash", "deepseek-flash"), ("deepseek-v4-pro", "deepseek-v4-pro"),
-                          ("deepseek-v4-flash", "deepseek-flash"), ("deepseek-v4-flash-vision-exp", "deepseek-flash")):
+    for asked, served in (
+        ("deepseek-flash", "deepseek-flash"),
+        ("deepseek-v4-pro", "deepseek-v4-pro"),
+        ("deepseek-v4-flash", "deepseek-flash"),
+        ("deepseek-v4-flash-vision-exp", "deepseek-flash"),
+    ):
         assert client.chat.completions.create(model=asked, messages=USER).model == served
         chunks = list(client.chat.completions.create(model=asked, messages=USER, stream=True))
         assert {c.model for c in chunks} == {served}
@@ -53,26 +64,34 @@ def test_thinking_mode_accepts_only_tool_choice_auto(client):
         assert "tool_choice" in _refused(client, tools=TOOLS, tool_choice=choice)
     assert client.chat.completions.create(model="deepseek-flash", messages=USER, tools=TOOLS, tool_choice="auto")
     off = {"thinking": {"type": "disabled"}}
-    assert client.chat.completions.create(model="deepseek-flash", messages=USER, tools=TOOLS,
-                                          tool_choice="none", extra_body=off)
+    assert client.chat.completions.create(
+        model="deepseek-flash", messages=USER, tools=TOOLS, tool_choice="none", extra_body=off
+    )
 
 
 def test_a_tool_call_turn_must_carry_its_reasoning(client):
-    history = [*USER, {"role": "assistant", "content": "", "tool_calls": [CALL]},
-               {"role": "tool", "tool_call_id": "c1", "content": "print(1)"}]
+    history = [
+        *USER,
+        {"role": "assistant", "content": "", "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": "print(1)"},
+    ]
     assert "reasoning_content" in _refused(client, messages=history, tools=TOOLS)
     history[1]["reasoning_content"] = "read it first"
     assert client.chat.completions.create(model="deepseek-flash", messages=history, tools=TOOLS)
     history[1].pop("reasoning_content")
-    assert client.chat.completions.create(model="deepseek-flash", messages=history, tools=TOOLS,
-                                          extra_body={"thinking": {"type": "disabled"}})
+    assert client.chat.completions.create(
+        model="deepseek-flash", messages=history, tools=TOOLS, extra_body={"thinking": {"type": "disabled"}}
+    )
 
 
 def _raw_stream(server: FakeOpenAI, body: dict) -> str:
     data = json.dumps(body).encode()
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     + f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode() + data)
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode()
+            + data
+        )
         chunks = []
         while piece := sock.recv(65536):
             chunks.append(piece)
@@ -102,8 +121,11 @@ def test_stream_keep_alive_reasoning_and_usage_on_the_final_chunk(server):
 
 def test_no_reasoning_when_thinking_is_off(client, server):
     server.script(Text("plain", reasoning="scripted thought"))
-    chunks = list(client.chat.completions.create(model="deepseek-flash", messages=USER, stream=True,
-                                                 extra_body={"thinking": {"type": "disabled"}}))
+    chunks = list(
+        client.chat.completions.create(
+            model="deepseek-flash", messages=USER, stream=True, extra_body={"thinking": {"type": "disabled"}}
+        )
+    )
     assert not any(c.choices and (c.choices[0].delta.model_extra or {}).get("reasoning_content") for c in chunks)
 
 
@@ -113,9 +135,12 @@ def test_prompt_tokens_are_the_emulators_own_count(client, server):
     DeepSeek's description as the agent's was (no package ships DeepSeek's), so this pins only that the
     emulator counts on its own and holds the tool instructions the agent leaves out; the count that is not
     ours is bench/token_error.py's second one (tests/local_model/test_second_count.py)."""
-    history = [{"role": "system", "content": "You are terse."}, *USER,
-               {"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [CALL]},
-               {"role": "tool", "tool_call_id": "c1", "content": "print(1)"}]
+    history = [
+        {"role": "system", "content": "You are terse."},
+        *USER,
+        {"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": "print(1)"},
+    ]
     body = {"model": "deepseek-flash", "messages": history, "tools": TOOLS}
     client.chat.completions.create(**body)
     prompt = render(body)
@@ -133,7 +158,6 @@ def test_prompt_tokens_are_the_emulators_own_count(client, server):
 
 def test_tool_calls_stream_with_reasoning_by_default(client, server):
     server.script(ToolCalls([("read_file", {"path": "a.py"})]))
-    chunks = list(client.chat.completions.create(model="deepseek-flash", messages=USER, tools=TOOLS,
-                                                 stream=True))
+    chunks = list(client.chat.completions.create(model="deepseek-flash", messages=USER, tools=TOOLS, stream=True))
     assert any(c.choices and (c.choices[0].delta.model_extra or {}).get("reasoning_content") for c in chunks)
     assert any(c.choices and c.choices[0].delta.tool_calls for c in chunks)

@@ -43,8 +43,9 @@ def command_view(command: str, lang: str, header: str, whole: bool = True) -> tu
     text is a cut of something longer, and the header says so instead of "shown whole"."""
     lines = command.split("\n")
     count = len(lines)
-    out = Text(f"{header} ({t('approve_lines' if whole else 'approve_lines_cut', lang, n=count)}):\n",
-               style="bold yellow")
+    out = Text(
+        f"{header} ({t('approve_lines' if whole else 'approve_lines_cut', lang, n=count)}):\n", style="bold yellow"
+    )
     pos = 0
     for m in _BLANKS.finditer(command):
         for line in command[pos : m.start()].split("\n"):

@@ -143,9 +143,18 @@ async def cmd_cost(app: App) -> None:
 
     stats, lang = app.state.stats, app.lang
     pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
-    lines = [t("status_tokens", lang, requests=stats.requests, input=stats.input_tokens, hits=stats.cache_hit_tokens,
-               pct=pct, output=stats.output_tokens),
-             t("status_compactions", lang, n=stats.compactions, tokens=stats.compaction_tokens)]
+    lines = [
+        t(
+            "status_tokens",
+            lang,
+            requests=stats.requests,
+            input=stats.input_tokens,
+            hits=stats.cache_hit_tokens,
+            pct=pct,
+            output=stats.output_tokens,
+        ),
+        t("status_compactions", lang, n=stats.compactions, tokens=stats.compaction_tokens),
+    ]
     lines += [getattr(line, "plain", str(line)) for line in money_lines(app.state)]
     app.show([t("cost_title", lang), *lines])
 

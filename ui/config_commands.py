@@ -25,7 +25,7 @@ async def cmd_config(app: App) -> None:
     settings = app.state.config.settings
     lines = [t("config_title", app.lang)]
     names = []
-    for key, (value, source) in (settings.origins.items() if settings else ()):
+    for key, (value, source) in settings.origins.items() if settings else ():
         where = t(f"config_source_{source}", app.lang)
         lines.append(f"  {key:<16} {_shown(value, app.lang):<28} {where}")
         names.append(f"  {key}")
@@ -40,13 +40,26 @@ async def cmd_config(app: App) -> None:
     lines += config_lines(app.state.config.sandbox, app.lang)
     lines.append(t("config_files", app.lang))
     for layer, path in settings_paths(app.state.workspace).items():
-        lines.append(t("config_file_found" if path.is_file() else "config_file_missing", app.lang,
-                       layer=t(f"config_source_{layer}", app.lang), path=path))
+        lines.append(
+            t(
+                "config_file_found" if path.is_file() else "config_file_missing",
+                app.lang,
+                layer=t(f"config_source_{layer}", app.lang),
+                path=path,
+            )
+        )
     if settings is not None and settings.ignored:
         lines.append(t("config_ignored", app.lang))
     for layer, name, why, values in settings.ignored if settings is not None else ():
-        lines.append(t("config_ignored_line", app.lang, name=name, layer=t(f"config_source_{layer}", app.lang),
-                       why=t(f"ignored_{why}", app.lang, **values)))
+        lines.append(
+            t(
+                "config_ignored_line",
+                app.lang,
+                name=name,
+                layer=t(f"config_source_{layer}", app.lang),
+                why=t(f"ignored_{why}", app.lang, **values),
+            )
+        )
     app.show(lines, names)
 
 
@@ -100,8 +113,15 @@ async def cmd_add_dir(app: App, args: str) -> None:
     given = Path(args.strip()).expanduser()
     given = given if given.is_absolute() else workspace / given
     real = given.resolve()
-    why = ("add_dir_not_folder" if not real.is_dir() else "add_dir_data" if real.is_relative_to(data_home().resolve())
-           else "add_dir_everything" if real == Path(real.anchor) else None)
+    why = (
+        "add_dir_not_folder"
+        if not real.is_dir()
+        else "add_dir_data"
+        if real.is_relative_to(data_home().resolve())
+        else "add_dir_everything"
+        if real == Path(real.anchor)
+        else None
+    )
     if why is not None:
         app.say(t("add_dir_refused", lang, folder=given, why=t(why, lang)), "error")
         return
@@ -224,8 +244,15 @@ async def cmd_agents(app: App) -> None:
         return
     lines, strong = [t("agents_title", app.lang)], [""]
     for agent in defined:
-        lines.append(t("agents_line", app.lang, name=agent.name, scope=t(f"memory_scope_{agent.scope}", app.lang),
-                       path=agent.path))
+        lines.append(
+            t(
+                "agents_line",
+                app.lang,
+                name=agent.name,
+                scope=t(f"memory_scope_{agent.scope}", app.lang),
+                path=agent.path,
+            )
+        )
         strong.append(f"  {agent.name}")
         if agent.description:
             lines.append(f"    {' '.join(agent.description.split())[:200]}")

@@ -26,9 +26,16 @@ if TYPE_CHECKING:
     from agent.state.app import AppState
 
 BAR_WIDTH = 50
-COLOURS = {"fixed": "magenta", "mcpdefs": "bright_magenta", "summary": "cyan", "pins": "bright_white",
-           "restored": "blue", "user": "green",
-           "assistant": "yellow", "tool": "red"}
+COLOURS = {
+    "fixed": "magenta",
+    "mcpdefs": "bright_magenta",
+    "summary": "cyan",
+    "pins": "bright_white",
+    "restored": "blue",
+    "user": "green",
+    "assistant": "yellow",
+    "tool": "red",
+}
 
 
 def _restored(history: Sequence[ModelMessage]) -> set[int]:
@@ -54,9 +61,12 @@ def _restored(history: Sequence[ModelMessage]) -> set[int]:
             break
         answers = {p.tool_call_id: p.content for p in result.parts if isinstance(p, ToolReturnPart)}
         if len(answers) != len(result.parts) or not all(
-                isinstance(p, ToolCallPart) and p.tool_name == "read_file" and p.tool_call_id in answers
-                and p.tool_call_id == stable_id(str(p.args_as_dict().get("path")), answers[p.tool_call_id])
-                for p in call.parts):
+            isinstance(p, ToolCallPart)
+            and p.tool_name == "read_file"
+            and p.tool_call_id in answers
+            and p.tool_call_id == stable_id(str(p.args_as_dict().get("path")), answers[p.tool_call_id])
+            for p in call.parts
+        ):
             break
         found.update((i, i + 1))
         i += 2
@@ -147,8 +157,11 @@ def render(state: AppState) -> list[Text | Table]:
     table.add_column(t("ctx_tokens_column", lang), justify="right")
     table.add_column(t("ctx_share_column", lang), justify="right")
     for kind, name, n in rows:
-        table.add_row(Text("■ ", style=COLOURS[kind]) + Text(_label(kind, name, lang)), f"{n:,}",
-                      f"{100 * n / window:.1f}%" if window else "-")
+        table.add_row(
+            Text("■ ", style=COLOURS[kind]) + Text(_label(kind, name, lang)),
+            f"{n:,}",
+            f"{100 * n / window:.1f}%" if window else "-",
+        )
     free = max(0, window - used)
     table.add_row(Text("  " + _label("free", "", lang)), f"{free:,}", f"{100 * free / window:.1f}%" if window else "-")
     from ui.pin_commands import pin_lines

@@ -95,9 +95,11 @@ async def checks(state: Any) -> list[tuple[str, str, str]]:
     key, window, sandbox = _key(config, lang), _window(config, lang), _sandbox(state, lang)
     rows = [(key[0], t("doctor_key", lang), key[1])]
     why = await reachable(config.endpoint)
-    rows.append(("ok", t("doctor_endpoint", lang), t("doctor_endpoint_ok", lang, url=config.endpoint))
-                if why is None else
-                ("error", t("doctor_endpoint", lang), t("doctor_endpoint_no", lang, url=config.endpoint, why=why)))
+    rows.append(
+        ("ok", t("doctor_endpoint", lang), t("doctor_endpoint_ok", lang, url=config.endpoint))
+        if why is None
+        else ("error", t("doctor_endpoint", lang), t("doctor_endpoint_no", lang, url=config.endpoint, why=why))
+    )
     rows.append((window[0], t("doctor_window_label", lang), window[1]))
     rows += _servers(state, lang)
     rows.append((sandbox[0], sandbox[1], ""))
@@ -116,6 +118,11 @@ async def cmd_doctor(app: App) -> None:
         said = f"{what}{colon}{detail}" if detail else what
         lines.append(f"  {MARKS[verdict]} {t(f'doctor_verdict_{verdict}', app.lang)} · {plain(said)}")
     errors, warnings = (sum(1 for row in rows if row[0] == kind) for kind in ("error", "warn"))
-    lines.append(t("doctor_summary", app.lang, n=errors) if errors else
-                 t("doctor_to_check", app.lang, n=warnings) if warnings else t("doctor_all_well", app.lang))
+    lines.append(
+        t("doctor_summary", app.lang, n=errors)
+        if errors
+        else t("doctor_to_check", app.lang, n=warnings)
+        if warnings
+        else t("doctor_all_well", app.lang)
+    )
     app.show(lines)

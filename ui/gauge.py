@@ -37,7 +37,7 @@ def read_gauge(state: AppState, measure: bool = True) -> Gauge:
 
 
 def gauge_text(gauge: Gauge) -> str:
-    """"1,165 / 8,000 (15%)": the same words wherever the gauge is shown."""
+    """ "1,165 / 8,000 (15%)": the same words wherever the gauge is shown."""
     if gauge.used is None:
         return f"… / {gauge.window:,}"
     return f"{gauge.used:,} / {gauge.window:,} ({gauge.percent:.0f}%)"

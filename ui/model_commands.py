@@ -50,8 +50,9 @@ async def _compact_for(app: App, switch: model_switch.Switch) -> bool:
     """Compact to fit the new window, with the old model (its cache serves the summary request).
     On failure nothing changes: no switch."""
     state = app.state
-    app.say(t("model_compact_first", app.lang, used=switch.used, threshold=switch.threshold, model=switch.model),
-            "warn")
+    app.say(
+        t("model_compact_first", app.lang, used=switch.used, threshold=switch.threshold, model=switch.model), "warn"
+    )
     window = state.config.context_window
     state.config.context_window = switch.window  # the result must fit the new window
     try:

@@ -83,7 +83,7 @@ async def _add_rule(app: App, text: str) -> None:
         app.say(t("permissions_bad_rule", app.lang, rule=rule_text), "error")
         return
     targets = _files(app)
-    choice = (await app.ask(t("permissions_where", app.lang, local=targets["l"][1], user=targets["u"][1])))
+    choice = await app.ask(t("permissions_where", app.lang, local=targets["l"][1], user=targets["u"][1]))
     choice = choice.strip().lower()[:1]
     if choice not in targets:
         app.say(t("permissions_not_added", app.lang), "warn")

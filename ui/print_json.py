@@ -60,8 +60,15 @@ class JsonRenderer(PrintRenderer):
 
     def on_compaction_finished(self, event: CompactionFinished) -> None:
         super().on_compaction_finished(event)
-        self.compactions.append({"trigger": event.trigger, "tier": event.tier, "tokens_before": event.tokens_before,
-                                 "tokens_after": event.tokens_after, "dropped": event.dropped})
+        self.compactions.append(
+            {
+                "trigger": event.trigger,
+                "tier": event.tier,
+                "tokens_before": event.tokens_before,
+                "tokens_after": event.tokens_after,
+                "dropped": event.dropped,
+            }
+        )
 
     def on_tool_result(self, event: ToolResult) -> None:
         for tool in self.tools:
@@ -70,7 +77,7 @@ class JsonRenderer(PrintRenderer):
 
     def turn_done(self) -> None:
         """The turn's result line; the next turn's figures start after it."""
-        errors, declined = self.errors[self.turn_errors:], self.declined[self.turn_declined:]
+        errors, declined = self.errors[self.turn_errors :], self.declined[self.turn_declined :]
         write_line(result_record(self, 1 if errors else 3 if declined else 0, errors, declined))
         self.begin_turn()
 
@@ -142,12 +149,18 @@ def init_record(state: AppState) -> dict[str, Any]:
 
     servers = state.mcp.servers.values()
     mcp_tools = [f"mcp__{s.name}__{tool}" for s in servers if s.state == "ready" for tool in s.tools]
-    return {"type": "system", "subtype": "init", "cwd": str(state.workspace), "session_id": state.session_id,
-            "model": state.config.model, "permissionMode": mode(state),
-            "tools": [tool.name for tool in active_tools(state.config)] + mcp_tools,
-            "mcp_servers": [{"name": s.name, "status": SERVER_STATUS.get(s.state, s.state)} for s in servers],
-            "slash_commands": [c.name for c in command_files.load(state.workspace)],
-            "agents": [a.name for a in agent_files.load(state.workspace)]}
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": str(state.workspace),
+        "session_id": state.session_id,
+        "model": state.config.model,
+        "permissionMode": mode(state),
+        "tools": [tool.name for tool in active_tools(state.config)] + mcp_tools,
+        "mcp_servers": [{"name": s.name, "status": SERVER_STATUS.get(s.state, s.state)} for s in servers],
+        "slash_commands": [c.name for c in command_files.load(state.workspace)],
+        "agents": [a.name for a in agent_files.load(state.workspace)],
+    }
 
 
 # Our MCP server states in Claude Code's words.
@@ -165,15 +178,23 @@ def result_record(view: JsonRenderer, code: int, errors: list[str], declined: li
     output = now.output_tokens - start.output_tokens
     requests = now.requests - start.requests
     prices = price_table.now(view.state.config)
-    sub = {name: getattr(now, f"subagent_{name}") - getattr(start, f"subagent_{name}")
-           for name in ("runs", "requests", "input_tokens", "cache_hit_tokens", "output_tokens")}
+    sub = {
+        name: getattr(now, f"subagent_{name}") - getattr(start, f"subagent_{name}")
+        for name in ("runs", "requests", "input_tokens", "cache_hit_tokens", "output_tokens")
+    }
     sub_miss = max(0, sub["input_tokens"] - sub["cache_hit_tokens"])
-    total = None if prices is None else (
-        price_table.money(hit, miss, output, prices) + price_table.money(sub["cache_hit_tokens"], sub_miss,
-                                                                 sub["output_tokens"], prices))
+    total = (
+        None
+        if prices is None
+        else (
+            price_table.money(hit, miss, output, prices)
+            + price_table.money(sub["cache_hit_tokens"], sub_miss, sub["output_tokens"], prices)
+        )
+    )
     limit = view.state.config.max_requests
-    subtype = "success" if code in (0, 3) else "error_max_turns" if limit and requests >= limit else \
-        "error_during_execution"
+    subtype = (
+        "success" if code in (0, 3) else "error_max_turns" if limit and requests >= limit else "error_during_execution"
+    )
     return {
         "type": "result",
         "subtype": subtype,
@@ -186,8 +207,14 @@ def result_record(view: JsonRenderer, code: int, errors: list[str], declined: li
         "total_cost_usd": round(total, 6) if total is not None and prices.currency == "USD" else None,
         "tools": [{"name": t["name"], "is_error": t["is_error"]} for t in view.tools],
         "requests": requests,
-        "usage": {"input_tokens": miss, "cache_read_input_tokens": hit, "cache_creation_input_tokens": 0,
-                  "output_tokens": output, "prompt_tokens": hit + miss, "cache_hit_tokens": hit},
+        "usage": {
+            "input_tokens": miss,
+            "cache_read_input_tokens": hit,
+            "cache_creation_input_tokens": 0,
+            "output_tokens": output,
+            "prompt_tokens": hit + miss,
+            "cache_hit_tokens": hit,
+        },
         "subagents": sub,  # the task tool's sub-agents, apart from `usage`
         # The agent's and its sub-agents' tokens at agent.config's model prices; null when they are not known.
         "cost": None if prices is None else {"amount": round(total, 6), "currency": prices.currency},

@@ -34,15 +34,28 @@ def assistant_record(response: Any, session_id: str) -> dict[str, Any]:
         elif isinstance(part, TextPart) and part.content:
             content.append({"type": "text", "text": part.content})
         elif isinstance(part, ToolCallPart):
-            content.append({"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name,
-                            "input": part.args_as_dict()})
+            content.append(
+                {"type": "tool_use", "id": part.tool_call_id, "name": part.tool_name, "input": part.args_as_dict()}
+            )
     usage = response.usage
-    return {"type": "assistant", "message": {
-        "id": response.provider_response_id, "type": "message", "role": "assistant", "model": response.model_name,
-        "content": content, "stop_reason": STOP_REASONS.get(response.finish_reason or "", response.finish_reason),
-        "usage": {"input_tokens": max(0, usage.input_tokens - usage.cache_read_tokens),
-                  "cache_read_input_tokens": usage.cache_read_tokens, "output_tokens": usage.output_tokens}},
-        "parent_tool_use_id": None, "session_id": session_id}
+    return {
+        "type": "assistant",
+        "message": {
+            "id": response.provider_response_id,
+            "type": "message",
+            "role": "assistant",
+            "model": response.model_name,
+            "content": content,
+            "stop_reason": STOP_REASONS.get(response.finish_reason or "", response.finish_reason),
+            "usage": {
+                "input_tokens": max(0, usage.input_tokens - usage.cache_read_tokens),
+                "cache_read_input_tokens": usage.cache_read_tokens,
+                "output_tokens": usage.output_tokens,
+            },
+        },
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+    }
 
 
 def user_record(request: Any, session_id: str) -> dict[str, Any]:
@@ -52,13 +65,29 @@ def user_record(request: Any, session_id: str) -> dict[str, Any]:
     for part in request.parts:
         if isinstance(part, ToolReturnPart):
             text = part.model_response_str()
-            content.append({"type": "tool_result", "tool_use_id": part.tool_call_id, "content": text,
-                            "is_error": is_error_text(text)})
+            content.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": part.tool_call_id,
+                    "content": text,
+                    "is_error": is_error_text(text),
+                }
+            )
         elif isinstance(part, RetryPromptPart):
-            content.append({"type": "tool_result", "tool_use_id": part.tool_call_id,
-                            "content": part.model_response(), "is_error": True})
-    return {"type": "user", "message": {"role": "user", "content": content}, "parent_tool_use_id": None,
-            "session_id": session_id}
+            content.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": part.tool_call_id,
+                    "content": part.model_response(),
+                    "is_error": True,
+                }
+            )
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": content},
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+    }
 
 
 class MessageFeed:

@@ -20,8 +20,7 @@ from ui.print_view import PrintRenderer, exit_code
 OnSubmit = Callable[..., Awaitable[Any]]  # main.on_submit(state, text, typed=None)
 
 
-async def run(state: AppState, view: PrintRenderer, prompt: str | None, input_format: str,
-              on_submit: OnSubmit) -> int:
+async def run(state: AppState, view: PrintRenderer, prompt: str | None, input_format: str, on_submit: OnSubmit) -> int:
     """The exit status: 0 done, 1 failed, 2 refused before any request, 3 something declined."""
     import lifecycle
     from agent.compaction import check_message

@@ -63,8 +63,11 @@ class PrintRenderer(Dispatcher):
 
     def on_approval(self, event: ApprovalRequest) -> Reply:
         # No one to ask in one-shot mode: say so, instead of letting the model quietly get a "no".
-        key = {"write": "print_declined_write", "fetch": "print_declined_fetch",
-               "outside": "print_declined_outside"}.get(event.kind, "print_declined")
+        key = {
+            "write": "print_declined_write",
+            "fetch": "print_declined_fetch",
+            "outside": "print_declined_outside",
+        }.get(event.kind, "print_declined")
         self.declined.append(event.subject)
         line = t(key, self.lang, command=plain(event.subject), why=plain(event.why))
         print(f"{plain(event.origin)}: {line}" if event.origin else line, file=sys.stderr)

@@ -69,8 +69,9 @@ class CommandHost:
 
         found: dict[str, Command] = {}
         sources = command_files.load(self.state.workspace)
-        short = {source.name: leaf for leaf, source in command_files.short_names(sources).items()
-                 if leaf not in COMMANDS}
+        short = {
+            source.name: leaf for leaf, source in command_files.short_names(sources).items() if leaf not in COMMANDS
+        }
         for source in sources:
             if source.name in COMMANDS:
                 if warn and source.path not in self._shadowed:

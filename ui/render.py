@@ -70,7 +70,7 @@ def error_line(first: str, lang: str) -> str:
 
     if not first.startswith(ERROR_PREFIX):
         return first
-    detail = first[len(ERROR_PREFIX):]
+    detail = first[len(ERROR_PREFIX) :]
     found = match_error(detail)
     return t("tool_error", lang, text=t(found[0], lang, **found[1]) if found else detail)
 
@@ -93,8 +93,8 @@ def dropped_text(report: dict, lang: str, named: int | None = 3) -> str:
     parts = []
     if tools := report.get("tool_results"):
         names = [f"{name} {n}" for name, n in tools.items()]
-        parts.append(t("dropped_tools", lang, n=sum(tools.values()), tools=listed(names),
-                       tokens=report.get("tool_result_tokens", 0)))
+        total, tokens = sum(tools.values()), report.get("tool_result_tokens", 0)
+        parts.append(t("dropped_tools", lang, n=total, tools=listed(names), tokens=tokens))
     if files := report.get("files_not_restored"):
         parts.append(t("dropped_files", lang, n=len(files), files=listed(list(files))))
     if users := report.get("user_messages_archived"):
@@ -111,7 +111,8 @@ def retry_text(event: Retrying, lang: str) -> str:
 
 
 def progress_text(event: ToolProgress) -> str:
-    """"3/4 step three": a tool's progress, its message (the server's text) on one line, escaped and cut."""
+    """ "3/4 step three": a tool's progress, its message (the server's text) on one line, escaped and cut."""
+
     def number(value: float) -> str:
         return f"{value:g}" if abs(value) < 1e15 else f"{value:.3g}"
 
@@ -125,8 +126,9 @@ class Renderer(Dispatcher):
     spinner, and answers requests with `read_answer` (ui.app's prompt; without it, requests get "n").
     `state` is what /status and /context draw."""
 
-    def __init__(self, console: Console, lang: str, *, read_answer: ReadAnswer | None = None,
-                 state: AppState | None = None) -> None:
+    def __init__(
+        self, console: Console, lang: str, *, read_answer: ReadAnswer | None = None, state: AppState | None = None
+    ) -> None:
         self.console = console
         self.lang = lang
         self.read_answer = read_answer
@@ -233,7 +235,7 @@ class Renderer(Dispatcher):
             strong = event.strong[n] if n < len(event.strong) and line.startswith(event.strong[n]) else ""
             shown = Text("  ")
             shown.append(plain(strong), style="bold")
-            shown.append(plain(line[len(strong):]))
+            shown.append(plain(line[len(strong) :]))
             self.console.print(shown)
 
     def on_report(self, event: ReportRequested) -> None:
@@ -277,14 +279,16 @@ class Renderer(Dispatcher):
         view, lines = command_view(event.subject, self.lang, header)
         self.console.print(view)
         if event.detail:  # what a write would change, escaped like a command
-            change, more = command_view(event.detail.rstrip("\n"), self.lang, t("approve_change", self.lang),
-                                        event.whole)
+            change, more = command_view(
+                event.detail.rstrip("\n"), self.lang, t("approve_change", self.lang), event.whole
+            )
             self.console.print(change)
             lines += more
         answer = await read_answer(t("approve_question", self.lang, n=lines), True, None)
         self.wait()
         return {"y": "y", "yes": "y", "a": "always", "always": "always", "p": "project", "project": "project"}.get(
-            answer, "n")
+            answer, "n"
+        )
 
     def on_trust(self, event: TrustRequest) -> Awaitable[str] | None:
         return None if self.read_answer is None else self._trust(event, self.read_answer)

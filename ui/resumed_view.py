@@ -35,7 +35,7 @@ def resumed_lines(state: AppState) -> list[Text]:
         out.append(Text(t("resumed_more", lang, n=len(turns) - len(shown)), style="dim"))
     for k, turn in enumerate(shown):
         end = shown[k + 1].index if k + 1 < len(shown) else len(history)
-        out += _turn_lines(turn.text, history[turn.index + 1:end])
+        out += _turn_lines(turn.text, history[turn.index + 1 : end])
     return out
 
 
@@ -64,4 +64,4 @@ def _first_lines(text: str, n: int) -> list[str]:
 
 def _one_line(text: str) -> str:
     line = plain(text.replace("\n", "↵"))
-    return line if len(line) <= LINE_MAX else line[:LINE_MAX - 1] + "…"
+    return line if len(line) <= LINE_MAX else line[: LINE_MAX - 1] + "…"

@@ -47,12 +47,14 @@ def status_lines(state: AppState) -> list[Text | str]:
     known = t("window_size_known" if cfg.window_known else "window_size_assumed", lang)
     hit_pct = 100 * stats.cache_hit_tokens / stats.input_tokens if stats.input_tokens else 0.0
     off_reason = state.compaction.off_reason
-    auto = t("switch_on", lang) if cfg.auto_compact and not off_reason else (
-        t("switch_off", lang) + (f" ({off_reason})" if off_reason else ""))
+    auto = (
+        t("switch_on", lang)
+        if cfg.auto_compact and not off_reason
+        else (t("switch_off", lang) + (f" ({off_reason})" if off_reason else ""))
+    )
     if cfg.auto_compact and not off_reason and (backed_off := backoff_text(state)):
         auto = f"{auto} ({backed_off})"
-    line = Text(t("status_context", lang, gauge=gauge_text(gauge)) + t("status_where", lang, limit=limit,
-                                                                                known=known))
+    line = Text(t("status_context", lang, gauge=gauge_text(gauge)) + t("status_where", lang, limit=limit, known=known))
     line.append_text(_bar(used, limit, window))
     session_path = session.session_file(state.session_id, state.workspace)
     lines: list[Text | str] = [
@@ -64,14 +66,34 @@ def status_lines(state: AppState) -> list[Text | str]:
         line,
         *([t("status_estimated", lang)] if stats.usage_missing else []),
         t("status_left", lang, left=left, auto=auto),
-        t("status_tokens", lang, requests=stats.requests, input=stats.input_tokens, hits=stats.cache_hit_tokens,
-          pct=hit_pct, output=stats.output_tokens),
+        t(
+            "status_tokens",
+            lang,
+            requests=stats.requests,
+            input=stats.input_tokens,
+            hits=stats.cache_hit_tokens,
+            pct=hit_pct,
+            output=stats.output_tokens,
+        ),
         t("status_compactions", lang, n=stats.compactions, tokens=stats.compaction_tokens),
-        t("status_tiers", lang, cheap=stats.cheap_tier_saved, spared=stats.cheap_tier_spared_calls,
-          summary=stats.summary_tier_saved),
+        t(
+            "status_tiers",
+            lang,
+            cheap=stats.cheap_tier_saved,
+            spared=stats.cheap_tier_spared_calls,
+            summary=stats.summary_tier_saved,
+        ),
     ]
-    lines.append(t("status_troubles", lang, failures=stats.compaction_failures, left_out=stats.left_out_messages,
-                   refused=stats.refused_requests, margin=100 * (max(1.0, stats.count_ratio) - 1)))
+    lines.append(
+        t(
+            "status_troubles",
+            lang,
+            failures=stats.compaction_failures,
+            left_out=stats.left_out_messages,
+            refused=stats.refused_requests,
+            margin=100 * (max(1.0, stats.count_ratio) - 1),
+        )
+    )
     lines += money_lines(state)
     if stats.last_archive:
         lines.append(t("status_archive", lang, path=stats.last_archive))
@@ -106,8 +128,20 @@ def money_lines(state: AppState) -> list[Text | str]:
             return prices.format_money(amount, currency)
 
         total = stats.cost_hit + stats.cost_miss + stats.cost_output
-        lines = [t("cost_line", lang, total=fmt(total), hit=hit, hit_cost=fmt(stats.cost_hit), miss=miss,
-                   miss_cost=fmt(stats.cost_miss), out=out, out_cost=fmt(stats.cost_output), model=model)]
+        lines = [
+            t(
+                "cost_line",
+                lang,
+                total=fmt(total),
+                hit=hit,
+                hit_cost=fmt(stats.cost_hit),
+                miss=miss,
+                miss_cost=fmt(stats.cost_miss),
+                out=out,
+                out_cost=fmt(stats.cost_output),
+                model=model,
+            )
+        ]
     if now is not None:
         lines.append(now)
     if stats.last_input_tokens:
@@ -119,8 +153,15 @@ def money_lines(state: AppState) -> list[Text | str]:
     if stats.background_started:
         reasons = ", ".join(f"{why} {n}" for why, n in sorted(stats.background_discarded.items()))
         given_up = t("background_given_up", lang, reasons=reasons) if reasons else ""
-        lines.append(t("background_counts", lang, started=stats.background_started, used=stats.background_used,
-                       given_up=given_up))
+        lines.append(
+            t(
+                "background_counts",
+                lang,
+                started=stats.background_started,
+                used=stats.background_used,
+                given_up=given_up,
+            )
+        )
     return lines
 
 
@@ -130,8 +171,16 @@ def subagent_line(state: AppState) -> str:
     hit, out = stats.subagent_cache_hit_tokens, stats.subagent_output_tokens
     miss = max(0, stats.subagent_input_tokens - hit)
     amount = f" · {prices.format_money(prices.money(hit, miss, out, price), price.currency)}" if price else ""
-    return t("subagent_line", state.lang, runs=stats.subagent_runs, requests=stats.subagent_requests,
-             input=stats.subagent_input_tokens, hit=hit, out=out, cost=amount)
+    return t(
+        "subagent_line",
+        state.lang,
+        runs=stats.subagent_runs,
+        requests=stats.subagent_requests,
+        input=stats.subagent_input_tokens,
+        hit=hit,
+        out=out,
+        cost=amount,
+    )
 
 
 def tier_line(state: AppState) -> str:
@@ -140,8 +189,12 @@ def tier_line(state: AppState) -> str:
     if not stats.tier_choice:
         return t("tier_none", lang, mode=mode)
     if stats.tier_reason == "cheaper" and stats.tier_clear_cost is not None and stats.tier_summary_cost is not None:
-        why = t("tier_cheaper", lang, clear=prices.format_money(stats.tier_clear_cost, stats.tier_currency),
-                summary=prices.format_money(stats.tier_summary_cost, stats.tier_currency))
+        why = t(
+            "tier_cheaper",
+            lang,
+            clear=prices.format_money(stats.tier_clear_cost, stats.tier_currency),
+            summary=prices.format_money(stats.tier_summary_cost, stats.tier_currency),
+        )
     else:
         why = t(f"tier_{stats.tier_reason}", lang)
     return t("tier_line", lang, mode=stats.tier_mode or mode, choice=t(f"tier_{stats.tier_choice}", lang), why=why)

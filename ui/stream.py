@@ -68,8 +68,13 @@ class MarkdownStream:
         self._after_blank = False  # the last whole line was blank, outside a fence
         self._closing = False
         self.printed = 0  # blocks printed for good
-        self._live = Live(get_renderable=self._view, console=console, refresh_per_second=REFRESH_PER_SECOND,
-                          transient=True, vertical_overflow="crop")
+        self._live = Live(
+            get_renderable=self._view,
+            console=console,
+            refresh_per_second=REFRESH_PER_SECOND,
+            transient=True,
+            vertical_overflow="crop",
+        )
         self._live.start()
 
     def _view(self) -> object:

@@ -32,8 +32,9 @@ if TYPE_CHECKING:
     from agent.state.app import AppState
 
 
-def maybe_start_background(state: AppState, agent: Agent[AppState, str], used: int,
-                           history: Sequence[ModelMessage] | None = None) -> None:
+def maybe_start_background(
+    state: AppState, agent: Agent[AppState, str], used: int, history: Sequence[ModelMessage] | None = None
+) -> None:
     """Past the lower mark, start the summary of `history` (the history; mid-turn, the turn so far),
     asked of the turn's `agent`."""
     snapshot = list(state.history if history is None else history)
@@ -43,8 +44,10 @@ def maybe_start_background(state: AppState, agent: Agent[AppState, str], used: i
     if figs.mode == "auto":
         cleared, saved = cheap_tier(snapshot, figs.threshold)
         after = figs.count(cleared)
-        if cheap_tier_enough(saved, used, after, figs.threshold) and \
-                policy.choose(figs, snapshot, cleared, used, after, True).action == "clear":
+        if (
+            cheap_tier_enough(saved, used, after, figs.threshold)
+            and policy.choose(figs, snapshot, cleared, used, after, True).action == "clear"
+        ):
             debuglog.log("background_skipped", reason="the cost model expects clearing")
             return
     room = figs.budgets.tail + figs.budgets.restore
@@ -57,8 +60,11 @@ def maybe_start_background(state: AppState, agent: Agent[AppState, str], used: i
         return
     from agent.tools.memory_files import compact_instructions
 
-    prompt = compaction_prompt(state.lang, incremental=previous_summary(snapshot) is not None,
-                               standing=compact_instructions(state.workspace, state.config.settings))
+    prompt = compaction_prompt(
+        state.lang,
+        incremental=previous_summary(snapshot) is not None,
+        standing=compact_instructions(state.workspace, state.config.settings),
+    )
     # Much of the snapshot never sent (a long answer, a big read): only the start the provider
     # caches is summarized, the rest follows it verbatim, unless the rest would fill more than half
     # the room it has there.
@@ -74,8 +80,9 @@ def maybe_start_background(state: AppState, agent: Agent[AppState, str], used: i
     state.emit(Notice(t("background_started", state.lang)))
 
 
-def take(state: AppState, room: int | None = None,
-         prompt: ModelMessage | None = None) -> tuple[Background, list[ModelMessage]] | None:
+def take(
+    state: AppState, room: int | None = None, prompt: ModelMessage | None = None
+) -> tuple[Background, list[ModelMessage]] | None:
     """The background summary, taken to be swapped in while the history still begins with its
     snapshot, and the messages that go before those added since; else it is given up, None. In the
     middle of a turn (`room`), the messages since must fit `room` tokens, and the user's current

@@ -120,8 +120,9 @@ async def _attempt(state: AppState, agent: Agent[AppState, str], trigger: str, *
 
 def check_thrashing(state: AppState) -> None:
     comp = state.compaction
-    comp.thrash_streak = comp.thrash_streak + 1 if comp.auto_turns and state.turns - comp.auto_turns[-1] <= \
-        THRASH_TURNS else 0
+    comp.thrash_streak = (
+        comp.thrash_streak + 1 if comp.auto_turns and state.turns - comp.auto_turns[-1] <= THRASH_TURNS else 0
+    )
     comp.auto_turns.append(state.turns)
     if comp.thrash_streak >= THRASH_STREAK:
         comp.backoff, comp.rearm_at, comp.thrash_streak = min(2, comp.backoff + 1), state.turns + REARM_TURNS, 0

@@ -53,8 +53,9 @@ READ_FLOOR, NOTE_ROOM = 100, 200
 ATTACH_DIR_NAME, PREVIEW_CHARS = "attachments", 200
 
 
-async def make_fit(state: AppState, messages: list[ModelMessage], keep: list[ModelMessage],
-                   summarize: Callable[[], Awaitable[object]]) -> list[ModelMessage] | None:
+async def make_fit(
+    state: AppState, messages: list[ModelMessage], keep: list[ModelMessage], summarize: Callable[[], Awaitable[object]]
+) -> list[ModelMessage] | None:
     """Make `state.history` a history built from `messages` whose request fits the window, `keep`
     (the current request and the turn's newest exchanges) verbatim; `summarize` compacts it keeping
     `keep` (given from above). Raises WindowOverflow, the history unchanged, when not even `keep`
@@ -123,8 +124,9 @@ def leave_out_oldest(state: AppState, limit: int) -> int:
     return dropped
 
 
-def _keep_this_turn(state: AppState, history: list[ModelMessage], kept: list[ModelMessage], dropped: int,
-                    head: int, limit: int) -> tuple[list[ModelMessage], int]:
+def _keep_this_turn(
+    state: AppState, history: list[ModelMessage], kept: list[ModelMessage], dropped: int, head: int, limit: int
+) -> tuple[list[ModelMessage], int]:
     """`kept` and `dropped`, unless the fit cut into this turn's @-mentioned files: they were shown as
     attached, so they stay, shortened to what the window leaves them (with where to read on)."""
     from agent.tools.mentions import attached_labels
@@ -138,15 +140,21 @@ def _keep_this_turn(state: AppState, history: list[ModelMessage], kept: list[Mod
         return kept, dropped
     turn = list(history[group:])
     over = prefix_tokens(state) + tokens.count_messages([*history[:head], *turn]) - limit
-    returns = [(i, j) for i, m in enumerate(turn[: prompt_at - group]) if m.kind == "request"
-               for j, p in enumerate(m.parts) if p.part_kind == "tool-return" and isinstance(p.content, str)]
+    returns = [
+        (i, j)
+        for i, m in enumerate(turn[: prompt_at - group])
+        if m.kind == "request"
+        for j, p in enumerate(m.parts)
+        if p.part_kind == "tool-return" and isinstance(p.content, str)
+    ]
     if over > 0 and returns:
         share = -(-over // len(returns)) + 20
         for i, j in returns:
             part = turn[i].parts[j]
             parts = list(turn[i].parts)
-            parts[j] = dataclasses.replace(part, content=shorten(part.content, max(
-                READ_FLOOR, tokens.count_text(part.content) - share)))
+            parts[j] = dataclasses.replace(
+                part, content=shorten(part.content, max(READ_FLOOR, tokens.count_text(part.content) - share))
+            )
             turn[i] = dataclasses.replace(turn[i], parts=parts)
         labels = t("list_separator", state.lang).join(attached_labels(turn[: prompt_at - group], state.lang))
         state.emit(Notice(t("attachment_shortened", state.lang, paths=labels), level="warn"))
@@ -206,8 +214,12 @@ def cut_to_fit(messages: Sequence[ModelMessage], budget: int) -> list[ModelMessa
         over = tokens.count_messages(out) - budget
         if over <= 0:
             break
-        sizes = [(tokens.count_text(text), i, j) for i, m in enumerate(out) for j, p in enumerate(m.parts)
-                 if (text := _cuttable(p)) is not None and (i, j) not in done]
+        sizes = [
+            (tokens.count_text(text), i, j)
+            for i, m in enumerate(out)
+            for j, p in enumerate(m.parts)
+            if (text := _cuttable(p)) is not None and (i, j) not in done
+        ]
         size, i, j = max(sizes, key=itemgetter(0), default=(0, 0, 0))
         if size <= HEAD_FLOOR + NOTE_TOKENS:
             break
@@ -228,13 +240,21 @@ def check_message(state: AppState, text: str) -> str | None:
     would build if smaller); None when it fits."""
     fixed = prefix_tokens(state)
     plan, limit = budgets(state.config.context_window, threshold(state), fixed), threshold(state)
-    head = min(tokens.count_messages(state.history[: head_end(state.history)]),
-               plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
+    head = min(
+        tokens.count_messages(state.history[: head_end(state.history)]),
+        plan.summary + SUMMARY_OVERHEAD + plan.user_messages,
+    )
     size = watermark.safe(state, tokens.count_text(text))
     if fixed + head + size < limit:
         return None
-    return t("message_too_large", state.lang, tokens=size, fixed=fixed + head, threshold=limit,
-             window=state.config.context_window)
+    return t(
+        "message_too_large",
+        state.lang,
+        tokens=size,
+        fixed=fixed + head,
+        threshold=limit,
+        window=state.config.context_window,
+    )
 
 
 def mention_room(state: AppState, text: str) -> int:
@@ -247,8 +267,10 @@ def mention_room(state: AppState, text: str) -> int:
     fixed, limit = prefix_tokens(state), ceiling(state)
     if state.config.auto_compact:
         plan = budgets(state.config.context_window, threshold(state), fixed)
-        head = min(tokens.count_messages(state.history[: head_end(state.history)]),
-                   plan.summary + SUMMARY_OVERHEAD + plan.user_messages)
+        head = min(
+            tokens.count_messages(state.history[: head_end(state.history)]),
+            plan.summary + SUMMARY_OVERHEAD + plan.user_messages,
+        )
     else:  # nothing is compacted first: what came before stays whole (the server's own count of it)
         head = history_tokens(state, state.history)
     # A tenth kept back: each file's read call and line numbers count too (attachments_refused's check).
@@ -278,9 +300,13 @@ def attach(state: AppState, text: str) -> tuple[Path, str]:
     folder = archive_dir(state.workspace) / ATTACH_DIR_NAME
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = folder / f"{state.session_id}-{datetime.now():%Y%m%d-%H%M%S-%f}.txt"
-    body = "\n".join(piece for line in text.split("\n")
-                     for piece in ([line[i : i + LINE_CAP] for i in range(0, len(line), LINE_CAP)] or [""]))
+    body = "\n".join(
+        piece
+        for line in text.split("\n")
+        for piece in ([line[i : i + LINE_CAP] for i in range(0, len(line), LINE_CAP)] or [""])
+    )
     session.write_atomic(path, body.encode())
     preview = " ".join(text.split())[:PREVIEW_CHARS]
-    return path, t("attached_message", state.lang, path=path, chars=len(text), lines=body.count("\n") + 1,
-                   preview=preview)
+    return path, t(
+        "attached_message", state.lang, path=path, chars=len(text), lines=body.count("\n") + 1, preview=preview
+    )

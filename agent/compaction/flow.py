@@ -71,8 +71,17 @@ class Plan:
     ready: asyncio.Task | None = None  # the summary of `request`, written in the background
 
 
-def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *, trigger: str = "manual",
-         keep: Sequence[ModelMessage] = (), extra: str = "", standing: str = "") -> Plan:
+def plan(
+    history: list[ModelMessage],
+    figs: Figures,
+    seen: Cached,
+    lang: str,
+    *,
+    trigger: str = "manual",
+    keep: Sequence[ModelMessage] = (),
+    extra: str = "",
+    standing: str = "",
+) -> Plan:
     """Pure. An automatic compaction clears old tool results when that is enough and costs least
     (agent.compaction.policy). A summary is asked of the start the provider caches when the rest was
     never sent or would not fit (agent.compaction.request.sent_split); the rest follows it verbatim,
@@ -83,8 +92,9 @@ def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *,
     if trigger != "manual":
         cleared, saved = cheap_tier(history, figs.threshold)
         after = figs.count(cleared)
-        choice = policy.choose(figs, history, cleared, before, after,
-                               cheap_tier_enough(saved, before, after, figs.threshold), keep)
+        choice = policy.choose(
+            figs, history, cleared, before, after, cheap_tier_enough(saved, before, after, figs.threshold), keep
+        )
         if choice.action == "clear":
             return Plan("cheap", trigger, figs, before, history, cleared, [], choice=choice, saved=saved)
     prompt = compaction_prompt(lang, extra, incremental=previous_summary(history) is not None, standing=standing)
@@ -96,10 +106,16 @@ def plan(history: list[ModelMessage], figs: Figures, seen: Cached, lang: str, *,
     return Plan("summary", trigger, figs, before, history, history[:cut], tail, prompt, choice)
 
 
-async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "manual", *,
-                  keep: Sequence[ModelMessage] = (), extra: str = "",
-                  taken: tuple[Background, list[ModelMessage]] | None = None,
-                  review: Review | None = None) -> CompactionFinished:
+async def compact(
+    state: AppState,
+    agent: Agent[AppState, str],
+    trigger: str = "manual",
+    *,
+    keep: Sequence[ModelMessage] = (),
+    extra: str = "",
+    taken: tuple[Background, list[ModelMessage]] | None = None,
+    review: Review | None = None,
+) -> CompactionFinished:
     """Compact the history, `keep` verbatim after the summary; `taken`: a summary written in the
     background (agent.compaction.background.take) and what goes before the messages added since;
     `review` (/compact preview): shown the summary and what would be dropped, it gives back the
@@ -108,12 +124,28 @@ async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "
 
     history, figs = list(state.history), figures(state)
     if taken is None:
-        p = plan(history, figs, cached(state.scratch.recorder, history), state.lang, trigger=trigger, keep=keep,
-                 extra=extra, standing=compact_instructions(state.workspace, state.config.settings))
+        p = plan(
+            history,
+            figs,
+            cached(state.scratch.recorder, history),
+            state.lang,
+            trigger=trigger,
+            keep=keep,
+            extra=extra,
+            standing=compact_instructions(state.workspace, state.config.settings),
+        )
     else:
         (snapshot, task), lead = (taken[0].snapshot, taken[0].task), taken[1]
-        p = Plan("summary", "background", figs, figs.count(history), history, snapshot,
-                 [*lead, *history[len(snapshot) :]], ready=task)
+        p = Plan(
+            "summary",
+            "background",
+            figs,
+            figs.count(history),
+            history,
+            snapshot,
+            [*lead, *history[len(snapshot) :]],
+            ready=task,
+        )
     try:  # the archive must be writable before the summary is paid for
         state.transcript.check_archive()
     except OSError as exc:
@@ -130,8 +162,14 @@ async def compact(state: AppState, agent: Agent[AppState, str], trigger: str = "
         stats, c = state.stats, p.choice
         stats.tier_mode, stats.tier_choice, stats.tier_reason = figs.mode, c.action, c.reason
         stats.tier_clear_cost, stats.tier_summary_cost, stats.tier_currency = c.clear_cost, c.summary_cost, c.currency
-        debuglog.log("cheap_tier_decision", mode=figs.mode, action=c.action, reason=c.reason, clear=c.clear_cost,
-                     summary=c.summary_cost)
+        debuglog.log(
+            "cheap_tier_decision",
+            mode=figs.mode,
+            action=c.action,
+            reason=c.reason,
+            clear=c.clear_cost,
+            summary=c.summary_cost,
+        )
     reply = None
     if p.tier == "summary":
         state.compaction.running = p.ready is None  # the check before a request must not recurse
@@ -168,8 +206,11 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
     figs, lang, limit, built = p.figs, state.lang, ceiling(state), []
 
     def build(archive: Path) -> list[ModelMessage]:
-        history, new_read = (p.request, state.read_file_state) if reply is None else \
-            restore.rebuilt(state, p.history, p.tail, figs, reply, str(archive))
+        history, new_read = (
+            (p.request, state.read_file_state)
+            if reply is None
+            else restore.rebuilt(state, p.history, p.tail, figs, reply, str(archive))
+        )
         # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded.
         history = keep_nested_memory(p.history, history, state.workspace, lang, at=head_end(history))
         after = figs.count(history)
@@ -199,8 +240,9 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
         stats.summary_tier_saved += p.before - after
         stats.background_used += p.ready is not None
     debuglog.log("compacted", trigger=p.trigger, tier=p.tier, before=p.before, after=after, archive=archive)
-    done = CompactionFinished(p.trigger, p.before, after, archive, p.tier, reply.left_out if reply else 0,
-                              summary, report)
+    done = CompactionFinished(
+        p.trigger, p.before, after, archive, p.tier, reply.left_out if reply else 0, summary, report
+    )
     state.emit(done)
     if after > figs.threshold:  # a target: a summary that fits the window is kept, and the user told
         state.emit(Notice(t("compact_over_target", lang, after=after, threshold=figs.threshold), level="warn"))

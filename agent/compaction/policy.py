@@ -66,8 +66,15 @@ class Choice:
     currency: str = "USD"
 
 
-def choose(figs: Figures, history: Sequence[ModelMessage], cleared: Sequence[ModelMessage], before: int,
-           clear_after: int, clear_enough: bool, keep: Sequence[ModelMessage] = ()) -> Choice:
+def choose(
+    figs: Figures,
+    history: Sequence[ModelMessage],
+    cleared: Sequence[ModelMessage],
+    before: int,
+    clear_after: int,
+    clear_enough: bool,
+    keep: Sequence[ModelMessage] = (),
+) -> Choice:
     """Clear or summarize, for the session's figures and the history cleared or not."""
     seen = outlook(figs, history, cleared, before, clear_after, keep) if clear_enough else None
     return decide(figs.mode, clear_enough, seen, figs.prices, figs.caches)
@@ -116,8 +123,14 @@ def per_request(event: float, rebuild_miss: int, after: int, o: Outlook, p: Pric
     return (event + extra) / n + carried
 
 
-def outlook(figs: Figures, history: Sequence[ModelMessage], cleared: Sequence[ModelMessage], before: int,
-            clear_after: int, keep: Sequence[ModelMessage] = ()) -> Outlook:
+def outlook(
+    figs: Figures,
+    history: Sequence[ModelMessage],
+    cleared: Sequence[ModelMessage],
+    before: int,
+    clear_after: int,
+    keep: Sequence[ModelMessage] = (),
+) -> Outlook:
     """What each action leaves and what the next requests would carry after it."""
     fixed, plan = figs.fixed, figs.budgets
     first = next((i for i, (a, b) in enumerate(zip(history, cleared, strict=False)) if a is not b), len(cleared))
@@ -127,13 +140,26 @@ def outlook(figs: Figures, history: Sequence[ModelMessage], cleared: Sequence[Mo
     # The summary carries the user messages too, within their budget.
     carried = (earlier.metadata or {}).get("user_messages") or [] if earlier is not None else []
     users = [u for u in carried if isinstance(u, str)] + user_messages(history)
-    after = fixed + WRAPPER_TOKENS + summary_out + min(plan.restore, figs.restored) \
-        + min(plan.user_messages, sum(tokens.count_text(u) for u in users)) + tokens.count_messages(keep)
+    after = (
+        fixed
+        + WRAPPER_TOKENS
+        + summary_out
+        + min(plan.restore, figs.restored)
+        + min(plan.user_messages, sum(tokens.count_text(u) for u in users))
+        + tokens.count_messages(keep)
+    )
     responses = sum(1 for m in history if m.kind == "response")
     head = tokens.count_messages([m for m in history[: head_end(history)] if is_summary(m)])
-    return Outlook(before=before, threshold=figs.threshold, fixed=fixed,
-                   growth=max(MIN_GROWTH, (before - fixed - head) / max(1, responses)),
-                   clear_after=clear_after, clear_unchanged=fixed + tokens.count_messages(history[:first]),
-                   summary_cached=next((m.usage.input_tokens for m in reversed(history)
-                                        if m.kind == "response" and m.usage.input_tokens), 0),
-                   summary_output=summary_out, summary_after=after)
+    return Outlook(
+        before=before,
+        threshold=figs.threshold,
+        fixed=fixed,
+        growth=max(MIN_GROWTH, (before - fixed - head) / max(1, responses)),
+        clear_after=clear_after,
+        clear_unchanged=fixed + tokens.count_messages(history[:first]),
+        summary_cached=next(
+            (m.usage.input_tokens for m in reversed(history) if m.kind == "response" and m.usage.input_tokens), 0
+        ),
+        summary_output=summary_out,
+        summary_after=after,
+    )

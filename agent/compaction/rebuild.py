@@ -61,8 +61,7 @@ def clear_tool_results(messages: Sequence[ModelMessage], keep_tokens: int) -> tu
     up to `keep_tokens`; once one does not fit every older one goes, so the current turn's results go
     last. Superseded reads go whatever their age. Untouched messages stay the same objects (their
     cached token counts still hold)."""
-    calls = {p.tool_call_id: p for m in messages if m.kind == "response" for p in m.parts
-             if p.part_kind == "tool-call"}
+    calls = {p.tool_call_id: p for m in messages if m.kind == "response" for p in m.parts if p.part_kind == "tool-call"}
     seen_until, seen_reads, budget = last_response(messages), set(), keep_tokens
     result, saved = list(messages), 0
     for index in range(len(result) - 1, -1, -1):
@@ -124,8 +123,13 @@ def anchored(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
     its text shown, turned into a cleared result: the model reads the file again instead of looking
     for a text that is not there. The latest read of the same lines before a note is the one it
     points to. Untouched messages stay the same objects."""
-    calls = {p.tool_call_id: p for m in messages if m.kind == "response" for p in m.parts
-             if p.part_kind == "tool-call" and p.tool_name == "read_file"}
+    calls = {
+        p.tool_call_id: p
+        for m in messages
+        if m.kind == "response"
+        for p in m.parts
+        if p.part_kind == "tool-call" and p.tool_name == "read_file"
+    }
     shown: dict[str, bool] = {}  # read key -> whether its latest read shows its text
     result = list(messages)
     for index, message in enumerate(result):
@@ -173,8 +177,14 @@ def turn_prompt(messages: Sequence[ModelMessage], answered: bool = True) -> int 
     """Index of the current user request (the newest request with the user's words); with `answered`,
     only once the turn has had a response (else a run's first request, which the check before the
     turn covers)."""
-    at = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].kind == "request"
-               and any(p.part_kind == "user-prompt" for p in messages[i].parts)), None)
+    at = next(
+        (
+            i
+            for i in range(len(messages) - 1, -1, -1)
+            if messages[i].kind == "request" and any(p.part_kind == "user-prompt" for p in messages[i].parts)
+        ),
+        None,
+    )
     if at is None or (answered and not any(m.kind == "response" for m in messages[at:])):
         return None
     return at
@@ -227,15 +237,20 @@ def starts_cleanly(message: ModelMessage) -> bool:
 def checkpoints_cut(checkpoints: Sequence[Checkpoint], compacted_until: int) -> list[Checkpoint]:
     """The checkpoints a rewrite drops: from the first whose history_index points into the compacted
     messages, every later one ("/compact undo" brings them back)."""
-    return next((list(checkpoints[i:]) for i, c in enumerate(checkpoints)
-                 if c.history_index <= compacted_until), [])  # type: ignore[attr-defined]
+    return next((list(checkpoints[i:]) for i, c in enumerate(checkpoints) if c.history_index <= compacted_until), [])  # type: ignore[attr-defined]
 
 
 # --- the new history ---------------------------------------------------------------------------
 
 
-def compacted_history(carried: Sequence[ModelMessage], files: Sequence[ModelMessage], summary: ModelMessage,
-                      tail: Sequence[ModelMessage], *, plan: Sequence[ModelMessage] = ()) -> list[ModelMessage]:
+def compacted_history(
+    carried: Sequence[ModelMessage],
+    files: Sequence[ModelMessage],
+    summary: ModelMessage,
+    tail: Sequence[ModelMessage],
+    *,
+    plan: Sequence[ModelMessage] = (),
+) -> list[ModelMessage]:
     """Laid out for the provider's prefix cache, what changes least first: the fixed line, the user
     messages carried (a list the next compaction only extends), the task list, the summary (rewritten
     every time), then the restored files and the tail. The files come after the summary because the
@@ -294,8 +309,13 @@ class TaskGaps:
         return bool(self.request or self.todos or self.files)
 
 
-def task_gaps(history: Sequence[ModelMessage], summary: str, rest: Sequence[ModelMessage],
-              open_items: Sequence[str], edited: Collection[str]) -> TaskGaps:
+def task_gaps(
+    history: Sequence[ModelMessage],
+    summary: str,
+    rest: Sequence[ModelMessage],
+    open_items: Sequence[str],
+    edited: Collection[str],
+) -> TaskGaps:
     """What of the task neither the summary nor `rest` (what follows it: the task list, the restored
     files, the kept tail, the list of files changed) holds verbatim."""
     flat_summary, flat_rest = " ".join(summary.split()), texts(rest)
@@ -314,8 +334,10 @@ def task_section(gaps: TaskGaps, lang: str) -> str:
     lines = [f"## {words['task_title']}"]
     if gaps.request:
         cut = len(gaps.request) - TASK_QUOTE_CHARS
-        lines += [words["task_request"], gaps.request[:TASK_QUOTE_CHARS] + (
-            " " + words["cut"].format(n=cut) if cut > 0 else "")]
+        lines += [
+            words["task_request"],
+            gaps.request[:TASK_QUOTE_CHARS] + (" " + words["cut"].format(n=cut) if cut > 0 else ""),
+        ]
     if gaps.todos:
         lines += [words["task_todos"], *(f"- {item}" for item in gaps.todos)]
     if gaps.files:
@@ -326,13 +348,16 @@ def task_section(gaps: TaskGaps, lang: str) -> str:
 # --- what was dropped ------------------------------------------------------------------------------
 
 
-def dropped(history: Sequence[ModelMessage], rebuilt: Sequence[ModelMessage], files_read: Sequence[str],
-            files_kept: Collection[str]) -> dict:
+def dropped(
+    history: Sequence[ModelMessage],
+    rebuilt: Sequence[ModelMessage],
+    files_read: Sequence[str],
+    files_kept: Collection[str],
+) -> dict:
     """What `history` held that `rebuilt` does not: tool results gone or cleared (by tool, and their
     tokens), files read that were not restored, the user's messages no longer held verbatim (only the
     archive has them). A plain dict: it goes to the hooks, -p's JSON and the stats as it is."""
-    now = {p.tool_call_id: p for m in rebuilt if m.kind == "request" for p in m.parts
-           if p.part_kind == "tool-return"}
+    now = {p.tool_call_id: p for m in rebuilt if m.kind == "request" for p in m.parts if p.part_kind == "tool-return"}
     by_tool: dict[str, int] = {}
     gone_tokens = 0
     for message in history:
@@ -345,7 +370,9 @@ def dropped(history: Sequence[ModelMessage], rebuilt: Sequence[ModelMessage], fi
                 gone_tokens += tokens.count_text(text)
     flat = texts(rebuilt)
     users = [u for u in user_messages(history) if not _held(u, flat)]
-    return {"tool_results": dict(sorted(by_tool.items(), key=lambda kv: -kv[1])),
-            "tool_result_tokens": gone_tokens,
-            "files_not_restored": [f for f in files_read if f not in files_kept],
-            "user_messages_archived": len(users)}
+    return {
+        "tool_results": dict(sorted(by_tool.items(), key=lambda kv: -kv[1])),
+        "tool_result_tokens": gone_tokens,
+        "files_not_restored": [f for f in files_read if f not in files_kept],
+        "user_messages_archived": len(users),
+    }

@@ -84,8 +84,9 @@ def cached(recorder: RequestRecorder, history: Sequence[ModelMessage]) -> Cached
     return Cached(None)
 
 
-def sent_split(history: Sequence[ModelMessage], figs: Figures, seen: Cached, prompt: str,
-               keep_unsent: bool = True) -> int | None:
+def sent_split(
+    history: Sequence[ModelMessage], figs: Figures, seen: Cached, prompt: str, keep_unsent: bool = True
+) -> int | None:
     """Where to cut, when the whole history no longer fits a compaction request or much of it was never
     sent (more than UNSENT_IN_SUMMARY; not for /compact, `keep_unsent` False: the user asked for all of
     it): after the messages the provider caches, when they fit. Their summary is then served from the
@@ -99,8 +100,9 @@ def sent_split(history: Sequence[ModelMessage], figs: Figures, seen: Cached, pro
         return None
     prompt_tokens, limit = tokens.count_text(prompt), figs.request_limit
     whole = figs.count(history) + prompt_tokens
-    if figs.fits(whole, limit) and (not seen.settled or not keep_unsent
-                                    or tokens.count_messages(history[n:]) <= UNSENT_IN_SUMMARY):
+    if figs.fits(whole, limit) and (
+        not seen.settled or not keep_unsent or tokens.count_messages(history[n:]) <= UNSENT_IN_SUMMARY
+    ):
         return None
     total = figs.count(history[:n]) + prompt_tokens
     if not figs.fits(total, limit):
@@ -117,8 +119,9 @@ def sent_split(history: Sequence[ModelMessage], figs: Figures, seen: Cached, pro
     return None
 
 
-def fit_request(state: AppState, history: Sequence[ModelMessage], prompt: str,
-                limit: int) -> tuple[list[ModelMessage], int]:
+def fit_request(
+    state: AppState, history: Sequence[ModelMessage], prompt: str, limit: int
+) -> tuple[list[ModelMessage], int]:
     """The full history when it fits (best for the cache); else the cheap tier, any text larger than
     half the room cut, the oldest messages left out (pairs intact), then the largest texts cut, until
     it fits `limit` by the server's count (agent.compaction.watermark, the learned margin)."""
@@ -137,8 +140,9 @@ def fit_request(state: AppState, history: Sequence[ModelMessage], prompt: str,
 # --- the call -----------------------------------------------------------------------------------
 
 
-async def request_summary(state: AppState, agent: Agent[AppState, str], history: Sequence[ModelMessage],
-                          prompt: str) -> SummaryReply:
+async def request_summary(
+    state: AppState, agent: Agent[AppState, str], history: Sequence[ModelMessage], prompt: str
+) -> SummaryReply:
     """The summary of `history`, asked of the turn's own `agent` (given by the caller: the compaction
     never imports the turn), whose instructions and tools make the request's prefix the turn's, byte
     for byte. A request refused as too long is never sent again as it was: the margin grows by the
@@ -171,8 +175,11 @@ async def request_summary(state: AppState, agent: Agent[AppState, str], history:
         # A server without usage (Ollama) drops the oldest messages past its own context size without
         # a word: a summary that knows the newest request but not the first one is the trace it leaves.
         users = user_messages(history)
-        if len(users) > 1 and not missing_user_messages(reply.summary, users[-1:], state.lang) \
-                and missing_user_messages(reply.summary, users[:1], state.lang):
+        if (
+            len(users) > 1
+            and not missing_user_messages(reply.summary, users[-1:], state.lang)
+            and missing_user_messages(reply.summary, users[:1], state.lang)
+        ):
             state.emit(Notice(t("server_cut_context", state.lang, window=state.config.context_window), level="warn"))
     return reply
 
@@ -189,14 +196,16 @@ def summary_max_tokens(state: AppState, request_tokens: int = 0) -> int:
     from agent.config import max_output
 
     reserve = output_reserve(state.config.context_window)
-    budget = max(reserve, min(2 * reserve if state.config.thinks else reserve, state.config.context_window
-                              - request_tokens))
+    budget = max(
+        reserve, min(2 * reserve if state.config.thinks else reserve, state.config.context_window - request_tokens)
+    )
     ceiling = max_output(state.config.model)
     return min(budget, ceiling) if ceiling else budget
 
 
-async def _call(agent: Agent[AppState, str], state: AppState, messages: list[ModelMessage],
-                prompt: str) -> list[ModelResponse]:
+async def _call(
+    agent: Agent[AppState, str], state: AppState, messages: list[ModelMessage], prompt: str
+) -> list[ModelResponse]:
     """No tool_choice: the same as an ordinary turn's. A server that refuses tool calling itself (vLLM
     without --enable-auto-tool-choice), or a model that keeps calling tools, is asked without tools:
     the prefix changes (the cache is lost) but a summary comes."""
@@ -221,8 +230,12 @@ async def _call(agent: Agent[AppState, str], state: AppState, messages: list[Mod
             raise
         responses = []
         debuglog.log("compact_fallback_no_tools", reason=str(exc)[:300])
-    bare = Agent(agent.model, instructions=state.scratch.instructions, model_settings=model_settings(state.config),
-                 capabilities=[Retries()])
+    bare = Agent(
+        agent.model,
+        instructions=state.scratch.instructions,
+        model_settings=model_settings(state.config),
+        capabilities=[Retries()],
+    )
     return responses + await _responses(bare, state, messages, prompt, settings)
 
 
@@ -230,8 +243,9 @@ def _calls_tools(response: ModelResponse) -> bool:
     return any(p.part_kind == "tool-call" for p in response.parts)
 
 
-async def _responses_reusing(agent: Any, state: AppState, messages: list, prompt: str,
-                             settings: dict) -> list[ModelResponse]:
+async def _responses_reusing(
+    agent: Any, state: AppState, messages: list, prompt: str, settings: dict
+) -> list[ModelResponse]:
     """Through pydantic-ai only the messages after the last request, when the history starts with
     the ones it was built from: the client puts that request's messages in front (agent.provider.prefix)."""
     sent = state.scratch.recorder.covering(messages)
@@ -244,8 +258,9 @@ async def _responses_reusing(agent: Any, state: AppState, messages: list, prompt
     return await _responses(agent, state, messages, prompt, settings)
 
 
-async def _responses(agent: Any, state: AppState, messages: list, prompt: str, settings: dict,
-                     join: SentRequest | None = None) -> list[ModelResponse]:
+async def _responses(
+    agent: Any, state: AppState, messages: list, prompt: str, settings: dict, join: SentRequest | None = None
+) -> list[ModelResponse]:
     """Run the agent until a response without tool calls, at most MAX_TOOL_ROUNDS + 1 requests, its
     requests joined onto `join`'s messages or sent whole, never recorded as the turn's. A tool call
     is answered, never run; the next request extends the previous one, so the cache still holds."""
@@ -253,8 +268,9 @@ async def _responses(agent: Any, state: AppState, messages: list, prompt: str, s
 
     run_settings = prefix_settings(RequestContext(recorder=None, join=join), settings)
     responses: list[ModelResponse] = []
-    async with agent.iter(prompt, message_history=messages, deps=state, model_settings=run_settings,
-                          capabilities=[ToolsOff()]) as run:
+    async with agent.iter(
+        prompt, message_history=messages, deps=state, model_settings=run_settings, capabilities=[ToolsOff()]
+    ) as run:
         async for node in run:
             if agent.is_model_request_node(node):
                 async with node.stream(run.ctx) as stream:
@@ -275,8 +291,11 @@ def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) 
         usage = response.usage
         hits = stats.add(usage)
         stats.compaction_tokens += usage.input_tokens + usage.output_tokens
-        total_in, total_out, total_hits = total_in + usage.input_tokens, total_out + usage.output_tokens, \
-            total_hits + hits
+        total_in, total_out, total_hits = (
+            total_in + usage.input_tokens,
+            total_out + usage.output_tokens,
+            total_hits + hits,
+        )
         debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     last = responses[-1]
     if _calls_tools(last):

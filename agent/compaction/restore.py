@@ -55,8 +55,9 @@ def restore_files(state: AppState, new_read: ReadFileState, budget: int, tail: S
                 content = read_for_model(str(path), workspace, read)
             except ToolError:
                 continue
-            shown = (isinstance(content, str) and content in texts) or \
-                (whole.get(Path(path).resolve(), False) and old.check_fresh(Path(path)) is None)
+            shown = (isinstance(content, str) and content in texts) or (
+                whole.get(Path(path).resolve(), False) and old.check_fresh(Path(path)) is None
+            )
             name = str(Path(path).relative_to(workspace)) if Path(path).is_relative_to(workspace) else str(path)
             yield (name, content, read, shown), 0 if shown else tokens.count_text(content)
 
@@ -84,8 +85,13 @@ def choose_restored(newest_first: Iterable[tuple[T, int]], budget: int, max_file
 def shown_reads(tail: Sequence[ModelMessage]) -> tuple[set[str], list[tuple[str, bool]]]:
     """What the kept tail shows of the files: the read_file answers by text, and every read in order
     as (path as the call wrote it, whether it was whole and its answer is still there)."""
-    calls = {p.tool_call_id: p for m in tail if m.kind == "response" for p in m.parts
-             if p.part_kind == "tool-call" and p.tool_name == "read_file"}
+    calls = {
+        p.tool_call_id: p
+        for m in tail
+        if m.kind == "response"
+        for p in m.parts
+        if p.part_kind == "tool-call" and p.tool_name == "read_file"
+    }
     texts: set[str] = set()
     reads: list[tuple[str, bool]] = []
     for part in (p for m in tail if m.kind == "request" for p in m.parts if p.part_kind == "tool-return"):
@@ -94,8 +100,7 @@ def shown_reads(tail: Sequence[ModelMessage]) -> tuple[set[str], list[tuple[str,
         if not isinstance(args.get("path"), str):
             continue
         answer = part.content if isinstance(part.content, str) else None
-        there = answer is not None and not is_error_text(answer) and not is_cleared(answer) and \
-            not is_reference(answer)
+        there = answer is not None and not is_error_text(answer) and not is_cleared(answer) and not is_reference(answer)
         if there:
             texts.add(answer)
         reads.append((args["path"], there and set(args) == {"path"}))  # whole: the defaults
@@ -105,8 +110,14 @@ def shown_reads(tail: Sequence[ModelMessage]) -> tuple[set[str], list[tuple[str,
 # --- the rebuilt history, from the plan and the summary --------------------------------------------
 
 
-def rebuilt(state: AppState, history: list[ModelMessage], kept: list[ModelMessage], figs: Figures,
-            reply: SummaryReply, archive: str) -> tuple[list[ModelMessage], ReadFileState]:
+def rebuilt(
+    state: AppState,
+    history: list[ModelMessage],
+    kept: list[ModelMessage],
+    figs: Figures,
+    reply: SummaryReply,
+    archive: str,
+) -> tuple[list[ModelMessage], ReadFileState]:
     """The new history in place of `history` and its read state (nothing of `state` changes): the
     summary's messages (what of the task it left out added after it), the task list, the files
     restored, then `kept`, the tail kept verbatim."""
@@ -150,8 +161,9 @@ def _pinned(state: AppState, history: Sequence[ModelMessage]) -> list[ModelMessa
 
 def dropped(state: AppState, before: list[ModelMessage], history: list[ModelMessage], new_read: ReadFileState) -> dict:
     """What the compaction drops (agent.compaction.rebuild.dropped), file names as the user wrote them."""
-    return dropped_report(before, history, _names(state, state.read_file_state.paths()),
-                          _names(state, new_read.paths()))
+    return dropped_report(
+        before, history, _names(state, state.read_file_state.paths()), _names(state, new_read.paths())
+    )
 
 
 def _names(state: AppState, paths: Sequence[Path]) -> list[str]:

@@ -103,21 +103,26 @@ def has_next_step(summary: str) -> bool:
     first words in either language): without it the work resumes from a guess."""
     lowered, titles = " ".join(summary.lower().split()), section_titles()
     return bool(re.search(r"^\s*6[.)、]", summary, re.M)) or any(
-        title in lowered for title in (titles[5], titles[len(titles) // 2 + 5]))
+        title in lowered for title in (titles[5], titles[len(titles) // 2 + 5])
+    )
 
 
 def strip_wrapper(summary: str) -> str:
     """The model's summary without the lines of our own summary message it copied (header, transcript
     note, titles): quoting the previous summary message would nest it one level deeper each time."""
-    fixed = [text for lang in ("en", "zh") for line in _wrapper_lines(lang)
-             if len(text := line.split("{")[0].strip()) >= 12]
+    fixed = [
+        text for lang in ("en", "zh") for line in _wrapper_lines(lang) if len(text := line.split("{")[0].strip()) >= 12
+    ]
     return "\n".join(line for line in summary.splitlines() if not any(text in line for text in fixed)).strip()
 
 
 def _wrapper_lines(lang: str) -> list[str]:
     words = sections(lang)
-    return (load_prompt("summary_wrapper", lang).splitlines() + load_prompt("summary_users", lang).splitlines()
-            + [words["user_messages_title"], words["files_title"], words["archives_more"], words["task_title"]])
+    return (
+        load_prompt("summary_wrapper", lang).splitlines()
+        + load_prompt("summary_users", lang).splitlines()
+        + [words["user_messages_title"], words["files_title"], words["archives_more"], words["task_title"]]
+    )
 
 
 @cache
@@ -139,8 +144,11 @@ def user_messages(messages: Sequence[ModelMessage]) -> list[str]:
         if is_agent_note(message.metadata):
             found += [m for m in (message.metadata or {}).get("user_messages") or [] if isinstance(m, str)]
             continue
-        found += [p.content.strip() for p in message.parts
-                  if p.part_kind == "user-prompt" and isinstance(p.content, str) and p.content.strip()]
+        found += [
+            p.content.strip()
+            for p in message.parts
+            if p.part_kind == "user-prompt" and isinstance(p.content, str) and p.content.strip()
+        ]
     return found
 
 
@@ -258,8 +266,14 @@ class SummaryParts:
     older_user_messages: int = 0  # not even named by their first words here: in the transcripts
 
 
-def summary_parts(history: Sequence[ModelMessage], tail: Sequence[ModelMessage], summary: str, left_out: int,
-                  user_budget: int, lang: str) -> SummaryParts | None:
+def summary_parts(
+    history: Sequence[ModelMessage],
+    tail: Sequence[ModelMessage],
+    summary: str,
+    left_out: int,
+    user_budget: int,
+    lang: str,
+) -> SummaryParts | None:
     """The summary message's parts for compacting `history` but `tail`: the model's summary, every user
     message so far (across any number of compactions) within `user_budget`, the files touched, the
     archives of earlier compactions; None when the summary is empty."""
@@ -272,12 +286,19 @@ def summary_parts(history: Sequence[ModelMessage], tail: Sequence[ModelMessage],
     summary = strip_wrapper(summary)
     if not summary:
         return None
-    return SummaryParts(summary, list(meta.get("archives", [])), carried, files_touched(compacted, meta.get("files")),
-                        left_out, older + older_user_count(compacted))
+    return SummaryParts(
+        summary,
+        list(meta.get("archives", [])),
+        carried,
+        files_touched(compacted, meta.get("files")),
+        left_out,
+        older + older_user_count(compacted),
+    )
 
 
-def summary_messages(parts: SummaryParts, lang: str, gone: Collection[str] = ()) -> tuple[list[ModelRequest],
-                                                                                          ModelRequest]:
+def summary_messages(
+    parts: SummaryParts, lang: str, gone: Collection[str] = ()
+) -> tuple[list[ModelRequest], ModelRequest]:
     """The carried messages (a fixed line, then the user's messages verbatim, oldest first: a later
     compaction only extends the list, so the requests after it share this start) and the summary
     message: the files changed (`gone`: those deleted since), the summary, the transcripts. Marked in
@@ -300,8 +321,13 @@ def summary_messages(parts: SummaryParts, lang: str, gone: Collection[str] = ())
     if len(parts.archives) > 1:
         text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in parts.archives[-ARCHIVES_SHOWN:])
     files = {p: {"created": r.created, "edits": r.edits, "writes": r.writes} for p, r in parts.files.items()}
-    metadata = {SUMMARY_KEY: parts.summary, "archives": parts.archives, "files": files,
-                "user_messages": parts.user_messages, OLDER_KEY: parts.older_user_messages}
+    metadata = {
+        SUMMARY_KEY: parts.summary,
+        "archives": parts.archives,
+        "files": files,
+        "user_messages": parts.user_messages,
+        OLDER_KEY: parts.older_user_messages,
+    }
     return carried, ModelRequest(parts=[UserPromptPart(content=text)], metadata=metadata)
 
 

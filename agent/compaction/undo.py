@@ -39,16 +39,22 @@ class UndoPlan:
 
     @property
     def later_turns(self) -> int:
-        return sum(1 for m in self.later or [] if m.kind == "request" and not is_summary(m)
-                   and any(p.part_kind == "user-prompt" for p in m.parts))
+        return sum(
+            1
+            for m in self.later or []
+            if m.kind == "request" and not is_summary(m) and any(p.part_kind == "user-prompt" for p in m.parts)
+        )
 
 
 def plan_undo(state: AppState) -> UndoPlan:
     """The newest rewrite not undone yet: not an archive an undo made of what it replaced (that one
     would redo the compaction), not one already restored (a second undo goes one further back)."""
     transcript = state.transcript
-    archives = [a for a in session.list_archives(transcript.session_id, transcript.workspace)
-                if read_note(a).get("kind") != "undo" and not read_note(a).get("undone")]
+    archives = [
+        a
+        for a in session.list_archives(transcript.session_id, transcript.workspace)
+        if read_note(a).get("kind") != "undo" and not read_note(a).get("undone")
+    ]
     if not archives:
         raise NothingToCompact(t("undo_nothing", state.lang))
     newest, rebuilt = archives[-1], read_undo_note(archives[-1])

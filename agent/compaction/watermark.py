@@ -62,8 +62,9 @@ def compact_threshold(window: int = CONTEXT_WINDOW, compact_at: str | None = Non
     the design's share of the window, never closer to its end than the reserve and buffer."""
     if compact_at:
         return parse_compact_at(compact_at, window)
-    return min(window - output_reserve(window) - AUTO_COMPACT_BUFFER * window // CONTEXT_WINDOW,
-               int(window * DEFAULT_SHARE))
+    return min(
+        window - output_reserve(window) - AUTO_COMPACT_BUFFER * window // CONTEXT_WINDOW, int(window * DEFAULT_SHARE)
+    )
 
 
 class CompactAtOutOfRange(ValueError):
@@ -111,8 +112,13 @@ def budgets(window: int, threshold: int, fixed: int) -> Budgets:
     # then gets half of what is left, so user messages, files and the tail still get some room.
     summary = min(output_reserve(window), available // 2)
     room = available - summary
-    return Budgets(target, summary, min(USER_MESSAGES_MAX, int(room * USER_SHARE)),
-                   min(RESTORE_MAX, int(room * RESTORE_SHARE)), int(room * TAIL_SHARE))
+    return Budgets(
+        target,
+        summary,
+        min(USER_MESSAGES_MAX, int(room * USER_SHARE)),
+        min(RESTORE_MAX, int(room * RESTORE_SHARE)),
+        int(room * TAIL_SHARE),
+    )
 
 
 @dataclass(frozen=True)
@@ -158,8 +164,17 @@ def figures(state: AppState) -> Figures:
             restored += int(path.stat().st_size / BYTES_PER_TOKEN)
         except OSError:
             continue
-    return Figures(window, limit, fixed, ratio(state), budgets(window, limit, fixed), state.config.cheap_tier,
-                   known, (known is not None and known.caches_prefixes) or state.stats.cache_hit_tokens > 0, restored)
+    return Figures(
+        window,
+        limit,
+        fixed,
+        ratio(state),
+        budgets(window, limit, fixed),
+        state.config.cheap_tier,
+        known,
+        (known is not None and known.caches_prefixes) or state.stats.cache_hit_tokens > 0,
+        restored,
+    )
 
 
 def ceiling(state: AppState) -> int:
@@ -197,9 +212,17 @@ def prefix_tokens(state: AppState) -> int:
 
 def tool_definitions(tools: Iterable[Tool[Any]]) -> list[dict]:
     """The tools as OpenAI sends them (the agent's own Tool objects: the definitions pydantic-ai sends)."""
-    return [{"type": "function", "function": {"name": tool.tool_def.name, "description": tool.tool_def.description
-                                              or "", "parameters": tool.tool_def.parameters_json_schema}}
-            for tool in tools]
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.tool_def.name,
+                "description": tool.tool_def.description or "",
+                "parameters": tool.tool_def.parameters_json_schema,
+            },
+        }
+        for tool in tools
+    ]
 
 
 def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tokens: int) -> None:
@@ -247,8 +270,9 @@ def request_tokens(history: Sequence[ModelMessage], fixed: int) -> int:
     for index in range(len(history) - 1, -1, -1):
         message = history[index]
         if message.kind == "response" and message.usage.input_tokens:
-            return message.usage.input_tokens + message.usage.output_tokens + \
-                tokens.count_messages(history[index + 1 :])
+            return (
+                message.usage.input_tokens + message.usage.output_tokens + tokens.count_messages(history[index + 1 :])
+            )
         if message.kind == "request" and is_summary(message):
             break
     return fixed + tokens.count_messages(history)

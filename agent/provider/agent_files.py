@@ -21,8 +21,17 @@ from agent.store.regular_file import read_confined
 MAX_AGENT_FILE = 50_000  # characters: a system prompt, not a document
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 # Claude Code's tool names -> ours, for `tools:` (its MultiEdit and LS are our edit_file and list_files).
-TOOL_NAMES = {"Read": "read_file", "Grep": "grep", "Glob": "list_files", "LS": "list_files", "Bash": "run_command",
-              "Edit": "edit_file", "MultiEdit": "edit_file", "Write": "write_file", "WebFetch": "fetch_url"}
+TOOL_NAMES = {
+    "Read": "read_file",
+    "Grep": "grep",
+    "Glob": "list_files",
+    "LS": "list_files",
+    "Bash": "run_command",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "Write": "write_file",
+    "WebFetch": "fetch_url",
+}
 # Claude Code's model aliases: its own models, which an OpenAI-compatible endpoint does not serve.
 CLAUDE_MODELS = ("sonnet", "opus", "haiku")
 
@@ -47,10 +56,13 @@ class AgentFile:
         return None if self.tools is None else list(dict.fromkeys(TOOL_NAMES.get(n, n) for n in self.tools))
 
 
-
 def agent_dirs(workspace: Path) -> list[tuple[Path, str]]:
-    return [(workspace / ".coding-agent" / "agents", "project"), (workspace / ".claude" / "agents", "project"),
-            (data_home() / "agents", "user"), (claude_home() / "agents", "user")]
+    return [
+        (workspace / ".coding-agent" / "agents", "project"),
+        (workspace / ".claude" / "agents", "project"),
+        (data_home() / "agents", "user"),
+        (claude_home() / "agents", "user"),
+    ]
 
 
 def _read(path: Path, scope: str, root: Path) -> AgentFile | None:
@@ -63,8 +75,15 @@ def _read(path: Path, scope: str, root: Path) -> AgentFile | None:
         return None
     tools = front_matter.list_of(fields, "tools")
     model = front_matter.text_of(fields, "model").strip()
-    return AgentFile(name, path, scope, front_matter.text_of(fields, "description"),
-                     None if tools is None else tuple(tools), None if model in ("", "inherit") else model, body.strip())
+    return AgentFile(
+        name,
+        path,
+        scope,
+        front_matter.text_of(fields, "description"),
+        None if tools is None else tuple(tools),
+        None if model in ("", "inherit") else model,
+        body.strip(),
+    )
 
 
 def load(workspace: Path) -> list[AgentFile]:

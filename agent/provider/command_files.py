@@ -62,8 +62,12 @@ class CommandFile:
 
 def command_dirs(workspace: Path) -> list[tuple[Path, str]]:
     """Where commands are looked for, and whose they are; an earlier folder's command wins."""
-    return [(workspace / ".coding-agent" / "commands", "project"), (workspace / ".claude" / "commands", "project"),
-            (data_home() / "commands", "user"), (claude_home() / "commands", "user")]
+    return [
+        (workspace / ".coding-agent" / "commands", "project"),
+        (workspace / ".claude" / "commands", "project"),
+        (data_home() / "commands", "user"),
+        (claude_home() / "commands", "user"),
+    ]
 
 
 _cache: dict[Path, tuple[tuple[int, int], CommandFile | None]] = {}
@@ -82,9 +86,16 @@ def _read(path: Path, name: str, scope: str, root: Path) -> CommandFile | None:
     if text is not None:
         fields, body = front_matter.split(text)
         model = front_matter.text_of(fields, "model").strip() or None
-        found = CommandFile(name, path, scope, front_matter.text_of(fields, "description"),
-                            front_matter.text_of(fields, "argument-hint"),
-                            tuple(front_matter.list_of(fields, "allowed-tools") or ()), model, body.strip())
+        found = CommandFile(
+            name,
+            path,
+            scope,
+            front_matter.text_of(fields, "description"),
+            front_matter.text_of(fields, "argument-hint"),
+            tuple(front_matter.list_of(fields, "allowed-tools") or ()),
+            model,
+            body.strip(),
+        )
     _cache[path] = (stamp, found)
     return found
 
@@ -137,6 +148,8 @@ def project_grants(workspace: Path) -> dict[str, dict[str, list[str]]]:
     grants = {}
     for command in load(workspace):
         if command.scope == "project" and command.allowed_tools:
-            grants[f"/{command.name}"] = {"allowed-tools": list(command.allowed_tools),
-                                          "runs": command.inline_commands()}
+            grants[f"/{command.name}"] = {
+                "allowed-tools": list(command.allowed_tools),
+                "runs": command.inline_commands(),
+            }
     return grants

@@ -33,13 +33,19 @@ class DemoServer:
             raise DemoUnavailable(str(EMULATOR))
         env = {name: value for name, value in os.environ.items() if not is_key_name(name)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.fake_openai", "--port", "0", "--until-stdin-closes"], cwd=CHECKOUT,
-            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            [sys.executable, "-m", "tests.fake_openai", "--port", "0", "--until-stdin-closes"],
+            cwd=CHECKOUT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         line = self.proc.stdout.readline().strip()
         if not line.startswith(URL_LINE):
             self.stop()
             raise DemoUnavailable(str(EMULATOR))
-        self.url = line[len(URL_LINE):]
+        self.url = line[len(URL_LINE) :]
         return self.url
 
     def stop(self) -> None:

@@ -39,13 +39,20 @@ def describe_error(exc: BaseException, config: Config) -> str:
         # A local server's refusal: it knows its context size, the user needs the flag to set.
         n_ctx = server_errors.server_window(exc)
         detail = _short(_message(exc))
-        return t("err_context_server", lang, n_ctx=n_ctx, detail=detail) if n_ctx \
+        return (
+            t("err_context_server", lang, n_ctx=n_ctx, detail=detail)
+            if n_ctx
             else t("err_context_local", lang, detail=detail)
+        )
     if isinstance(exc, ModelContextWindowExceededError):
         return t("err_context", lang)
     body = str(getattr(exc, "body", None) or "") if isinstance(exc, ModelHTTPError) else ""
-    if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and config.model in RETIRED_MODELS \
-            and ("retired" in body.lower() or _UNKNOWN_MODEL.search(body)):
+    if (
+        isinstance(exc, ModelHTTPError)
+        and exc.status_code == 400
+        and config.model in RETIRED_MODELS
+        and ("retired" in body.lower() or _UNKNOWN_MODEL.search(body))
+    ):
         return t("model_retired", lang, model=config.model, new=RETIRED_MODELS[config.model])
     if isinstance(exc, ModelHTTPError) and exc.status_code == 400 and _UNKNOWN_MODEL.search(body):
         return t("err_model", lang, model=config.model)  # DeepSeek: 400 "Model Not Exist"

@@ -66,9 +66,15 @@ def collect(settings: Any, workspace: Path, endpoint: Any = None, mode: str | No
             continue
         allow = (layer.data.get("permissions") or {}).get("allow")
         # `{"rule": ..., "sandbox": false}` runs its commands outside the OS sandbox: shown as such.
-        rules = [a if isinstance(a, str) else f"{a['rule']} (sandbox: false)" for a in allow
-                 if isinstance(a, str) or isinstance(a, dict) and isinstance(a.get("rule"), str)] \
-            if isinstance(allow, list) else []
+        rules = (
+            [
+                a if isinstance(a, str) else f"{a['rule']} (sandbox: false)"
+                for a in allow
+                if isinstance(a, str) or isinstance(a, dict) and isinstance(a.get("rule"), str)
+            ]
+            if isinstance(allow, list)
+            else []
+        )
         if is_claude(layer.name):  # another tool's file: the user may not expect it to be read
             rules = [f"{rule}  ({CLAUDE_DIR}/{layer.path.name})" for rule in rules]
         if rules:
@@ -102,7 +108,7 @@ def digest(found: dict[str, Any]) -> str:
 def _hooks(found: dict[str, Any]) -> list[str]:
     lines = []
     for layer, hooks in found.get("hooks", {}).items():
-        for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+        for event, groups in hooks.items() if isinstance(hooks, dict) else ():
             for group in groups if isinstance(groups, list) else ():
                 matcher = group.get("matcher", "") if isinstance(group, dict) else ""
                 where = f"{event} {matcher} ({layer})" if matcher else f"{event} ({layer})"

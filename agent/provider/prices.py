@@ -77,7 +77,7 @@ def now(config: Config) -> Prices | None:
 
 
 def period(model: str, when: datetime | None = None, overrides: dict[str, Prices] | None = None) -> str | None:
-    """"peak" or "off_peak" for a model whose price depends on the hour; None for flat prices."""
+    """ "peak" or "off_peak" for a model whose price depends on the hour; None for flat prices."""
     if overrides and model in overrides:
         return None
     when = when or datetime.now(UTC)
@@ -221,8 +221,9 @@ def _from_source(model: str, when: datetime) -> tuple[str, Prices] | None:
     if not all(isinstance(v, Decimal) for v in (miss, out)) or not isinstance(hit, (Decimal, type(None))):
         return None
     cached = hit is not None
-    return found.provider.id, Prices(hit=float(hit if cached else miss), miss=float(miss), output=float(out),
-                                     caches_prefixes=cached)
+    return found.provider.id, Prices(
+        hit=float(hit if cached else miss), miss=float(miss), output=float(out), caches_prefixes=cached
+    )
 
 
 # ---- the user's own prices ----------------------------------------------------------------------
@@ -271,8 +272,13 @@ def _one(model: str, entry: Any) -> Prices:
     currency = entry.get("currency", "USD")
     if not isinstance(currency, str) or not currency:
         raise BadPrices("prices_currency", model=model)
-    return Prices(hit=figures["hit"], miss=figures["miss"], output=figures["output"],
-                  caches_prefixes="hit" in entry, currency=currency)
+    return Prices(
+        hit=figures["hit"],
+        miss=figures["miss"],
+        output=figures["output"],
+        caches_prefixes="hit" in entry,
+        currency=currency,
+    )
 
 
 def _figure(model: str, name: str, value: Any) -> float:

@@ -14,25 +14,83 @@ from __future__ import annotations
 from agent.provider.keys import is_key_name
 
 # How the dynamic loader, interpreters and shells find code or startup files.
-_LOADING = ("PATH", "HOME", "ENV", "BASH_ENV", "NODE_OPTIONS", "NODE_PATH", "SHELL", "SHELLOPTS", "BASHOPTS",
-            "PROMPT_COMMAND", "PS4", "IFS", "CDPATH", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-            "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-            "JDK_JAVA_OPTIONS", "GCONV_PATH", "LOCPATH", "NLSPATH", "TERMINFO", "TERMINFO_DIRS", "OPENSSL_CONF",
-            "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SSH_ASKPASS",
-            "SUDO_ASKPASS", "GOFLAGS")
+_LOADING = (
+    "PATH",
+    "HOME",
+    "ENV",
+    "BASH_ENV",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "SHELL",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PROMPT_COMMAND",
+    "PS4",
+    "IFS",
+    "CDPATH",
+    "ZDOTDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "GCONV_PATH",
+    "LOCPATH",
+    "NLSPATH",
+    "TERMINFO",
+    "TERMINFO_DIRS",
+    "OPENSSL_CONF",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPAGER",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "BROWSER",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "GOFLAGS",
+)
 # Where programs connect, and which certificates they believe.
-_CONNECTING = ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "HOSTALIASES", "RESOLV_HOST_CONF",
-               "DOCKER_HOST", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOINSECURE", "SSH_AUTH_SOCK")
+_CONNECTING = (
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "HOSTALIASES",
+    "RESOLV_HOST_CONF",
+    "DOCKER_HOST",
+    "GOPROXY",
+    "GOSUMDB",
+    "GONOSUMDB",
+    "GOINSECURE",
+    "SSH_AUTH_SOCK",
+)
 EXACT = frozenset(_LOADING + _CONNECTING)
-PREFIXES = ("LD_", "DYLD_", "PYTHON", "GIT_", "SSL_", "CODING_AGENT_", "NPM_CONFIG_", "PIP_", "UV_", "OPENAI_",
-            "DEEPSEEK_")
+PREFIXES = (
+    "LD_",
+    "DYLD_",
+    "PYTHON",
+    "GIT_",
+    "SSL_",
+    "CODING_AGENT_",
+    "NPM_CONFIG_",
+    "PIP_",
+    "UV_",
+    "OPENAI_",
+    "DEEPSEEK_",
+)
 SUFFIXES = ("_PROXY",)
 
 
 def protected(name: str) -> bool:
     """Whether a project's file may never set `name` (nor give it to an MCP server unmarked)."""
     upper = name.upper()
-    return (is_key_name(upper) or upper in EXACT or upper.startswith(PREFIXES) or upper.endswith(SUFFIXES))
+    return is_key_name(upper) or upper in EXACT or upper.startswith(PREFIXES) or upper.endswith(SUFFIXES)
 
 
 def valid_name(name: str) -> bool:

@@ -43,8 +43,10 @@ def send_untransformed(client: AsyncOpenAI) -> None:
     completions = client.chat.completions
     params = inspect.signature(completions.create).parameters
     if not {"messages", "extra_body", "tools", "stream"} <= params.keys() or not hasattr(client, "post"):
-        raise SeamBroken(f"openai's chat.completions.create takes {sorted(params)}: agent/provider/sdk_seam.py "
-                         "sends its messages, tools, stream and extra_body through the client's post")
+        raise SeamBroken(
+            f"openai's chat.completions.create takes {sorted(params)}: agent/provider/sdk_seam.py "
+            "sends its messages, tools, stream and extra_body through the client's post"
+        )
     encoder = BodyEncoder()
 
     async def create_untransformed(**kwargs: Any) -> Any:
@@ -66,8 +68,14 @@ def send_untransformed(client: AsyncOpenAI) -> None:
         if "timeout" in given:
             options["timeout"] = given["timeout"]
         stream = bool(body.get("stream"))
-        return await client.post("/chat/completions", cast_to=ChatCompletion, content=encoder.encode(body),
-                                 options=options, stream=stream, stream_cls=AsyncStream[ChatCompletionChunk])
+        return await client.post(
+            "/chat/completions",
+            cast_to=ChatCompletion,
+            content=encoder.encode(body),
+            options=options,
+            stream=stream,
+            stream_cls=AsyncStream[ChatCompletionChunk],
+        )
 
     completions.create = create_untransformed  # type: ignore[method-assign]
 

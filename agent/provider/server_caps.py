@@ -56,8 +56,11 @@ def probe(config: Config) -> ServerCaps | None:
         settings = props.get("default_generation_settings")
         n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
         tools = caps.get("supports_tools")
-        return ServerCaps("llama.cpp", tools if isinstance(tools, bool) else None,
-                          n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None)
+        return ServerCaps(
+            "llama.cpp",
+            tools if isinstance(tools, bool) else None,
+            n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None,
+        )
     show = _get_json(f"{root}/api/show", {"model": config.model})
     if isinstance(show, dict) and isinstance(show.get("capabilities"), list):
         return ServerCaps("Ollama", "tools" in show["capabilities"])

@@ -42,8 +42,9 @@ def is_too_long(exc: BaseException) -> bool:
 
     if isinstance(exc, ModelContextWindowExceededError):
         return True
-    return isinstance(exc, ModelHTTPError) and exc.status_code in (400, 413, 500) \
-        and bool(_WORDS.search(error_text(exc)))
+    return (
+        isinstance(exc, ModelHTTPError) and exc.status_code in (400, 413, 500) and bool(_WORDS.search(error_text(exc)))
+    )
 
 
 def server_window(exc: BaseException) -> int | None:

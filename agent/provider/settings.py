@@ -134,11 +134,14 @@ GRANT_KEYS = ("baseUrl",)
 USER_ONLY_KEYS = ("trustProject",)
 # Read by their own modules (agent.tools.permissions, agent.tools.hooks, agent.tools.mcp_servers, the price table,
 # agent.tools.sandbox.policy, agent.tools.memory_files for compactInstructions).
-SECTION_KEYS = ("permissions", "hooks", "env", "prices", "mcpServers", "sandbox",
-                "mcpToolTimeout", "mcpSampling", "compactInstructions")
+SECTION_KEYS = tuple(
+    "permissions hooks env prices mcpServers sandbox mcpToolTimeout mcpSampling compactInstructions".split()
+)
 # Claude Code's keys a copied file may hold that mean nothing here: no warning, but /config lists them.
-IGNORED_KEYS = ("includeCoAuthoredBy", "cleanupPeriodDays", "statusLine", "outputStyle",
-                "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "apiKeyHelper")
+IGNORED_KEYS = tuple(
+    "includeCoAuthoredBy cleanupPeriodDays statusLine outputStyle enableAllProjectMcpServers enabledMcpjsonServers "
+    "disabledMcpjsonServers apiKeyHelper".split()
+)
 
 
 @dataclass
@@ -229,8 +232,8 @@ def _check_env(value: Any, layer: Layer, lang: str, settings: Settings) -> dict[
         raise BadValue("env")
     env, warnings = {}, settings.warnings
     for name, text in value.items():
-        if not valid_name(name) or not isinstance(text, (str, int, float)) or isinstance(text, bool) \
-                or "\0" in str(text):
+        not_text = not isinstance(text, (str, int, float)) or isinstance(text, bool) or "\0" in str(text)
+        if not valid_name(name) or not_text:
             takes = BadValue("text").text(lang)
             warnings.append(t("settings_bad_value", lang, path=layer.path, name=f"env.{name}", takes=takes))
         elif is_users(layer.name):

@@ -51,8 +51,9 @@ def found_now(state: Any, reread: bool = False) -> dict[str, Any]:
         from agent.provider import settings as files
 
         settings = files.load(state.workspace, state.lang)
-    return grants.collect(settings, state.workspace, state.config.project_endpoint,
-                          getattr(state.permissions, "project_mode", None))
+    return grants.collect(
+        settings, state.workspace, state.config.project_endpoint, getattr(state.permissions, "project_mode", None)
+    )
 
 
 def is_trusted(state: Any, found: dict[str, Any] | None = None) -> bool:

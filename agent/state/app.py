@@ -116,7 +116,8 @@ def _fits(value: object, default: object, annotation: str) -> bool:
         return False
     if isinstance(default, dict):  # counts by reason
         return isinstance(value, dict) and all(
-            isinstance(k, str) and isinstance(n, int) and not isinstance(n, bool) for k, n in value.items())
+            isinstance(k, str) and isinstance(n, int) and not isinstance(n, bool) for k, n in value.items()
+        )
     if default is None:  # an optional figure or text: its annotation says which
         return isinstance(value, str) if annotation.startswith("str") else isinstance(value, (int, float))
     return isinstance(value, type(default)) or (isinstance(default, float) and isinstance(value, int))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from agent.state.app import Stats
 
+
 def answered_at(response: ModelResponse) -> datetime:
     """The provider's own time for the response (the `created` field) if it sent one, else ours."""
     stamp = (response.provider_details or {}).get("timestamp")
@@ -31,8 +32,13 @@ def bill(stats: Stats, config: Config, response: ModelResponse, hits: int) -> No
     if response.model_name:
         stats.served_model = response.model_name
     usage = response.usage
-    add(stats, prices.lookup(config.model, answered_at(response), config.prices),
-        hits, max(0, usage.input_tokens - hits), usage.output_tokens)
+    add(
+        stats,
+        prices.lookup(config.model, answered_at(response), config.prices),
+        hits,
+        max(0, usage.input_tokens - hits),
+        usage.output_tokens,
+    )
 
 
 def add(stats: Stats, price: Prices | None, hit: int, miss: int, output: int) -> None:
@@ -53,8 +59,7 @@ def carry_old_totals(stats: Stats, saved: dict, config: Config) -> None:
     if "priced_requests" in saved or not stats.requests:
         return
     hit = stats.cache_hit_tokens
-    add(stats, prices.now(config), hit, max(0, stats.input_tokens - hit),
-        stats.output_tokens)
+    add(stats, prices.now(config), hit, max(0, stats.input_tokens - hit), stats.output_tokens)
     if stats.priced_requests:
         stats.priced_requests = stats.requests
 

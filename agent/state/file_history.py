@@ -89,8 +89,7 @@ def restore_file(path: Path, content: bytes | None, root: Path, lang: str) -> st
     try:
         restore_under(root, path, content)
     except Refused as exc:
-        return t("restore_skipped", lang, path=_shown(path, root), part=exc.part,
-                 why=t(f"confined_{exc.why}", lang))
+        return t("restore_skipped", lang, path=_shown(path, root), part=exc.part, why=t(f"confined_{exc.why}", lang))
     except OSError as exc:
         return f"{_shown(path, root)}: {exc.strerror or exc}"
     return None

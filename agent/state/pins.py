@@ -51,11 +51,18 @@ def pins_message(pins: Sequence[Pin], files: Mapping[str, str], lang: str) -> Mo
     for n, pin in enumerate(pins, start=1):
         if pin.kind == "file":
             body = files.get(pin.text)
-            lines.append(f"{n}. " + (words["file"].format(path=pin.text) + f"\n{body}" if body is not None
-                                     else words["file_gone"].format(path=pin.text)))
+            lines.append(
+                f"{n}. "
+                + (
+                    words["file"].format(path=pin.text) + f"\n{body}"
+                    if body is not None
+                    else words["file_gone"].format(path=pin.text)
+                )
+            )
         else:
             lines.append(f"{n}. {pin.text}")
     if not pins:
         lines = [words["none"]]
-    return ModelRequest(parts=[UserPromptPart(content="\n\n".join(lines))],
-                        metadata={NOTE_KEY: PINS, PINS: [asdict(p) for p in pins]})
+    return ModelRequest(
+        parts=[UserPromptPart(content="\n\n".join(lines))], metadata={NOTE_KEY: PINS, PINS: [asdict(p) for p in pins]}
+    )

@@ -96,8 +96,14 @@ class Transcript:
     """A session's history and its file. Build one per session: starting, resuming, /clear and
     /resume make a new one (Transcript.open), so nothing of the last session carries over."""
 
-    def __init__(self, session_id: str, workspace: Path, messages: Sequence[ModelMessage] = (),
-                 *, lock: session.SessionLock | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        workspace: Path,
+        messages: Sequence[ModelMessage] = (),
+        *,
+        lock: session.SessionLock | None = None,
+    ) -> None:
         self.session_id = session_id
         self.workspace = workspace
         self._messages: list[ModelMessage] = list(messages)
@@ -207,8 +213,7 @@ class Transcript:
         self.persist()
         return session.archive_session(self.session_id, self.workspace)
 
-    def replace(self, build: Callable[[Path], Sequence[ModelMessage]], *,
-                dropped: Sequence[Checkpoint] = ()) -> Path:
+    def replace(self, build: Callable[[Path], Sequence[ModelMessage]], *, dropped: Sequence[Checkpoint] = ()) -> Path:
         """Archive the full transcript, then make `build(archive)` the history and the file (a
         compaction, a history fitted to the window). `dropped`: the checkpoints the caller drops once
         this returns; "/compact undo" brings them back. If anything raises (the archive, `build`
@@ -219,7 +224,7 @@ class Transcript:
         return archive
 
     def revert(self, archive: Path, messages: Sequence[ModelMessage]) -> tuple[Path, list[Checkpoint]]:
-        """"/compact undo": `messages` (what `archive` holds, and the turns made since) become the
+        """ "/compact undo": `messages` (what `archive` holds, and the turns made since) become the
         history; the current one is archived first, so nothing is lost either way. Returns that new
         archive and the checkpoints the undone rewrite dropped (its entry leaves the stack)."""
         saved, _ = self._rewrite(lambda _archive: messages, kind="undo")
@@ -229,8 +234,9 @@ class Transcript:
                 return saved, list(self._undo.pop(index).dropped)
         return saved, []
 
-    def _rewrite(self, build: Callable[[Path], Sequence[ModelMessage]],
-                 kind: str = "") -> tuple[Path, list[ModelMessage]]:
+    def _rewrite(
+        self, build: Callable[[Path], Sequence[ModelMessage]], kind: str = ""
+    ) -> tuple[Path, list[ModelMessage]]:
         archive = self._archive()
         try:
             messages = list(build(archive))
@@ -243,4 +249,3 @@ class Transcript:
         write_undo_note(archive, len(messages), kind)
         self._messages, self._persisted, self._stale = messages, len(messages), False
         return archive, messages
-

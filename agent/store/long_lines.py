@@ -21,7 +21,7 @@ def _cut(value: Any, cut: list[int]) -> Any:
         head = KEEP_CHARS // 2
         cut.append(len(value) - KEEP_CHARS)
         marker = f"\n[... {len(value) - KEEP_CHARS:,} characters cut when the session was loaded ...]\n"
-        return value[:head] + marker + value[len(value) - (KEEP_CHARS - head):]
+        return value[:head] + marker + value[len(value) - (KEEP_CHARS - head) :]
     if isinstance(value, list):
         return [_cut(v, cut) for v in value]
     if isinstance(value, dict):

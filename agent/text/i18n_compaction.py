@@ -15,7 +15,8 @@ COMPACTION_TEXTS: dict[str, tuple[str, str]] = {
         "本轮执行中上下文接近上限（{used:,} / {threshold:,} tokens），压缩后继续",
     ),
     "auto_compact_failed": (
-        "Automatic compaction failed: {reason}. Nothing was changed.", "自动压缩失败：{reason}。没有做任何改动。",
+        "Automatic compaction failed: {reason}. Nothing was changed.",
+        "自动压缩失败：{reason}。没有做任何改动。",
     ),
     "auto_compact_off": (
         "Automatic compaction failed {n} times in a row and is now off; use /compact to try by hand.",
@@ -69,8 +70,7 @@ COMPACTION_TEXTS: dict[str, tuple[str, str]] = {
         "这个存档没有记录压缩在哪里结束：当前历史（{n} 条消息）会被存档并替换，压缩之后的对话不会保留。",
     ),
     "compact_over_threshold": (
-        "the compacted history would still be over the threshold ({after:,} of {threshold:,} tokens); "
-        "kept the history",
+        "the compacted history would still be over the threshold ({after:,} of {threshold:,} tokens); kept the history",
         "压缩后的历史仍超过阈值（{after:,} / {threshold:,} tokens）；保留原历史",
     ),
     "compact_at_range": (
@@ -134,8 +134,7 @@ COMPACTION_TEXTS: dict[str, tuple[str, str]] = {
         "下一次请求（{used:,} tokens）超出窗口（最多 {limit:,}）；正在让它放得下",
     ),
     "overflow_left_out": (
-        "Left out the {n} oldest messages so the request fits the window; the full transcript is archived "
-        "at {archive}",
+        "Left out the {n} oldest messages so the request fits the window; the full transcript is archived at {archive}",
         "为了放进窗口，略去了最早的 {n} 条消息；完整对话已存档到 {archive}",
     ),
     "overflow_note": (
@@ -157,8 +156,7 @@ COMPACTION_TEXTS: dict[str, tuple[str, str]] = {
     "thrash_paused": (
         "Still refilling at once: automatic compaction pauses for {n} turns (until turn {turn}); requests are "
         "still fitted to the window. /compact with instructions on what to keep may help.",
-        "上下文仍然立刻就满：自动压缩暂停 {n} 轮（到第 {turn} 轮），请求仍会适配窗口。"
-        "可以试试带说明的 /compact。",
+        "上下文仍然立刻就满：自动压缩暂停 {n} 轮（到第 {turn} 轮），请求仍会适配窗口。可以试试带说明的 /compact。",
     ),
     "attachment_shortened": (
         "To fit the window, this turn's attachments were cut further: {paths}.",
@@ -179,8 +177,10 @@ COMPACTION_TEXTS: dict[str, tuple[str, str]] = {
         "没有发送：提及的文件（{files:,} tokens，过大的已截到窗口的一部分）加上消息（{tokens:,}），连同指令和工具"
         "（{fixed:,}），即使把之前的对话全部压缩也放不进窗口（{threshold:,}）。请少提及几个文件，或让助手分段读取。",
     ),
-    "no_summary": ("The history holds no summary (nothing was compacted, or it was undone).",
-                   "历史里没有摘要（还没有压缩过，或已撤销）。"),
+    "no_summary": (
+        "The history holds no summary (nothing was compacted, or it was undone).",
+        "历史里没有摘要（还没有压缩过，或已撤销）。",
+    ),
     "undo_done_which": (
         "Restored the history from before that compaction ({n} messages), from {archive}. The compacted "
         "history you undid is saved in {saved}; /compact {undo} again goes back one compaction further.",
@@ -257,8 +257,10 @@ COMPACTION_TEXTS: dict[str, tuple[str, str]] = {
         "Edit the summary here ($EDITOR or $VISUAL would open your editor instead):",
         "在这里修改摘要（设置 `$EDITOR` 或 `$VISUAL` 则改用你的编辑器）：",
     ),
-    "preview_editor_failed": ("The editor exited with {code}; the summary is unchanged.",
-                              "编辑器以 {code} 退出；摘要未改动。"),
+    "preview_editor_failed": (
+        "The editor exited with {code}; the summary is unchanged.",
+        "编辑器以 {code} 退出；摘要未改动。",
+    ),
     "compact_preview_cancelled": (
         "Cancelled: the conversation and the session file are unchanged (only the summary request was spent).",
         "已取消：对话和会话文件都没有改动（只花费了一次摘要请求）。",

@@ -37,8 +37,7 @@ FILES_TEXTS: dict[str, tuple[str, str]] = {
         "已拒绝获取 {command}：-p 模式无法征求同意。如要允许，请加 `--allowed-tools fetch_url` 重新运行。",
     ),
     "image_unsupported": (
-        "{path} is an image, and the model {model} does not take images: not sent (start with --images on "
-        "if it does)",
+        "{path} is an image, and the model {model} does not take images: not sent (start with --images on if it does)",
         "{path} 是图片，而模型 {model} 不接受图片：没有发送（如果它其实支持，请加 `--images on` 启动）",
     ),
     "image_too_large": (
@@ -58,7 +57,9 @@ FILES_TEXTS: dict[str, tuple[str, str]] = {
     "confined_symlink": ("is now a symlink", "现在是符号链接"),
     "confined_not_folder": ("is no longer a folder", "已不再是文件夹"),
     "confined_not_file": (
-        "is not a regular file now (a FIFO, device or socket)", "现在不是普通文件（命名管道、设备或套接字）"),
+        "is not a regular file now (a FIFO, device or socket)",
+        "现在不是普通文件（命名管道、设备或套接字）",
+    ),
     "confined_outside": ("is outside the workspace", "在工作区之外"),
     "confined_no_root": ("(the workspace) cannot be opened", "（工作区）无法打开"),
     "undo_file_failed": ("Not put back: {line}", "未恢复：{line}"),

@@ -7,21 +7,27 @@ MODEL_TEXTS: dict[str, tuple[str, str]] = {
     # key: (en, zh)
     "cmd_model": ("Switch the model for the rest of the session", "本会话接下来改用另一个模型"),
     "cmd_model_args": ("[NAME [WINDOW]]", "[模型名 [窗口]]"),
-    "model_bad_window": ("'{value}' is not a window size (e.g. 32768 or 32k)",
-                         "'{value}' 不是窗口大小（例如 32768 或 32k）"),
+    "model_bad_window": (
+        "'{value}' is not a window size (e.g. 32768 or 32k)",
+        "'{value}' 不是窗口大小（例如 32768 或 32k）",
+    ),
     "cmd_effort": ("How deeply the model thinks from now on", "从现在起模型思考的深度"),
     "cmd_effort_args": ("`high`|`max`|`default`", "`high`|`max`|`default`"),
     "cmd_thinking": ("Thinking mode on or off from now on", "从现在起开启或关闭思考模式"),
     "cmd_thinking_args": ("`on`|`off`|`default`", "`on`|`off`|`default`"),
-    "model_now": ("Model: {model} ({window:,} tokens). /model NAME switches.",
-                  "模型：{model}（{window:,} tokens）。用 /model 模型名 切换。"),
+    "model_now": (
+        "Model: {model} ({window:,} tokens). /model NAME switches.",
+        "模型：{model}（{window:,} tokens）。用 /model 模型名 切换。",
+    ),
     "model_switched": ("Switched to {model} · {window}", "已切换到 {model} · {window}"),
     "model_compact_first": (
         "The context ({used:,} tokens) is over {model}'s threshold ({threshold:,}): compacting first",
         "上下文（{used:,} tokens）超过了 {model} 的压缩阈值（{threshold:,}）：先压缩",
     ),
-    "model_not_switched": ("Still on the old model: the compaction for {model} failed ({why})",
-                           "仍在使用原模型：为 {model} 做的压缩失败了（{why}）"),
+    "model_not_switched": (
+        "Still on the old model: the compaction for {model} failed ({why})",
+        "仍在使用原模型：为 {model} 做的压缩失败了（{why}）",
+    ),
     "model_compact_at": (
         "--compact-at {value} does not fit {model}'s window ({window:,} tokens): not switched",
         "--compact-at {value} 不适合 {model} 的窗口（{window:,} tokens）：没有切换",

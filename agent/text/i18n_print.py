@@ -29,18 +29,25 @@ PRINT_TEXTS: dict[str, tuple[str, str]] = {
         "-p - 从标准输入读取消息，但标准输入是空的",
     ),
     # --- -p, as Claude Code's scripts call it ---
-    "print_builtin_command": ("/{name} is a command of the REPL; -p runs custom commands only "
-                              "(.claude/commands/, .coding-agent/commands/)",
-                              "/{name} 是交互界面的命令；-p 只运行自定义命令"
-                              "（`.claude/commands/`、`.coding-agent/commands/`）"),
-    "print_unknown_command": ("Unknown command /{name}: no custom command has that name",
-                              "未知命令 /{name}：没有这个名字的自定义命令"),
+    "print_builtin_command": (
+        "/{name} is a command of the REPL; -p runs custom commands only (.claude/commands/, .coding-agent/commands/)",
+        "/{name} 是交互界面的命令；-p 只运行自定义命令（`.claude/commands/`、`.coding-agent/commands/`）",
+    ),
+    "print_unknown_command": (
+        "Unknown command /{name}: no custom command has that name",
+        "未知命令 /{name}：没有这个名字的自定义命令",
+    ),
     "print_input_needs_stream": (
         "--input-format stream-json takes its messages from stdin: it needs -p without a prompt and "
         "--output-format stream-json",
-        "`--input-format stream-json` 从标准输入读取消息：需要不带提示词的 -p，并使用 `--output-format stream-json`"),
-    "print_input_bad_line": ("stdin line {n} is not a user message ({error}); it is skipped",
-                             "标准输入第 {n} 行不是用户消息（{error}），已跳过"),
-    "print_prompt_needs_p": ("A prompt on the command line needs -p (the REPL starts without one)",
-                             "命令行上的提示词需要配合 -p 使用（交互界面启动时不带提示词）"),
+        "`--input-format stream-json` 从标准输入读取消息：需要不带提示词的 -p，并使用 `--output-format stream-json`",
+    ),
+    "print_input_bad_line": (
+        "stdin line {n} is not a user message ({error}); it is skipped",
+        "标准输入第 {n} 行不是用户消息（{error}），已跳过",
+    ),
+    "print_prompt_needs_p": (
+        "A prompt on the command line needs -p (the REPL starts without one)",
+        "命令行上的提示词需要配合 -p 使用（交互界面启动时不带提示词）",
+    ),
 }

@@ -33,19 +33,25 @@ REPL_TEXTS: dict[str, tuple[str, str]] = {
         "会话文件：跳过了 {n} 行无法读取的内容：{first}",
     ),
     "empty_prompt": (
-        "-p needs a message, e.g. -p \"explain main.py\"",
-        "-p 需要一条消息，例如 -p \"解释 main.py\"",
+        '-p needs a message, e.g. -p "explain main.py"',
+        '-p 需要一条消息，例如 -p "解释 main.py"',
     ),
     "spin_model": ("Waiting for the model", "等待模型回复"),
     "spin_command": ("Running {command}", "正在运行 {command}"),
     "spin_reasoning": (" ({n:,} chars of reasoning)", "（已推理 {n:,} 字）"),
     # --- ! and # at the prompt ---
-    "quick_usage": ("`!command` runs a shell command; `# note` adds a line to a memory file",
-                    "`!命令` 直接运行一条命令；`# 内容` 把一行加入记忆文件"),
+    "quick_usage": (
+        "`!command` runs a shell command; `# note` adds a line to a memory file",
+        "`!命令` 直接运行一条命令；`# 内容` 把一行加入记忆文件",
+    ),
     "quick_nul": ("The command holds a NUL byte, which no shell command can", "命令中含有空字节，无法运行"),
     # --- /help's keys line, with Claude Code's habits ---
-    "help_habits": ("Esc — interrupt · \\ + Enter — new line · !command — run it now · # note — add to a memory file",
-                    "`Esc` — 中断 · `\\` + `Enter` — 换行 · `!命令` — 直接运行 · `# 内容` — 加入记忆文件"),
-    "edit_field_keys": ("(Enter: new line · Esc then Enter: done · Ctrl-C: cancel)\n",
-                        "（Enter：换行 · 先按 Esc 再按 Enter：完成 · Ctrl-C：取消）\n"),
+    "help_habits": (
+        "Esc — interrupt · \\ + Enter — new line · !command — run it now · # note — add to a memory file",
+        "`Esc` — 中断 · `\\` + `Enter` — 换行 · `!命令` — 直接运行 · `# 内容` — 加入记忆文件",
+    ),
+    "edit_field_keys": (
+        "(Enter: new line · Esc then Enter: done · Ctrl-C: cancel)\n",
+        "（Enter：换行 · 先按 Esc 再按 Enter：完成 · Ctrl-C：取消）\n",
+    ),
 }

@@ -66,8 +66,10 @@ STATUS_TEXTS: dict[str, tuple[str, str]] = {
         "{model}: unknown field(s) {fields} (hit, miss, output, currency)",
         "{model}：未知字段 {fields}（可用 `hit`、`miss`、`output`、`currency`）",
     ),
-    "prices_currency": ("{model}: `currency` must be a name such as `USD` or `CNY`",
-                        "{model}：`currency` 应为货币名，如 `USD`、`CNY`"),
+    "prices_currency": (
+        "{model}: `currency` must be a name such as `USD` or `CNY`",
+        "{model}：`currency` 应为货币名，如 `USD`、`CNY`",
+    ),
     "prices_figure": (
         "{model}: {name} must be a price per million tokens (a number ≥ 0), not {value}",
         "{model}：{name} 应为每百万 tokens 的价格（不小于 0 的数），而不是 {value}",
@@ -106,8 +108,7 @@ STATUS_TEXTS: dict[str, tuple[str, str]] = {
         "距离自动压缩还剩 {left:.0f}%（自动压缩：{auto}）",
     ),
     "status_tokens": (
-        "Tokens used: {requests} requests, input {input:,} (prefix-cache hits {hits:,}, {pct:.0f}%), "
-        "output {output:,}",
+        "Tokens used: {requests} requests, input {input:,} (prefix-cache hits {hits:,}, {pct:.0f}%), output {output:,}",
         "token 用量：{requests} 次请求，输入 {input:,}（缓存命中 {hits:,}，{pct:.0f}%），输出 {output:,}",
     ),
     "status_compactions": (

@@ -158,8 +158,9 @@ _server_count: Callable[[str], int | None] | None = None
 _server_prefix: Callable[[str | None, list], int | None] | None = None
 
 
-def use_counter(count: Callable[[str], int | None] | None,
-                prefix: Callable[[str | None, list], int | None] | None = None) -> None:
+def use_counter(
+    count: Callable[[str], int | None] | None, prefix: Callable[[str | None, list], int | None] | None = None
+) -> None:
     """Count texts with `count` and a request's fixed part with `prefix` (None: ours again); counts
     made before are dropped."""
     global _server_count, _server_prefix

@@ -51,8 +51,11 @@ class ServerTokenizer:
     def ask(self, text: str, timeout: float = COUNT_TIMEOUT) -> int | None:
         """The server's count of `text` (no special tokens), or None if it did not say."""
         # llama.cpp reads `content` (special tokens off by default); vLLM reads `prompt` and `model`.
-        answer = self._post(self.path, {"content": text, "prompt": text, "model": self.model, "add_special": False,
-                                        "add_special_tokens": False}, timeout)
+        answer = self._post(
+            self.path,
+            {"content": text, "prompt": text, "model": self.model, "add_special": False, "add_special_tokens": False},
+            timeout,
+        )
         return _count_of(answer)
 
     def prefix(self, instructions: str | None, tool_defs: list) -> int | None:
@@ -61,8 +64,11 @@ class ServerTokenizer:
         that our rendering does not have (7% of a fresh request at 4k). None where there is no such
         endpoint (vLLM, Ollama): the first response's count then calibrates it (agent.compaction.context)."""
         messages = [{"role": "system", "content": instructions}] if instructions else []
-        rendered = self._post(self.path.removesuffix("/tokenize") + "/apply-template",
-                              {"messages": messages, "tools": tool_defs}, COUNT_TIMEOUT)
+        rendered = self._post(
+            self.path.removesuffix("/tokenize") + "/apply-template",
+            {"messages": messages, "tools": tool_defs},
+            COUNT_TIMEOUT,
+        )
         prompt = rendered.get("prompt") if isinstance(rendered, dict) else None
         if not isinstance(prompt, str):
             return None
@@ -138,6 +144,7 @@ def probe(base_url: str | None, model: str) -> ServerTokenizer | None:
 def use(base_url: str | None, model: str) -> bool:
     """Count with the endpoint's tokenizer from now on, if it has one. Returns whether it does."""
     tokenizer = probe(base_url, model)
-    tokens.use_counter(tokenizer.count if tokenizer is not None else None,
-                       tokenizer.prefix if tokenizer is not None else None)
+    tokens.use_counter(
+        tokenizer.count if tokenizer is not None else None, tokenizer.prefix if tokenizer is not None else None
+    )
     return tokenizer is not None

@@ -72,7 +72,7 @@ def _lines(text: str) -> Iterator[tuple[str, bool]]:
         end = text.find("\n", pos)
         end = n if end < 0 else end
         while end - pos > LINE_CAP:
-            yield text[pos:pos + LINE_CAP], True
+            yield text[pos : pos + LINE_CAP], True
             pos += LINE_CAP
         yield text[pos:end], False
         pos = end + 1
@@ -100,10 +100,12 @@ def _save(text: str, max_tokens: int, path: Path) -> str:
 
     def note(kept: int) -> str:
         shown = f"above are its lines 1-{kept} of {total:,}" if kept else "above is the start of its first line"
-        return (f"[The answer is {len(text):,} characters, more than one answer may take ({max_tokens:,} tokens, "
-                f"a share of the context window): {shown}. The whole answer is saved in {path}"
-                f"{f' (lines over {LINE_CAP:,} characters wrapped)' if wrapped else ''}; read it with read_file, "
-                f"offset={kept + 1} to continue.]")
+        return (
+            f"[The answer is {len(text):,} characters, more than one answer may take ({max_tokens:,} tokens, "
+            f"a share of the context window): {shown}. The whole answer is saved in {path}"
+            f"{f' (lines over {LINE_CAP:,} characters wrapped)' if wrapped else ''}; read it with read_file, "
+            f"offset={kept + 1} to continue.]"
+        )
 
     room_tokens = max_tokens - tokens.count_text(note(total)) - 1  # `total` has the most digits `kept` may have
     used, kept = 0, 0

@@ -7,7 +7,6 @@ class ToolError(Exception):
     """A failure to report to the model as "Error: <message>"."""
 
 
-
 def cap_text(text: str, limit: int) -> str:
     """`text` if it fits in `limit` characters, else its head and tail around a marker."""
     if len(text) <= limit:
@@ -15,4 +14,4 @@ def cap_text(text: str, limit: int) -> str:
     head = limit // 2
     tail = limit - head
     cut = len(text) - head - tail
-    return f"{text[:head]}\n[... {cut} characters cut ...]\n{text[len(text) - tail:]}"
+    return f"{text[:head]}\n[... {cut} characters cut ...]\n{text[len(text) - tail :]}"

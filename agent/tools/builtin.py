@@ -113,8 +113,10 @@ async def _ask_for_write(ctx: RunContext[AppState], path: str, target: Path, new
         if len(diff) <= DIFF_CAP:
             return diff, True
         if risk is not None:  # never written on an approval the user could not read
-            raise ToolError(f"the change to {shown} is {len(diff):,} characters, too long to show the user whole "
-                            f"(at most {DIFF_CAP:,}); nothing was written. Make it in smaller edits (edit_file)")
+            raise ToolError(
+                f"the change to {shown} is {len(diff):,} characters, too long to show the user whole "
+                f"(at most {DIFF_CAP:,}); nothing was written. Make it in smaller edits (edit_file)"
+            )
         return cap_text(diff, DIFF_CAP), False
 
     try:
@@ -268,9 +270,11 @@ def list_files(ctx: RunContext[AppState], pattern: str = "**/*") -> str:
 
 def _grep_targets(base: Path, workspace: Path) -> list[tuple[str, str]]:
     """(path, shown name) of each file to search: in the workspace or the archive, symlinks included."""
-    files = [(base, _display(base, workspace))] if base.is_file() else [
-        (base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))
-    ]
+    files = (
+        [(base, _display(base, workspace))]
+        if base.is_file()
+        else [(base / rel, _display(base / rel, workspace)) for rel in sorted(iter_files(base))]
+    )
     roots = readable_roots(workspace)
     targets = []
     for file, name in files:
@@ -306,22 +310,33 @@ async def grep(ctx: RunContext[AppState], pattern: str, path: str = ".") -> str:
     files = await asyncio.to_thread(_grep_targets, base, workspace)
     # A file a deny rule keeps from grep (`Read(./.env)`) is left out of a search of its folder too.
     perms = ctx.deps.permissions
-    kept = [f for f in files if not perms.rules["deny"] or not permissions.read_denied(perms, "grep", Path(f[0]),
-                                                                                      workspace)]
+    kept = [
+        f for f in files if not perms.rules["deny"] or not permissions.read_denied(perms, "grep", Path(f[0]), workspace)
+    ]
     skipped, files = len(files) - len(kept), kept
     timeout = float(os.environ.get("CODING_AGENT_GREP_TIMEOUT", GREP_TIMEOUT))
-    outcome = await grep_worker.run(pattern, files, line_cap=LINE_CAP, show_cap=GREP_LINE_CAP,
-                                    max_matches=GREP_CAP, timeout=timeout, env=command_env(),
-                                    sandbox=confine.for_commands(ctx.deps.config, workspace))
+    outcome = await grep_worker.run(
+        pattern,
+        files,
+        line_cap=LINE_CAP,
+        show_cap=GREP_LINE_CAP,
+        max_matches=GREP_CAP,
+        timeout=timeout,
+        env=command_env(),
+        sandbox=confine.for_commands(ctx.deps.config, workspace),
+    )
     found = outcome.lines
     if len(found) > GREP_CAP:
         found[GREP_CAP:] = [f"[stopped after {GREP_CAP} matches; use a narrower pattern or path]"]
     if skipped:
-        found.append(("" if found else "No matches\n") + f"[{skipped} file(s) not searched: a deny permission "
-                     "rule covers them]")
+        found.append(
+            ("" if found else "No matches\n") + f"[{skipped} file(s) not searched: a deny permission rule covers them]"
+        )
     if outcome.timed_out:
-        found.append(f"[grep stopped after {timeout:g} s: the pattern is too slow on these files (nested "
-                     "repetition such as (a+)+ backtracks exponentially); any matches above are partial]")
+        found.append(
+            f"[grep stopped after {timeout:g} s: the pattern is too slow on these files (nested "
+            "repetition such as (a+)+ backtracks exponentially); any matches above are partial]"
+        )
     return "\n".join(found) if found else "No matches"
 
 
@@ -360,8 +375,9 @@ async def run_allowed(state: AppState, command: str, timeout: float, sandbox: co
         output = await execute(command, state.workspace, timeout, sandbox, env=env)
         if sandbox is None:
             return output
-        return await offer.rerun_outside(state, command, output, sandbox,
-                                         lambda: execute(command, state.workspace, timeout, env=env))
+        return await offer.rerun_outside(
+            state, command, output, sandbox, lambda: execute(command, state.workspace, timeout, env=env)
+        )
     except OSError as exc:
         return f"Error: cannot run the command: {exc.strerror or exc}"
 

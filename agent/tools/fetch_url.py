@@ -86,8 +86,10 @@ class Budget:
             self.left -= loop.time() - start
 
     def over(self) -> FetchError:
-        return FetchError(f"the fetch took longer than {self.total:g} s (lookups, connections, the page and its "
-                          "conversion together): stopped")
+        return FetchError(
+            f"the fetch took longer than {self.total:g} s (lookups, connections, the page and its "
+            "conversion together): stopped"
+        )
 
 
 def deadline() -> float:
@@ -177,8 +179,10 @@ async def checked_address(host: str, port: int, allowed: tuple[str, ...]) -> str
         raise FetchError(f"cannot resolve {host}")
     for address in addresses:
         if reason := address_refused(address, allowed):
-            raise FetchError(f"{host} resolves to {address}, {reason}: not fetched (the user can allow a "
-                             "network with --fetch-allow-network)")
+            raise FetchError(
+                f"{host} resolves to {address}, {reason}: not fetched (the user can allow a "
+                "network with --fetch-allow-network)"
+            )
     return addresses[0]
 
 
@@ -191,8 +195,11 @@ async def domain_approved(state: AppState, host: str, url: str) -> bool:
     kind, rule = decide(state.permissions, "fetch_url", state.workspace, subject=host)
     if kind == "deny" and rule is not None:
         raise FetchError(f"the permission rule {rule.text!r} (deny) refuses fetching from {host}")
-    if kind == "allow" or kind != "ask" and (preapproved(state.config, "fetch_url")
-                                             or host in state.always_allowed_domains):
+    if (
+        kind == "allow"
+        or kind != "ask"
+        and (preapproved(state.config, "fetch_url") or host in state.always_allowed_domains)
+    ):
         return True
     answer = await ask(state.emit, ApprovalRequest("fetch", url, why=host))
     if answer == "always":
@@ -226,10 +233,14 @@ async def get(state: AppState, url: str, budget: Budget) -> Page:
             async with budget.spend():
                 address = await checked_address(host, port, allowed)
                 target = httpx2.URL(url).copy_with(host=address)
-                headers = {"Host": urlsplit(url).netloc.rsplit("@", 1)[-1], "User-Agent": USER_AGENT,
-                           "Accept": "text/html, text/markdown, text/*;q=0.9, */*;q=0.5"}
-                async with client.stream("GET", target, headers=headers,
-                                         extensions={"sni_hostname": host} if scheme == "https" else {}) as response:
+                headers = {
+                    "Host": urlsplit(url).netloc.rsplit("@", 1)[-1],
+                    "User-Agent": USER_AGENT,
+                    "Accept": "text/html, text/markdown, text/*;q=0.9, */*;q=0.5",
+                }
+                async with client.stream(
+                    "GET", target, headers=headers, extensions={"sni_hostname": host} if scheme == "https" else {}
+                ) as response:
                     location = response.headers.get("location")
                     if not (response.status_code in (301, 302, 303, 307, 308) and location):
                         return await _page(url, response)
@@ -247,8 +258,9 @@ async def _page(url: str, response) -> Page:
         if len(body) > MAX_BYTES:
             break
     text = bytes(body[:MAX_BYTES]).decode(response.encoding or "utf-8", errors="replace")
-    html = content_type in ("text/html", "application/xhtml+xml") or \
-        (not content_type and "<html" in text[:1000].lower())
+    html = content_type in ("text/html", "application/xhtml+xml") or (
+        not content_type and "<html" in text[:1000].lower()
+    )
     return Page(url, response.status_code, content_type or "unknown", text, html)
 
 
@@ -260,8 +272,10 @@ async def as_markdown(page: Page, budget: Budget) -> str:
         return page.text
     html, note = page.text, ""
     if len(html) > MAX_HTML:
-        html, note = html[:MAX_HTML], f"[the page's HTML is {len(page.text):,} characters: its first {MAX_HTML:,} " \
-                                      "were converted]\n\n"
+        html, note = (
+            html[:MAX_HTML],
+            f"[the page's HTML is {len(page.text):,} characters: its first {MAX_HTML:,} were converted]\n\n",
+        )
     async with budget.spend():
         try:
             text = await convert(html, max(budget.left, 0.0))

@@ -31,8 +31,7 @@ def _holds(folder: Path, name: str, target: Path) -> bool:
 def _repository(folder: Path, target: Path) -> bool:
     if not _holds(folder, "HEAD", target):
         return False
-    return _holds(folder, "commondir", target) or (_holds(folder, "objects", target) and
-                                                   _holds(folder, "refs", target))
+    return _holds(folder, "commondir", target) or (_holds(folder, "objects", target) and _holds(folder, "refs", target))
 
 
 def makes_git_dir(target: Path, root: Path, content: bytes) -> bool:

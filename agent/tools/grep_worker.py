@@ -62,8 +62,17 @@ class Outcome:
 
 
 @holds_slot
-async def run(pattern: str, files: list[tuple[str, str]], *, line_cap: int, show_cap: int, max_matches: int,
-              timeout: float, env: dict[str, str], sandbox: Sandbox | None = None) -> Outcome:
+async def run(
+    pattern: str,
+    files: list[tuple[str, str]],
+    *,
+    line_cap: int,
+    show_cap: int,
+    max_matches: int,
+    timeout: float,
+    env: dict[str, str],
+    sandbox: Sandbox | None = None,
+) -> Outcome:
     """The matching lines (at most max_matches + 1); killed after `timeout` s or when cancelled.
     Waits for a free process slot first (agent.tools.process_slots). In `sandbox`, if given, with
     nothing to write (agent.tools.sandbox)."""
@@ -75,11 +84,23 @@ async def run(pattern: str, files: list[tuple[str, str]], *, line_cap: int, show
         return await _search_in(launch.argv, launch.env, pattern, files, line_cap, show_cap, max_matches, timeout)
 
 
-async def _search_in(argv: list[str], env: dict[str, str], pattern: str, files: list[tuple[str, str]],
-                     line_cap: int, show_cap: int, max_matches: int, timeout: float) -> Outcome:
+async def _search_in(
+    argv: list[str],
+    env: dict[str, str],
+    pattern: str,
+    files: list[tuple[str, str]],
+    line_cap: int,
+    show_cap: int,
+    max_matches: int,
+    timeout: float,
+) -> Outcome:
     proc = await asyncio.create_subprocess_exec(
-        *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, env=env, limit=1 << 20,
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+        limit=1 << 20,
     )
     lines: list[str] = []
     job = {"pattern": pattern, "files": files, "line_cap": line_cap, "show_cap": show_cap, "max": max_matches}

@@ -82,8 +82,14 @@ def _parse_groups(event: str, groups: Any, layer: str, path: Any, lang: str, war
         for entry in entries:
             command = entry.get("command") if isinstance(entry, dict) else None
             timeout = entry.get("timeout", DEFAULT_TIMEOUT) if isinstance(entry, dict) else None
-            if entry.get("type", "command") != "command" or not isinstance(command, str) or not command.strip() \
-                    or isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            if (
+                entry.get("type", "command") != "command"
+                or not isinstance(command, str)
+                or not command.strip()
+                or isinstance(timeout, bool)
+                or not isinstance(timeout, (int, float))
+                or timeout <= 0
+            ):
                 warnings.append(t("hook_bad", lang, path=path, event=event))
                 continue
             found.append(Hook(event, matcher, command, float(timeout), layer))
@@ -108,22 +114,36 @@ def _base_input(state: Any, event: str) -> dict[str, Any]:
     import session
     from agent.tools.permissions import mode
 
-    return {"session_id": state.session_id, "transcript_path": str(session.session_file(state.session_id,
-            state.workspace)), "cwd": str(state.workspace), "permission_mode": mode(state), "hook_event_name": event}
+    return {
+        "session_id": state.session_id,
+        "transcript_path": str(session.session_file(state.session_id, state.workspace)),
+        "cwd": str(state.workspace),
+        "permission_mode": mode(state),
+        "hook_event_name": event,
+    }
 
 
 def _env(state: Any) -> dict[str, str]:
     from agent.tools.shell import command_env
 
-    return {**command_env(state.project.env), "CODING_AGENT_PROJECT_DIR": str(state.workspace),
-            "CLAUDE_PROJECT_DIR": str(state.workspace)}
+    return {
+        **command_env(state.project.env),
+        "CODING_AGENT_PROJECT_DIR": str(state.workspace),
+        "CLAUDE_PROJECT_DIR": str(state.workspace),
+    }
 
 
 async def _run_one(state: Any, hook: Hook, payload: bytes) -> tuple[int | None, str, str]:
     """(exit code or None for a timeout, stdout, stderr)."""
     proc = await asyncio.create_subprocess_shell(
-        hook.command, cwd=state.workspace, env=_env(state), start_new_session=True,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        hook.command,
+        cwd=state.workspace,
+        env=_env(state),
+        start_new_session=True,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         out, err = await asyncio.wait_for(proc.communicate(payload), hook.timeout)
     except TimeoutError:
@@ -222,15 +242,28 @@ def tool_input(state: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def pre_tool_use(state: Any, tool: str, args: dict[str, Any], call_id: str) -> Outcome:
-    return await run(state, "PreToolUse", {"tool_name": tool, "tool_input": tool_input(state, tool, args),
-                                           "tool_use_id": call_id}, tool)
+    return await run(
+        state,
+        "PreToolUse",
+        {"tool_name": tool, "tool_input": tool_input(state, tool, args), "tool_use_id": call_id},
+        tool,
+    )
 
 
 async def post_tool_use(state: Any, tool: str, args: dict[str, Any], call_id: str, result: Any) -> Any:
     """The result, with what a PostToolUse hook had to tell the model after it."""
     shown = getattr(result, "return_value", result)
-    outcome = await run(state, "PostToolUse", {"tool_name": tool, "tool_input": tool_input(state, tool, args),
-                                               "tool_response": shown, "tool_use_id": call_id}, tool)
+    outcome = await run(
+        state,
+        "PostToolUse",
+        {
+            "tool_name": tool,
+            "tool_input": tool_input(state, tool, args),
+            "tool_response": shown,
+            "tool_use_id": call_id,
+        },
+        tool,
+    )
     return with_notes(result, [*outcome.context, *([outcome.blocked] if outcome.blocked else [])], "PostToolUse")
 
 
@@ -253,8 +286,7 @@ def hook_message(prompt: str, text: str, event: str, lang: str) -> Any:
 
     from agent.text.prompts import load_prompt
 
-    return ModelRequest(parts=[UserPromptPart(load_prompt(prompt, lang).format(text=text))],
-                        metadata={HOOK_KEY: event})
+    return ModelRequest(parts=[UserPromptPart(load_prompt(prompt, lang).format(text=text))], metadata={HOOK_KEY: event})
 
 
 def context_messages(texts: list[str], lang: str) -> list[Any]:
@@ -264,6 +296,7 @@ def context_messages(texts: list[str], lang: str) -> list[Any]:
 
 def session_start(state: Any, source: str) -> None:
     """SessionStart in the background (the prompt does not wait); its context joins the next turn."""
+
     async def start() -> None:
         outcome = await run(state, "SessionStart", {"source": source}, source)
         state.hooks.queued.extend(outcome.context)
@@ -274,10 +307,21 @@ def session_start(state: Any, source: str) -> None:
 def compacted(state: Any, trigger: str, before: int, after: int, archive: str, dropped: dict | None = None) -> None:
     """After a compaction: PostCompact (with what it dropped), then SessionStart with source
     "compact" (to put rules back)."""
+
     async def after_compact() -> None:
         kind = "manual" if trigger == "manual" else "auto"
-        await run(state, "PostCompact", {"trigger": kind, "archive_path": archive, "tokens_before": before,
-                                         "tokens_after": after, "dropped": dropped or {}}, kind)
+        await run(
+            state,
+            "PostCompact",
+            {
+                "trigger": kind,
+                "archive_path": archive,
+                "tokens_before": before,
+                "tokens_after": after,
+                "dropped": dropped or {},
+            },
+            kind,
+        )
         outcome = await run(state, "SessionStart", {"source": "compact"}, "compact")
         state.hooks.queued.extend(outcome.context)
 

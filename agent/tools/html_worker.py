@@ -36,8 +36,14 @@ async def convert(html: str, timeout: float) -> str | None:
     and when the call is cancelled. Waits for a free process slot first (agent.tools.process_slots)."""
     code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from agent.tools.html_worker import main; main()"
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", "-c", code, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, env={},
+        sys.executable,
+        "-I",
+        "-c",
+        code,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={},
     )
     try:
         out, _ = await asyncio.wait_for(proc.communicate(html.encode("utf-8", "replace")), timeout)

@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 5_000_000  # Anthropic's ceiling for one image; larger screenshots should be scaled first
 EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".webp")
-_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF87a", "image/gif"),
-               (b"GIF89a", "image/gif"))
+_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
 
 
 class ImageError(Exception):

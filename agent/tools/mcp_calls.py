@@ -21,8 +21,11 @@ def _connection_lost(exc: BaseException | None) -> bool:
     """Whether `exc` (or what caused it) says the server is gone rather than that its tool failed."""
     seen = 0
     while exc is not None and seen < 10:
-        if isinstance(exc, (OSError, EOFError)) or "Connection closed" in str(exc) or \
-                type(exc).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
+        if (
+            isinstance(exc, (OSError, EOFError))
+            or "Connection closed" in str(exc)
+            or type(exc).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream")
+        ):
             return True
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return False
@@ -47,8 +50,13 @@ async def _answer(call: asyncio.Task, server: Any, seconds: float) -> tuple[str,
     return ("lost", lost.result()) if lost in done else ("timeout", None)
 
 
-def Guarded(wrapped: Any, *, server: Any, fail: Callable[[BaseException], None],  # noqa: N802 - reads as a class
-            timeout: Callable[[], float]) -> Any:
+def Guarded(
+    wrapped: Any,
+    *,
+    server: Any,
+    fail: Callable[[BaseException], None],  # noqa: N802 - reads as a class
+    timeout: Callable[[], float],
+) -> Any:
     """The server's toolset for the agent (a pydantic-ai WrapperToolset around its MCPToolset): `fail`
     marks the server failed, `timeout` is the tool timeout now (agent.tools.mcp_servers owns both)."""
     from dataclasses import dataclass
@@ -95,12 +103,16 @@ def Guarded(wrapped: Any, *, server: Any, fail: Callable[[BaseException], None],
             finally:
                 server.running.remove(name)
             if how == "lost":
-                return (f"Error: the MCP server {server.name} sent an answer that could not be read ({answer}); "
-                        "the call was ended")
+                return (
+                    f"Error: the MCP server {server.name} sent an answer that could not be read ({answer}); "
+                    "the call was ended"
+                )
             if how == "timeout":
                 server.log.note(f"[client] {name} did not answer in {seconds:g} s; the call was ended")
-                return (f"Error: {name} did not answer in {seconds:g} s, so the call was ended "
-                        "(the limit is mcpToolTimeout in the settings, or MCP_TOOL_TIMEOUT, in milliseconds)")
+                return (
+                    f"Error: {name} did not answer in {seconds:g} s, so the call was ended "
+                    "(the limit is mcpToolTimeout in the settings, or MCP_TOOL_TIMEOUT, in milliseconds)"
+                )
             return answer
 
     return _Guarded(wrapped)
@@ -113,10 +125,17 @@ def capped_client(transport: Any, cap: Callable[[Any], Any], **options: Any) -> 
     from fastmcp.client import Client
 
     class _CappedClient(Client):
-        async def call_tool_mcp(self, name: str, arguments: dict[str, Any], progress_handler: Any = None,
-                                timeout: Any = None, meta: dict[str, Any] | None = None) -> Any:
-            result = await super().call_tool_mcp(name, arguments, timeout=timeout, meta=meta,
-                                                 progress_handler=progress_handler or PROGRESS.get())
+        async def call_tool_mcp(
+            self,
+            name: str,
+            arguments: dict[str, Any],
+            progress_handler: Any = None,
+            timeout: Any = None,
+            meta: dict[str, Any] | None = None,
+        ) -> Any:
+            result = await super().call_tool_mcp(
+                name, arguments, timeout=timeout, meta=meta, progress_handler=progress_handler or PROGRESS.get()
+            )
             return await asyncio.to_thread(cap, result)
 
     return _CappedClient(transport, **options)

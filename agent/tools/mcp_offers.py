@@ -33,8 +33,11 @@ def ready(state: Any) -> list[Any]:
 
 def prompt_commands(state: Any) -> list[tuple[str, Any, Any]]:
     """(command name, server, prompt) for each prompt of a server that is up."""
-    return [(f"{PREFIX}{server.name}__{prompt.name}", server, prompt) for server in ready(state)
-            for prompt in server.prompts]
+    return [
+        (f"{PREFIX}{server.name}__{prompt.name}", server, prompt)
+        for server in ready(state)
+        for prompt in server.prompts
+    ]
 
 
 def usage(prompt: Any) -> str:
@@ -51,7 +54,7 @@ def _arguments(prompt: Any, text: str) -> tuple[dict[str, str], list[str]]:
         words = text.split()
     names = [a.name for a in prompt.arguments or ()]
     if len(words) > len(names) and names:
-        words = [*words[:len(names) - 1], " ".join(words[len(names) - 1:])]
+        words = [*words[: len(names) - 1], " ".join(words[len(names) - 1 :])]
     given = dict(zip(names, words, strict=False))
     missing = [a.name for a in prompt.arguments or () if a.required and a.name not in given]
     return given, missing
@@ -66,14 +69,27 @@ async def prompt_text(state: Any, server: Any, prompt: Any, typed: str) -> str |
     name = f"{PREFIX}{server.name}__{prompt.name}"
     given, missing = _arguments(prompt, typed)
     if missing:
-        state.emit(Notice(t("mcp_prompt_missing", state.lang, name=name, missing=", ".join(missing),
-                            usage=usage(prompt)), "warn"))
+        state.emit(
+            Notice(
+                t("mcp_prompt_missing", state.lang, name=name, missing=", ".join(missing), usage=usage(prompt)), "warn"
+            )
+        )
         return None
     try:
         result = await asyncio.wait_for(server.session.get_prompt(prompt.name, given), _timeout(state))
     except Exception as exc:  # noqa: BLE001 - the server's failure is one line
-        state.emit(Notice(t("mcp_prompt_failed", state.lang, server=server.name, name=prompt.name,
-                            error=str(exc)[:300] or type(exc).__name__), "warn"))
+        state.emit(
+            Notice(
+                t(
+                    "mcp_prompt_failed",
+                    state.lang,
+                    server=server.name,
+                    name=prompt.name,
+                    error=str(exc)[:300] or type(exc).__name__,
+                ),
+                "warn",
+            )
+        )
         return None
     parts = []
     for message in result.messages:
@@ -82,8 +98,9 @@ async def prompt_text(state: Any, server: Any, prompt: Any, typed: str) -> str |
         parts.append(text if message.role == "user" else f"[{message.role}]\n{text}")
     body = "\n\n".join(parts)[: read_token_cap(state.config.context_window) * 2]
     state.emit(Notice(t("mcp_prompt_sent", state.lang, name=prompt.name, server=server.name, n=len(body)), "dim"))
-    return load_prompt("mcp_prompt", state.lang).format(server=server.name, name=prompt.name,
-                                                        command=f"/{name} {typed}".rstrip(), text=body)
+    return load_prompt("mcp_prompt", state.lang).format(
+        server=server.name, name=prompt.name, command=f"/{name} {typed}".rstrip(), text=body
+    )
 
 
 async def find_prompt(state: Any, name: str) -> tuple[Any, Any] | None:
@@ -142,8 +159,9 @@ async def read(state: Any, server_name: str, uri: str) -> str:
         if isinstance(item, str):
             texts.append(item)
         else:
-            texts.append(f"[{getattr(item, 'media_type', 'binary')} content, {len(getattr(item, 'data', b''))} bytes, "
-                         "not shown]")
+            texts.append(
+                f"[{getattr(item, 'media_type', 'binary')} content, {len(getattr(item, 'data', b''))} bytes, not shown]"
+            )
     return await asyncio.to_thread(_capped, state, server_name, "\n".join(texts))
 
 
@@ -182,8 +200,12 @@ async def mention_messages(state: Any, text: str) -> tuple[list[Any], list[str]]
 
 def completions(state: Any, typed: str) -> list[tuple[str, str]]:
     """("@server:uri", its name) for each resource of a server that is up whose mention starts with `typed`."""
-    return [(f"@{server.name}:{r.uri}", r.name or "") for server in ready(state) for r in server.resources
-            if f"@{server.name}:{r.uri}".startswith(typed)]
+    return [
+        (f"@{server.name}:{r.uri}", r.name or "")
+        for server in ready(state)
+        for r in server.resources
+        if f"@{server.name}:{r.uri}".startswith(typed)
+    ]
 
 
 def toolsets(state: Any) -> list[Any]:
@@ -203,8 +225,12 @@ def _tools(state: Any) -> Any:
     @toolset.tool_plain(name=LIST_TOOL)
     async def list_mcp_resources(server: str = "") -> str:
         """The resources of the MCP servers that are up (of one, if `server` names it): uri, name, description."""
-        lines = [f"{s.name}  {r.uri}  {r.name or ''}  {(r.description or '')[:200]}".rstrip()
-                 for s in ready(state) if server in ("", s.name) for r in s.resources]
+        lines = [
+            f"{s.name}  {r.uri}  {r.name or ''}  {(r.description or '')[:200]}".rstrip()
+            for s in ready(state)
+            if server in ("", s.name)
+            for r in s.resources
+        ]
         return "\n".join(lines) or "No MCP server that is up lists resources"
 
     @toolset.tool_plain(name=READ_TOOL)

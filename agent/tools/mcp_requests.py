@@ -36,9 +36,11 @@ def progress_handler(emit: Callable[[Any], Any], tool_name: str) -> Callable[...
 
 def handlers(state: Any, server: Any) -> dict[str, Any]:
     """The fastmcp Client options that declare and answer roots, elicitation and sampling."""
-    return {"roots": lambda _context: [state.workspace.as_uri()],
-            "elicitation_handler": _elicit(state, server),
-            "sampling_handler": _sample(state, server)}
+    return {
+        "roots": lambda _context: [state.workspace.as_uri()],
+        "elicitation_handler": _elicit(state, server),
+        "sampling_handler": _sample(state, server),
+    }
 
 
 # --- elicitation -----------------------------------------------------------------------------
@@ -95,14 +97,19 @@ async def _ask_field(state: Any, name: str, field: dict[str, Any], required: boo
     lang = state.lang
     kind = str(field.get("type", "string"))
     options = [str(x) for x in field.get("enum") or ()]
-    shown = (t("mcp_elicit_kind_enum", lang, options=", ".join(options)[:FIELD_CHARS]) if options
-             else t(f"mcp_elicit_kind_{kind}", lang) if kind in ("integer", "number", "boolean")
-             else t("mcp_elicit_kind_string", lang))
+    shown = (
+        t("mcp_elicit_kind_enum", lang, options=", ".join(options)[:FIELD_CHARS])
+        if options
+        else t(f"mcp_elicit_kind_{kind}", lang)
+        if kind in ("integer", "number", "boolean")
+        else t("mcp_elicit_kind_string", lang)
+    )
     label = str(field.get("title") or name)[:FIELD_CHARS]
     if field.get("description"):
         label += f" - {str(field['description'])[:FIELD_CHARS]}"
-    question = t("mcp_elicit_field", lang, name=label, kind=shown, required=t("mcp_elicit_required", lang)
-                 if required else "")
+    question = t(
+        "mcp_elicit_field", lang, name=label, kind=shown, required=t("mcp_elicit_required", lang) if required else ""
+    )
     for _ in range(REASKS):
         reply = state.emit(Question(question))
         answer = "" if reply is None else (await reply).strip()
@@ -178,8 +185,11 @@ async def _answer(state: Any, server: Any, messages: list[Any], params: Any) -> 
         text = getattr(message.content, "text", None)
         text = (text if isinstance(text, str) else "[not text: left out]")[:budget]
         budget -= len(text)
-        history.append(ModelResponse(parts=[TextPart(text)]) if message.role == "assistant"
-                       else ModelRequest(parts=[UserPromptPart(text)]))
+        history.append(
+            ModelResponse(parts=[TextPart(text)])
+            if message.role == "assistant"
+            else ModelRequest(parts=[UserPromptPart(text)])
+        )
     if params.system_prompt and history and isinstance(history[0], ModelRequest):
         history[0] = ModelRequest(parts=[SystemPromptPart(params.system_prompt[:budget]), *history[0].parts])
     limit = min(int(params.max_tokens or SAMPLING_MAX_TOKENS), SAMPLING_MAX_TOKENS)
@@ -189,5 +199,9 @@ async def _answer(state: Any, server: Any, messages: list[Any], params: Any) -> 
     used = response.usage.input_tokens + response.usage.output_tokens
     state.emit(Notice(t("mcp_sampling_used", state.lang, server=server.name, tokens=used), "dim"))
     text = "".join(part.content for part in response.parts if isinstance(part, TextPart))
-    return CreateMessageResult(role="assistant", model=response.model_name or state.config.model,
-                               content=TextContent(type="text", text=text), stop_reason="endTurn")
+    return CreateMessageResult(
+        role="assistant",
+        model=response.model_name or state.config.model,
+        content=TextContent(type="text", text=text),
+        stop_reason="endTurn",
+    )

@@ -68,7 +68,7 @@ def server_of(tool_name: str) -> str | None:
     """`mcp__github__get_issue` -> "github"; None for our own tools."""
     if not tool_name.startswith(PREFIX):
         return None
-    return tool_name[len(PREFIX):].split("__", 1)[0]
+    return tool_name[len(PREFIX) :].split("__", 1)[0]
 
 
 def _valid(config: Any) -> bool:
@@ -119,14 +119,20 @@ def _client(server: Server, state: Any) -> Any:
     kind = config.get("type", "stdio")
     if kind == "stdio":
         env = {**command_env(state.project.env), **{k: str(v) for k, v in (config.get("env") or {}).items()}}
-        transport = ServerProcess(config["command"], list(config.get("args", [])), env,
-                                  str(config.get("cwd") or state.workspace), server.log)
+        transport = ServerProcess(
+            config["command"], list(config.get("args", [])), env, str(config.get("cwd") or state.workspace), server.log
+        )
     elif kind == "sse":
         transport = SSETransport(config["url"], headers=config.get("headers") or None)
     else:
         transport = StreamableHttpTransport(config["url"], headers=config.get("headers") or None)
-    return capped_client(transport, _cap(server, state), message_handler=_on_message(server),
-                         log_handler=_on_log(server), **handlers(state, server))
+    return capped_client(
+        transport,
+        _cap(server, state),
+        message_handler=_on_message(server),
+        log_handler=_on_log(server),
+        **handlers(state, server),
+    )
 
 
 def _cap(server: Server, state: Any) -> Any:
@@ -196,11 +202,21 @@ async def _serve(state: Any, server: Server) -> None:
             except TimeoutError:
                 raise StartTimeout(limit) from None
             server.tools = [tool.name for tool in listed]
-            defs = [{"name": f"{PREFIX}{server.name}__{x.name}", "description": x.description or "",
-                     "parameters": x.input_schema} for x in listed]
+            defs = [
+                {
+                    "name": f"{PREFIX}{server.name}__{x.name}",
+                    "description": x.description or "",
+                    "parameters": x.input_schema,
+                }
+                for x in listed
+            ]
             server.definition_tokens = tokens.count_text(json.dumps(defs, ensure_ascii=False))
-            server.toolset = Guarded(toolset.prefixed(f"{PREFIX}{server.name}_"), server=server,
-                                     fail=lambda exc: fail(state, server, exc), timeout=lambda: timeouts(state).tool)
+            server.toolset = Guarded(
+                toolset.prefixed(f"{PREFIX}{server.name}_"),
+                server=server,
+                fail=lambda exc: fail(state, server, exc),
+                timeout=lambda: timeouts(state).tool,
+            )
             server.session, server.state = toolset, "ready"
             server.started.set()
             await server.stop.wait()

@@ -56,8 +56,9 @@ class ServerProcess(ClientTransport):
         return f"<ServerProcess {self.command}>"
 
     @contextlib.asynccontextmanager
-    async def connect_session(self, *, transport_options: TransportOptions | None = None,
-                              **session_kwargs: Any) -> AsyncIterator[Any]:
+    async def connect_session(
+        self, *, transport_options: TransportOptions | None = None, **session_kwargs: Any
+    ) -> AsyncIterator[Any]:
         options = transport_options or TransportOptions()
         async with self._pipes() as (read, write), options.session_class(read, write, **session_kwargs) as session:
             yield session
@@ -65,8 +66,9 @@ class ServerProcess(ClientTransport):
     @contextlib.asynccontextmanager
     async def _pipes(self) -> AsyncIterator[tuple[Any, Any]]:
         self.log.start(" ".join([self.command, *self.args]))
-        process = await anyio.open_process([self.command, *self.args], env=get_default_environment() | self.env,
-                                           cwd=self.cwd, start_new_session=True)
+        process = await anyio.open_process(
+            [self.command, *self.args], env=get_default_environment() | self.env, cwd=self.cwd, start_new_session=True
+        )
         answers, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write, requests = anyio.create_memory_object_stream[SessionMessage](0)
         try:
@@ -126,8 +128,9 @@ def _parse(raw: bytearray) -> SessionMessage | Exception:
         return exc
 
 
-async def _write_requests(stdin: ByteSendStream, requests: MemoryObjectReceiveStream[SessionMessage],
-                          answers: MemoryObjectSendStream[Any]) -> None:
+async def _write_requests(
+    stdin: ByteSendStream, requests: MemoryObjectReceiveStream[SessionMessage], answers: MemoryObjectSendStream[Any]
+) -> None:
     try:
         async with requests:
             async for message in requests:

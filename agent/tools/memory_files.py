@@ -136,7 +136,7 @@ def compact_instructions(workspace: Path, settings: Any = None) -> str:
     found = []
     for memory in load(workspace):
         for heading in _COMPACT_HEADING.finditer(memory.text):
-            rest = memory.text[heading.end():]
+            rest = memory.text[heading.end() :]
             end = _NEXT_HEADING.search(rest)
             found.append(rest[: end.start() if end else len(rest)].strip())
     if settings is not None:

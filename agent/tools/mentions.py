@@ -80,25 +80,34 @@ def build_mention_messages(
             notices.append(t("image_not_attached", state.lang, why=exc))
     for path in named:
         try:
-            target = resolve_path(str(Path(path).expanduser()), state.workspace,
-                                  readable_roots=readable_roots(state.workspace))
+            target = resolve_path(
+                str(Path(path).expanduser()), state.workspace, readable_roots=readable_roots(state.workspace)
+            )
             if images.is_image_file(target):
                 reads.append((path, images.load(target, path, state.config)))
         except (PathError, images.ImageError, OSError) as exc:
             notices.append(t("image_not_attached", state.lang, why=exc))
-    return [dataclasses.replace(m, metadata={**(m.metadata or {}), MENTION_KEY: True}) for m in read_messages(reads)], \
-        notices
+    return [
+        dataclasses.replace(m, metadata={**(m.metadata or {}), MENTION_KEY: True}) for m in read_messages(reads)
+    ], notices
 
 
-async def attachments(state: AppState, text: str, reads: ReadFileState, pasted: Sequence[str] = (),
-                      named: Sequence[str] = (), room: int = 0) -> tuple[list[ModelMessage], list[str]]:
+async def attachments(
+    state: AppState,
+    text: str,
+    reads: ReadFileState,
+    pasted: Sequence[str] = (),
+    named: Sequence[str] = (),
+    room: int = 0,
+) -> tuple[list[ModelMessage], list[str]]:
     """What the user's message attaches: the files it mentions, the images pasted or named (as
     build_mention_messages reads them, whole within `room` tokens), then its `@server:uri` MCP resources
     (agent.tools.mcp_offers)."""
     from agent.tools import mcp_offers
 
-    messages, notices = build_mention_messages(find_mentions(text, state.mcp.servers), state, read_file_state=reads,
-                                               pasted=pasted, named=named, room=room)
+    messages, notices = build_mention_messages(
+        find_mentions(text, state.mcp.servers), state, read_file_state=reads, pasted=pasted, named=named, room=room
+    )
     resources, unread = await mcp_offers.mention_messages(state, text)
     return messages + resources, notices + unread
 
@@ -121,18 +130,24 @@ def pinned_files(state: AppState, paths: Sequence[str]) -> dict[str, str]:
     found = {}
     for path in paths:
         try:
-            found[path] = read_for_model(path, state.workspace, ReadFileState(),
-                                         max_tokens=read_token_cap(state.config.context_window))
+            found[path] = read_for_model(
+                path, state.workspace, ReadFileState(), max_tokens=read_token_cap(state.config.context_window)
+            )
         except ToolError:
             continue
     return found
 
 
 def attached_labels(prelude: Sequence[ModelMessage], lang: str) -> list[str]:
-    """"@path" for each attachment, and the lines sent of one attached in parts: the user sees that
+    """ "@path" for each attachment, and the lines sent of one attached in parts: the user sees that
     the model got its first part (it reads on with offset), not the whole file."""
-    parts = {p.tool_call_id: continues_at(p.content) for m in prelude if isinstance(m, ModelRequest)
-             for p in m.parts if isinstance(p, ToolReturnPart) and isinstance(p.content, str)}
+    parts = {
+        p.tool_call_id: continues_at(p.content)
+        for m in prelude
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and isinstance(p.content, str)
+    }
     labels = []
     for m in prelude:
         for p in m.parts if isinstance(m, ModelResponse) else ():

@@ -55,8 +55,13 @@ def block(path: str, text: str, lang: str) -> str:
 def _memory_parts(history: Sequence[ModelMessage]) -> list[Any]:
     from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
-    return [part for message in history if isinstance(message, ModelRequest) for part in message.parts
-            if isinstance(part, ToolReturnPart) and isinstance((part.metadata or {}).get(NESTED_KEY), list)]
+    return [
+        part
+        for message in history
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart) and isinstance((part.metadata or {}).get(NESTED_KEY), list)
+    ]
 
 
 def _carried(part: Any) -> list[str]:
@@ -128,8 +133,9 @@ def attach(state: AppState, target: Path, answer: Any, step: str) -> Any:
 # --- after a compaction ----------------------------------------------------------------------
 
 
-def kept(old: Sequence[ModelMessage], new: list[ModelMessage], workspace: Path, lang: str,
-         at: int) -> list[ModelMessage]:
+def kept(
+    old: Sequence[ModelMessage], new: list[ModelMessage], workspace: Path, lang: str, at: int
+) -> list[ModelMessage]:
     """`new` (a compaction's history of `old`) with every memory file `old` carried: re-read now and
     put back on its cleared answer, or, summarised away, as a read of the file at index `at` (after
     the summary; 0: there is no summary, and the next read there brings it back)."""
@@ -140,8 +146,11 @@ def kept(old: Sequence[ModelMessage], new: list[ModelMessage], workspace: Path, 
     if not missing:
         return new
     # Each as it is now (an imported file is listed on its own); one deleted since is not put back.
-    texts = {path: text.strip() for path in missing
-             if (text := read_confined(workspace / path, workspace, MEMORY_LIMIT)) and text.strip()}
+    texts = {
+        path: text.strip()
+        for path in missing
+        if (text := read_confined(workspace / path, workspace, MEMORY_LIMIT)) and text.strip()
+    }
     new, placed = _refill(new, texts, lang)
     rest = [path for path in missing if path in texts and path not in placed]
     if not rest or at <= 0:
@@ -183,6 +192,7 @@ def _read_messages(paths: list[str], texts: dict[str, str], lang: str) -> list[M
 
     content = "\n\n".join(block(path, texts[path], lang) for path in paths)
     call_id = stable_id(paths[0], content)  # also how /context tells a restored read from the model's
-    return [ModelResponse(parts=[ToolCallPart("read_file", {"path": paths[0]}, tool_call_id=call_id)]),
-            ModelRequest(parts=[ToolReturnPart("read_file", content, tool_call_id=call_id,
-                                               metadata={NESTED_KEY: paths})])]
+    return [
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": paths[0]}, tool_call_id=call_id)]),
+        ModelRequest(parts=[ToolReturnPart("read_file", content, tool_call_id=call_id, metadata={NESTED_KEY: paths})]),
+    ]

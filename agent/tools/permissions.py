@@ -83,8 +83,15 @@ def load(settings: Any, mode: str | None, yes: bool, lang: str) -> tuple[Permiss
         wanted = section.get("defaultMode")
         if wanted is not None:
             if wanted not in MODES:
-                warnings.append(t("settings_bad_value", lang, path=path, name="permissions.defaultMode",
-                                  takes=t("takes_mode", lang)))
+                warnings.append(
+                    t(
+                        "settings_bad_value",
+                        lang,
+                        path=path,
+                        name="permissions.defaultMode",
+                        takes=t("takes_mode", lang),
+                    )
+                )
             elif wanted == "bypassPermissions" and not users:
                 warnings.append(t("rule_bypass_refused", lang, path=path))
             else:
@@ -107,15 +114,26 @@ def _rule_texts(value: Any, path: Path | None, kind: str, lang: str, warnings: l
 
 
 def _outside_rule(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == {"rule", "sandbox"} and isinstance(value["rule"], str) \
+    return (
+        isinstance(value, dict)
+        and set(value) == {"rule", "sandbox"}
+        and isinstance(value["rule"], str)
         and value["sandbox"] is False
+    )
 
 
 # --- deciding ------------------------------------------------------------------------------
 
 
-def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, workspace: Path, loose: bool,
-             subject: str | None = None) -> bool:
+def _matches(
+    rule: Rule,
+    tool: str,
+    command: str | None,
+    path: Path | None,
+    workspace: Path,
+    loose: bool,
+    subject: str | None = None,
+) -> bool:
     if not rule.names_tool(tool):
         return False
     if rule.specifier is None:
@@ -129,9 +147,16 @@ def _matches(rule: Rule, tool: str, command: str | None, path: Path | None, work
     return path is not None and path_matches(rule.specifier, path, workspace)
 
 
-def decide(perms: Permissions, tool: str, workspace: Path, *, command: str | None = None,
-           path: Path | None = None, subject: str | None = None) -> tuple[str, Rule | None]:
-    """"deny", "ask" or "allow" and the rule that said so; ("none", None) when no rule speaks.
+def decide(
+    perms: Permissions,
+    tool: str,
+    workspace: Path,
+    *,
+    command: str | None = None,
+    path: Path | None = None,
+    subject: str | None = None,
+) -> tuple[str, Rule | None]:
+    """ "deny", "ask" or "allow" and the rule that said so; ("none", None) when no rule speaks.
     `subject`: what a fetch_url or task rule names (a host, a sub-agent type)."""
     for kind in KINDS:
         for rule in perms.rules[kind]:
@@ -186,8 +211,10 @@ def _with_hook(kind: str) -> str:
 
 
 # Why a deny rule matched a line the parser could not fully read: for the model, to write it plainly.
-UNSURE = (": the line could not be read for sure (case, [[ ]], $((...)), a substitution inside a ~word or "
-          "${...}, an alias, a shell reading a stream), so it may run what the rule names; write plain commands")
+UNSURE = (
+    ": the line could not be read for sure (case, [[ ]], $((...)), a substitution inside a ~word or "
+    "${...}, an alias, a shell reading a stream), so it may run what the rule names; write plain commands"
+)
 
 
 def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None, why: str = "") -> None:
@@ -199,8 +226,10 @@ def _refuse_by(kind: str, rule: Rule | None, hook: tuple[str, str] | None, why: 
 
 def _plan(state: AppState) -> None:
     if mode(state) == "plan":
-        raise Refused("plan mode is on: only the read-only tools run (read_file, list_files, grep). "
-                      "Read what you need, then propose a plan; the user leaves plan mode with Shift+Tab")
+        raise Refused(
+            "plan mode is on: only the read-only tools run (read_file, list_files, grep). "
+            "Read what you need, then propose a plan; the user leaves plan mode with Shift+Tab"
+        )
 
 
 async def command(state: AppState, text: str, sandboxed: bool = False) -> None:
@@ -211,9 +240,15 @@ async def command(state: AppState, text: str, sandboxed: bool = False) -> None:
     unsure = kind == "deny" and not fully_read(text)
     _refuse_by(kind, rule, hook, UNSURE if unsure else "")
     _plan(state)
-    if kind != "ask" and (sandboxed or hook and hook[0] == "allow" or kind == "allow"
-                          or mode(state) == "bypassPermissions" or preapproved(state.config, "run_command")
-                          or text in state.always_allowed):
+    if kind != "ask" and (
+        sandboxed
+        or hook
+        and hook[0] == "allow"
+        or kind == "allow"
+        or mode(state) == "bypassPermissions"
+        or preapproved(state.config, "run_command")
+        or text in state.always_allowed
+    ):
         return
     request = ApprovalRequest("command", text)
     answer = await ask(state.emit, request)
@@ -231,8 +266,14 @@ def _edits_preapproved(state: AppState) -> bool:
     return any(preapproved(state.config, tool) for tool in EDIT_TOOLS)
 
 
-async def write(state: AppState, display: str, target: Path, risk: Risk | None,
-                change: Callable[[], Awaitable[tuple[str, bool]]] | None = None, tool: str = EDIT_TOOLS[0]) -> None:
+async def write(
+    state: AppState,
+    display: str,
+    target: Path,
+    risk: Risk | None,
+    change: Callable[[], Awaitable[tuple[str, bool]]] | None = None,
+    tool: str = EDIT_TOOLS[0],
+) -> None:
     """`tool` (write_file, edit_file) writing `target` (resolved, in the workspace): raises Refused
     unless allowed. `change` makes the diff the user is shown and says whether it is shown whole,
     only when they are asked (it is bounded, not free)."""
@@ -243,14 +284,19 @@ async def write(state: AppState, display: str, target: Path, risk: Risk | None,
     now = mode(state)
     if risk is not None:
         # Only a rule that names the file: `.git` in so many words, or (a file with other links) its path.
-        named = kind == "allow" and rule is not None and rule.specifier is not None and (
-            names_git(rule.specifier) if risk.key == "git" else names_one_file(rule.specifier))
+        named = (
+            kind == "allow"
+            and rule is not None
+            and rule.specifier is not None
+            and (names_git(rule.specifier) if risk.key == "git" else names_one_file(rule.specifier))
+        )
         if now == "bypassPermissions" or named or display in state.always_allowed_writes:
             return
         why = risk.text(state.lang)
     else:
-        if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or now in ("acceptEdits",
-                                                                                   "bypassPermissions")):
+        if kind != "ask" and (
+            hook and hook[0] == "allow" or kind == "allow" or now in ("acceptEdits", "bypassPermissions")
+        ):
             return
         if _edits_preapproved(state) or display in state.always_allowed_writes:
             return
@@ -294,8 +340,14 @@ async def tool_call(state: AppState, tool: str, args: dict[str, Any]) -> None:
     kind, hook = _with_hook(kind), _hook_word()
     _refuse_by(kind, rule, hook)
     _plan(state)
-    if kind != "ask" and (hook and hook[0] == "allow" or kind == "allow" or mode(state) == "bypassPermissions"
-                          or preapproved(state.config, tool) or tool in state.always_allowed):
+    if kind != "ask" and (
+        hook
+        and hook[0] == "allow"
+        or kind == "allow"
+        or mode(state) == "bypassPermissions"
+        or preapproved(state.config, tool)
+        or tool in state.always_allowed
+    ):
         return
     subject = f"{tool} {json.dumps(args, ensure_ascii=False)}"
     answer = await ask(state.emit, ApprovalRequest("tool", subject))

@@ -17,9 +17,19 @@ if TYPE_CHECKING:
     from agent.config import Config
 
 # Claude Code's tool names -> ours, one for one (a rule's `Read` or `Edit` covers more: agent.tools.rule_match).
-CLAUDE_TOOLS = {"Bash": "run_command", "Read": "read_file", "Write": "write_file", "Edit": "edit_file",
-                "MultiEdit": "edit_file", "Grep": "grep", "Glob": "list_files", "LS": "list_files",
-                "WebFetch": "fetch_url", "Task": "task", "TodoWrite": "todo"}
+CLAUDE_TOOLS = {
+    "Bash": "run_command",
+    "Read": "read_file",
+    "Write": "write_file",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "Grep": "grep",
+    "Glob": "list_files",
+    "LS": "list_files",
+    "WebFetch": "fetch_url",
+    "Task": "task",
+    "TodoWrite": "todo",
+}
 
 
 def preapproved(config: Config, tool_name: str) -> bool:

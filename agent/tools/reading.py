@@ -53,8 +53,10 @@ def numbered(f: BinaryIO, offset: int, limit: int, max_tokens: int | None = None
         if max_tokens is not None:
             cost = tokens.count_text(entry) + 1
             if out and used + cost > max_tokens:
-                out.append(f"[output capped at {max_tokens} tokens (a share of the context window); "
-                           f"{_continue(n, _lines_after(f, n))}")
+                out.append(
+                    f"[output capped at {max_tokens} tokens (a share of the context window); "
+                    f"{_continue(n, _lines_after(f, n))}"
+                )
                 break
             used += cost
         out.append(entry)

@@ -23,22 +23,27 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
 
-def reference(sources: Sequence[Sequence[ModelMessage]], call_id: str | None, text: str, path: str,
-              lang: str) -> str:
+def reference(sources: Sequence[Sequence[ModelMessage]], call_id: str | None, text: str, path: str, lang: str) -> str:
     """`text`, or the note that the latest read of the same lines gave the same text (a note is not a
     read: the text it points to is). The context is the first of `sources` that holds this call: the
     session's history (a run is given only what follows the requests already sent), else the run's
     own messages (a sub-agent's)."""
     for messages in sources:
-        calls = {p.tool_call_id: p for m in messages if m.kind == "response" for p in m.parts
-                 if p.part_kind == "tool-call" and p.tool_name == "read_file"}
+        calls = {
+            p.tool_call_id: p
+            for m in messages
+            if m.kind == "response"
+            for p in m.parts
+            if p.part_kind == "tool-call" and p.tool_name == "read_file"
+        }
         if call_id and call_id in calls:
             return _reference(messages, calls, call_id, text, path, lang)
     return text
 
 
-def _reference(messages: Sequence[ModelMessage], calls: dict[str, Any], call_id: str, text: str, path: str,
-               lang: str) -> str:
+def _reference(
+    messages: Sequence[ModelMessage], calls: dict[str, Any], call_id: str, text: str, path: str, lang: str
+) -> str:
     this = calls[call_id]
     key, latest = read_key(this.args_as_dict()), None
     for message in messages:
@@ -48,7 +53,10 @@ def _reference(messages: Sequence[ModelMessage], calls: dict[str, Any], call_id:
             if part.part_kind != "tool-return" or part.tool_call_id == call_id:
                 continue
             earlier: Any = calls.get(part.tool_call_id)
-            if earlier is not None and read_key(earlier.args_as_dict()) == key and not \
-                    (isinstance(part.content, str) and is_reference(part.content)):
+            if (
+                earlier is not None
+                and read_key(earlier.args_as_dict()) == key
+                and not (isinstance(part.content, str) and is_reference(part.content))
+            ):
                 latest = part.content
     return t("read_unchanged", lang, path=path) if latest == text else text

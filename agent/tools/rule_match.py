@@ -113,7 +113,7 @@ def _domain(specifier: str) -> str | None:
     spec = specifier.strip()
     if not spec.startswith("domain:"):
         return None
-    return spec[len("domain:"):].strip().lower().rstrip(".") or None
+    return spec[len("domain:") :].strip().lower().rstrip(".") or None
 
 
 def subject_matches(specifier: str, subject: str) -> bool:

@@ -88,8 +88,9 @@ async def _open_output(read_fd: int) -> tuple[asyncio.StreamReader, asyncio.Read
 
 
 @holds_slot
-async def execute(command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None,
-                  env: dict[str, str] | None = None) -> str:
+async def execute(
+    command: str, cwd: Path, timeout: float, sandbox: Sandbox | None = None, env: dict[str, str] | None = None
+) -> str:
     """Run `command` in a shell (in `sandbox`, if given: agent.tools.sandbox; in `env`, else
     command_env()); its output (capped) and how it ended. Waits for a process slot."""
     env = command_env() if env is None else env

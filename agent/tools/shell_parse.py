@@ -206,7 +206,7 @@ def unquote(raw: str) -> Word:
                 return None
             i += 1
             out.append(raw[i] if raw[i] != "\n" else "")
-        elif c in _GLOB or c in _SPECIAL or (c == "[" and "]" in raw[i + 1:]) or (c in "{}" and raw != "{}"):
+        elif c in _GLOB or c in _SPECIAL or (c == "[" and "]" in raw[i + 1 :]) or (c in "{}" and raw != "{}"):
             return None
         else:
             out.append(c)

@@ -38,18 +38,45 @@ WRAPPERS: dict[str, Options] = {
     "exec": Options(takes_value="a", flags="cl"),
     "nohup": Options(),
     "setsid": Options(flags="cfw", long_flags=("ctty", "fork", "wait")),
-    "env": Options(takes_value="uCS", flags="i0v", long_value=("unset", "chdir", "split-string"),
-                   long_flags=("ignore-environment", "null", "debug"), assignments=True),
-    "time": Options(takes_value="fo", flags="pvaq", long_value=("format", "output"),
-                    long_flags=("portability", "verbose", "append", "quiet")),
+    "env": Options(
+        takes_value="uCS",
+        flags="i0v",
+        long_value=("unset", "chdir", "split-string"),
+        long_flags=("ignore-environment", "null", "debug"),
+        assignments=True,
+    ),
+    "time": Options(
+        takes_value="fo",
+        flags="pvaq",
+        long_value=("format", "output"),
+        long_flags=("portability", "verbose", "append", "quiet"),
+    ),
     "nice": Options(takes_value="n", long_value=("adjustment",), numbers=True),
-    "timeout": Options(takes_value="sk", flags="v", long_value=("signal", "kill-after"),
-                       long_flags=("preserve-status", "foreground", "verbose"), operands=1),
+    "timeout": Options(
+        takes_value="sk",
+        flags="v",
+        long_value=("signal", "kill-after"),
+        long_flags=("preserve-status", "foreground", "verbose"),
+        operands=1,
+    ),
     "stdbuf": Options(takes_value="ioe", long_value=("input", "output", "error")),
-    "xargs": Options(takes_value="adEILnPs", flags="0prtxo", optional_value="eil",
-                     long_value=("arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs",
-                                 "max-chars", "process-slot-var"),
-                     long_flags=("null", "interactive", "no-run-if-empty", "verbose", "exit", "open-tty")),
+    "xargs": Options(
+        takes_value="adEILnPs",
+        flags="0prtxo",
+        optional_value="eil",
+        long_value=(
+            "arg-file",
+            "delimiter",
+            "eof",
+            "replace",
+            "max-lines",
+            "max-args",
+            "max-procs",
+            "max-chars",
+            "process-slot-var",
+        ),
+        long_flags=("null", "interactive", "no-run-if-empty", "verbose", "exit", "open-tty"),
+    ),
 }
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash")
 _SHELL_VALUE = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
@@ -138,7 +165,7 @@ def _wrapped(name: str, args: Words, seen: Seen, depth: int) -> list[Words]:
     if split is not None:  # env -S 'cmd args': a command line of its own
         _line(split, seen, depth, args[at:])
         return []
-    rest = args[at + options.operands:]
+    rest = args[at + options.operands :]
     if name == "xargs":
         # More arguments come from standard input; with no command xargs runs echo.
         return [(*rest, None)] if rest else []
@@ -156,9 +183,9 @@ def strip_plain_wrappers(words: tuple[str, ...]) -> tuple[str, ...]:
         at, _ = _skip(words[1:], options)
         if at is None or at + options.operands + 1 >= len(words):
             return words
-        if words[0] == "time" and any(w.startswith(("-o", "-a", "--o", "--a")) for w in words[1:1 + at]):
+        if words[0] == "time" and any(w.startswith(("-o", "-a", "--o", "--a")) for w in words[1 : 1 + at]):
             return words  # /usr/bin/time -o FILE writes that file
-        words = words[1 + at + options.operands:]
+        words = words[1 + at + options.operands :]
     return words
 
 
@@ -206,10 +233,10 @@ def _cluster(word: str, following: Word, options: Options) -> tuple[int | None, 
         if letter in options.optional_value:
             return 1, None
         if letter in options.takes_value:
-            value = word[j + 1:] or following
+            value = word[j + 1 :] or following
             if value is None:
                 return None, None
-            return (1 if word[j + 1:] else 2), (value if letter == "S" else None)
+            return (1 if word[j + 1 :] else 2), (value if letter == "S" else None)
         if letter not in options.flags:
             return None, None
     return 1, None
@@ -250,7 +277,7 @@ def _find(args: Words, seen: Seen) -> list[Words]:
             return found
         if args[i] in _FIND_EXEC:
             end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "+")), len(args))
-            found.append(tuple(None if w == "{}" else w for w in args[i + 1:end]))
+            found.append(tuple(None if w == "{}" else w for w in args[i + 1 : end]))
             i = end
         i += 1
     return [words for words in found if words]

@@ -74,12 +74,22 @@ def child_state(parent: AppState, label: str) -> AppState:
             parent.emit(Notice(t("subagent_tool", parent.lang, label=label, call=tool_summary(event)), "dim"))
         return None  # its text and thinking are its own: only the report goes back
 
-    return AppState(config=parent.config, transcript=Transcript("", parent.workspace), read_file_state=ReadFileState(),
-                    file_history=parent.file_history, emit=emit, always_allowed=parent.always_allowed,
-                    always_allowed_writes=parent.always_allowed_writes,
-                    always_allowed_domains=parent.always_allowed_domains, stats=Stats(), scratch=Scratch(),
-                    # The session's set-up is the parent's: its rules and mode, hooks, the approved project.
-                    permissions=parent.permissions, hooks=parent.hooks, project=parent.project)
+    return AppState(
+        config=parent.config,
+        transcript=Transcript("", parent.workspace),
+        read_file_state=ReadFileState(),
+        file_history=parent.file_history,
+        emit=emit,
+        always_allowed=parent.always_allowed,
+        always_allowed_writes=parent.always_allowed_writes,
+        always_allowed_domains=parent.always_allowed_domains,
+        stats=Stats(),
+        scratch=Scratch(),
+        # The session's set-up is the parent's: its rules and mode, hooks, the approved project.
+        permissions=parent.permissions,
+        hooks=parent.hooks,
+        project=parent.project,
+    )
 
 
 def save_transcript(parent: AppState, messages: list) -> Path | None:
@@ -101,8 +111,12 @@ def count_usage(stats: Stats, messages: list) -> tuple[int, int, int, int]:
     from agent.state.app import cache_hits
 
     responses = [m for m in messages if isinstance(m, ModelResponse)]
-    figures = (len(responses), sum(r.usage.input_tokens for r in responses),
-               sum(cache_hits(r.usage) for r in responses), sum(r.usage.output_tokens for r in responses))
+    figures = (
+        len(responses),
+        sum(r.usage.input_tokens for r in responses),
+        sum(cache_hits(r.usage) for r in responses),
+        sum(r.usage.output_tokens for r in responses),
+    )
     stats.subagent_runs += 1
     stats.subagent_requests += figures[0]
     stats.subagent_input_tokens += figures[1]
@@ -121,8 +135,14 @@ async def _tool_calls(ctx: RunContext[AppState], stream: Any) -> None:
             ctx.deps.emit(ToolCallStarted(event.part.tool_call_id, event.part.tool_name, args))
 
 
-async def run_subagent(parent: AppState, description: str, prompt: str, tools: list[Tool[AppState]],
-                       budget: int, definition: AgentFile | None = None) -> str:
+async def run_subagent(
+    parent: AppState,
+    description: str,
+    prompt: str,
+    tools: list[Tool[AppState]],
+    budget: int,
+    definition: AgentFile | None = None,
+) -> str:
     from pydantic_ai import Agent, capture_run_messages
     from pydantic_ai.usage import UsageLimits
 
@@ -140,12 +160,17 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
     if definition is not None and definition.model and not is_claude_model(definition.model):
         config = dataclasses.replace(config, model=definition.model)
     model = build_model(config)
-    agent = Agent(model, model_settings=model_settings(config),  # type: ignore[arg-type]
-                  instructions=base + "\n\n" + load_prompt("subagent", parent.lang) + own,
-                  deps_type=AppState, tools=tools, retries=3,
-                  # Retries: a retry's wait is told through the sub-agent's deps; ToolGate: its tool
-                  # calls pass the same hooks and permission rules as the parent's.
-                  capabilities=[Retries(), ToolGate()])
+    agent = Agent(
+        model,
+        model_settings=model_settings(config),  # type: ignore[arg-type]
+        instructions=base + "\n\n" + load_prompt("subagent", parent.lang) + own,
+        deps_type=AppState,
+        tools=tools,
+        retries=3,
+        # Retries: a retry's wait is told through the sub-agent's deps; ToolGate: its tool
+        # calls pass the same hooks and permission rules as the parent's.
+        capabilities=[Retries(), ToolGate()],
+    )
     limits = UsageLimits(request_limit=parent.config.max_requests, total_tokens_limit=budget)
     report = ""
     with capture_run_messages() as messages:
@@ -163,8 +188,10 @@ async def run_subagent(parent: AppState, description: str, prompt: str, tools: l
     path = save_transcript(parent, messages)
     requests, used, hits, output = count_usage(parent.stats, messages)
     where = str(path) if path else "not saved (the archive folder could not be written)"
-    return (f"{report}\n\n[sub-agent \"{description}\": {requests} requests, {used:,} input tokens ({hits:,} "
-            f"cached), {output:,} output; its transcript: {where}]")
+    return (
+        f'{report}\n\n[sub-agent "{description}": {requests} requests, {used:,} input tokens ({hits:,} '
+        f"cached), {output:,} output; its transcript: {where}]"
+    )
 
 
 def defined_tools(definition: AgentFile, config: Any) -> tuple[list[Tool[AppState]], str]:
@@ -183,8 +210,14 @@ def _model_note(definition: AgentFile, config: Any) -> str:
     return ""
 
 
-async def task(ctx: RunContext[AppState], description: str, prompt: str, tools: list[str] | None = None,
-               token_budget: int | None = None, subagent_type: str | None = None) -> str:
+async def task(
+    ctx: RunContext[AppState],
+    description: str,
+    prompt: str,
+    tools: list[str] | None = None,
+    token_budget: int | None = None,
+    subagent_type: str | None = None,
+) -> str:
     """Hand a self-contained job (a search, reading across many files) to a sub-agent with a fresh
     context; only its final report comes back. Its prompt must say all the job needs: it sees none
     of this conversation. Several task calls at once run in parallel.
@@ -213,8 +246,7 @@ async def task(ctx: RunContext[AppState], description: str, prompt: str, tools: 
     except ValueError as exc:
         return f"Error: {exc}"
     budget = min(max(token_budget or DEFAULT_BUDGET, 1_000), MAX_BUDGET)
-    report = await run_subagent(deps, " ".join(description.split())[:80] or "task", prompt, granted, budget,
-                                definition)
+    report = await run_subagent(deps, " ".join(description.split())[:80] or "task", prompt, granted, budget, definition)
     return "\n".join([report, *(f"[{note}]" for note in notes if note)])
 
 
@@ -245,5 +277,4 @@ async def list_defined(ctx: RunContext[AppState], tool_def: ToolDefinition) -> T
     text = "\n\nSub-agents defined for this project (pass the name as subagent_type):\n" + "\n".join(lines)
     schema = dict(tool_def.parameters_json_schema)
     schema["properties"] = {**schema["properties"], AGENT_TYPE: _agent_type_schema()}
-    return dataclasses.replace(tool_def, description=(tool_def.description or "") + text,
-                               parameters_json_schema=schema)
+    return dataclasses.replace(tool_def, description=(tool_def.description or "") + text, parameters_json_schema=schema)

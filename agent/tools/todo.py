@@ -104,5 +104,7 @@ def restore_messages(history: Sequence[ModelMessage], tail: Sequence[ModelMessag
         return []
     call_id = f"call_{uuid.uuid4().hex[:24]}"
     args = {"items": [{"content": content, "status": status} for content, status in items]}
-    return [ModelResponse(parts=[ToolCallPart(TOOL, args, tool_call_id=call_id)]),
-            ModelRequest(parts=[ToolReturnPart(TOOL, as_text(items), tool_call_id=call_id)])]
+    return [
+        ModelResponse(parts=[ToolCallPart(TOOL, args, tool_call_id=call_id)]),
+        ModelRequest(parts=[ToolReturnPart(TOOL, as_text(items), tool_call_id=call_id)]),
+    ]

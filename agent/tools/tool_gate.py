@@ -54,4 +54,3 @@ class Gate:
             permissions.HOOK_DECISION.reset(token)
         result = await hooks.post_tool_use(state, name, given, call.tool_call_id, result)
         return hooks.with_notes(result, pre.context, "PreToolUse")
-

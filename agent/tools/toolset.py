@@ -25,8 +25,7 @@ def all_tools() -> list[Tool[AppState]]:
     from agent.tools.todo import todo
 
     # `task` is not sequential: several sub-agents asked for at once run at the same time.
-    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True),
-            task_tool()]
+    return [*TOOLS, Tool(todo, takes_ctx=True, sequential=True), Tool(fetch_url, takes_ctx=True), task_tool()]
 
 
 def tool_names() -> list[str]:

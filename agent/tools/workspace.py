@@ -87,23 +87,49 @@ def resolve_path(
 # --- what is in the workspace --------------------------------------------------------------
 
 # Skipped when git cannot say what is ignored: rarely what the model wants, often huge.
-_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
-              ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+_SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+}
 
 
 # git runs on a workspace the model can write to, so nothing in that workspace may make it run a
 # program: no repository config that names one (fsmonitor, hooks, pager), no implicit bare repository
 # (a HEAD, config, objects/ and refs/ the model wrote at the top), and an environment that holds none
 # of our keys. Command-line -c settings outrank every config file git reads.
-GIT_SAFETY = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
-              "-c", "safe.bareRepository=explicit", "-c", "protocol.allow=never", "-c", "core.untrackedCache=false")
+GIT_SAFETY = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "safe.bareRepository=explicit",
+    "-c",
+    "protocol.allow=never",
+    "-c",
+    "core.untrackedCache=false",
+)
 
 
 def safe_path_dirs(workspace: Path) -> str:
     """PATH without relative entries or entries inside the workspace (a `git` or `bwrap` the model wrote)."""
     root = str(workspace.resolve())
-    dirs = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep)
-            if os.path.isabs(d) and not (d == root or d.startswith(root + os.sep))]
+    dirs = [
+        d
+        for d in os.environ.get("PATH", os.defpath).split(os.pathsep)
+        if os.path.isabs(d) and not (d == root or d.startswith(root + os.sep))
+    ]
     return os.pathsep.join(dirs)
 
 
@@ -134,8 +160,9 @@ def git_output(base: Path, *args: str, timeout: float = 30) -> bytes | None:
     if argv is None:
         return None
     try:
-        done = subprocess.run(argv, cwd=base, env=git_env(base), stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout)
+        done = subprocess.run(
+            argv, cwd=base, env=git_env(base), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None

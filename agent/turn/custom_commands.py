@@ -41,8 +41,12 @@ def turn_rules(state: AppState, command: CommandFile) -> list[Rule]:
     if not command.allowed_tools:
         return []
     if not may_grant(state, command):
-        state.emit(Notice(t("command_grants_untrusted", state.lang, name=command.name,
-                            rules=", ".join(command.allowed_tools)), "warn"))
+        state.emit(
+            Notice(
+                t("command_grants_untrusted", state.lang, name=command.name, rules=", ".join(command.allowed_tools)),
+                "warn",
+            )
+        )
         return []
     rules = []
     for text in command.allowed_tools:
@@ -79,7 +83,7 @@ async def expand(state: AppState, command: CommandFile, arguments: str) -> str |
         output = await _inline(state, command, match.group(1).strip())
         if output is None:
             return None
-        parts += [text[at:match.start()], output]
+        parts += [text[at : match.start()], output]
         at = match.end()
     return "".join(parts) + text[at:]
 
@@ -94,8 +98,12 @@ async def _model_for_turn(state: AppState, command: CommandFile) -> AsyncIterato
     from agent.provider.agent_files import is_claude_model
 
     if is_claude_model(wanted):
-        state.emit(Notice(t("command_model_claude", state.lang, name=command.name, model=wanted,
-                            current=state.config.model), "warn"))
+        state.emit(
+            Notice(
+                t("command_model_claude", state.lang, name=command.name, model=wanted, current=state.config.model),
+                "warn",
+            )
+        )
         yield
         return
     try:
@@ -131,8 +139,9 @@ async def _granted(state: AppState, rules: list[Rule]) -> AsyncIterator[None]:
                     break
 
 
-async def run(state: AppState, command: CommandFile, arguments: str,
-              submit: Callable[[str, str | None], Awaitable[Any]]) -> Any:
+async def run(
+    state: AppState, command: CommandFile, arguments: str, submit: Callable[[str, str | None], Awaitable[Any]]
+) -> Any:
     """Expand `command` and hand its prompt to `submit(prompt, typed)` (a turn); None when it was not
     sent. `typed` is what the user typed into a project's command (main.on_submit confines the image
     paths only the file names), None for the user's own."""

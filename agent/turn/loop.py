@@ -116,7 +116,10 @@ def sync_history(state: AppState, messages: list[ModelMessage]) -> str | None:
 
 
 async def run_turn(
-    state: AppState, user_input: str | None, prelude: list[ModelMessage] | None = None, *,
+    state: AppState,
+    user_input: str | None,
+    prelude: list[ModelMessage] | None = None,
+    *,
     before_request: BeforeRequest | None = None,
 ) -> TurnOutcome:
     """Run one turn. `prelude` are messages placed before the user's text (@-mention reads);
@@ -159,12 +162,17 @@ async def _run(state: AppState, turn: Turn, user_input: str | None, before_reque
     # The MCP servers that are up now (agent.tools.mcp_servers), and the tools that read their resources
     # (agent.tools.mcp_offers): a server may come or go between turns.
     toolsets = state.mcp.ready_toolsets() + mcp_offers.toolsets(state)
-    async with agent.iter(user_input, message_history=given, deps=state, usage_limits=limits,
-                          toolsets=toolsets or None,
-                          model_settings=prefix.settings(context),  # type: ignore[arg-type]
-                          # The turn's guard, and the gate every tool call of a turn passes (hooks,
-                          # permission rules): a compaction's run has neither.
-                          capabilities=[TurnGuard(Guard(before_request, context, turn)), ToolGate()]) as run:
+    async with agent.iter(
+        user_input,
+        message_history=given,
+        deps=state,
+        usage_limits=limits,
+        toolsets=toolsets or None,
+        model_settings=prefix.settings(context),  # type: ignore[arg-type]
+        # The turn's guard, and the gate every tool call of a turn passes (hooks,
+        # permission rules): a compaction's run has neither.
+        capabilities=[TurnGuard(Guard(before_request, context, turn)), ToolGate()],
+    ) as run:
         turn.run = run
         async for node in run:
             if turn.offset < 0 and not agent.is_user_prompt_node(node):
@@ -233,8 +241,11 @@ def keep_interrupted_before_turn(state: AppState, user_input: str, prelude: list
     cuts a run off."""
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-    asked = [*prelude, ModelRequest(parts=[UserPromptPart(user_input)]),
-             ModelResponse(parts=[TextPart(ANSWER_INTERRUPTED)])]
+    asked = [
+        *prelude,
+        ModelRequest(parts=[UserPromptPart(user_input)]),
+        ModelResponse(parts=[TextPart(ANSWER_INTERRUPTED)]),
+    ]
     sync_history(state, list(state.history) + asked)
 
 

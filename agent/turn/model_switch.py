@@ -33,7 +33,7 @@ class Switch:
 
 
 def parse_window(text: str) -> int:
-    """"32768", "32k" or "1m" tokens; ValueError otherwise."""
+    """ "32768", "32k" or "1m" tokens; ValueError otherwise."""
     text = text.strip().lower()
     scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
     number = int(float(text[:-1] if scale > 1 else text) * scale)

@@ -87,8 +87,10 @@ def memory_targets(workspace: Path) -> dict[str, Path]:
     has), the user's (ours, or Claude Code's ~/.claude/CLAUDE.md where only that one exists)."""
     from agent.config import claude_home, data_home
 
-    project = next((workspace / name for name in ("AGENTS.md", "CLAUDE.md") if (workspace / name).exists()),
-                   workspace / "AGENTS.md")
+    project = next(
+        (workspace / name for name in ("AGENTS.md", "CLAUDE.md") if (workspace / name).exists()),
+        workspace / "AGENTS.md",
+    )
     ours, theirs = data_home() / "AGENTS.md", claude_home() / "CLAUDE.md"
     user = theirs if theirs.exists() and not ours.exists() else ours
     return {"p": project, "u": user}
@@ -98,8 +100,12 @@ async def remember(state: AppState, note: str) -> None:
     """Ask which memory file, append `- note` to it, and tell the model now (the instructions keep
     their bytes for the session's prompt cache; the next session reads the file)."""
     targets = memory_targets(state.workspace)
-    question = t("memory_where", state.lang, project=_short(targets["p"], state.workspace),
-                 user=_short(targets["u"], state.workspace))
+    question = t(
+        "memory_where",
+        state.lang,
+        project=_short(targets["p"], state.workspace),
+        user=_short(targets["u"], state.workspace),
+    )
     choice = (await ask(state.emit, Question(question))).strip().lower()[:1]
     if choice not in targets:
         state.emit(Notice(t("memory_not_saved", state.lang), "warn"))

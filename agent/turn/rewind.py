@@ -45,8 +45,12 @@ class Turn:
 def _prompt_text(message: ModelMessage) -> str | None:
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    if not isinstance(message, ModelRequest) or is_summary(message) or is_hook_message(message) \
-            or is_agent_note(message.metadata):  # a note of the agent's (pins, left-out messages), not a turn
+    if (
+        not isinstance(message, ModelRequest)
+        or is_summary(message)
+        or is_hook_message(message)
+        or is_agent_note(message.metadata)
+    ):  # a note of the agent's (pins, left-out messages), not a turn
         return None
     texts = [p.content for p in message.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)]
     return texts[0] if texts else None
@@ -114,7 +118,7 @@ def rewind_files(state: AppState, checkpoint: Checkpoint) -> tuple[list[str], li
     from agent.tools.workspace import added_folders
 
     history, root, added = state.file_history, state.workspace.resolve(), added_folders(state.workspace)
-    later = history.checkpoints[history.checkpoints.index(checkpoint):]
+    later = history.checkpoints[history.checkpoints.index(checkpoint) :]
     history.make_checkpoint(len(state.history), "/rewind")  # the files as they are now, for /undo
     for cp in later:
         for path in cp.files:
@@ -139,8 +143,9 @@ def rewind_conversation(state: AppState, turn: Turn) -> Path:
     cut = checkpoint.history_index if checkpoint is not None else turn.index
     archive = state.transcript.replace(lambda _archive: list(messages[:cut]))
     _mark(archive)
-    state.file_history.checkpoints = [cp for cp in state.file_history.checkpoints
-                                      if turn.source is None and cp.history_index < cut]
+    state.file_history.checkpoints = [
+        cp for cp in state.file_history.checkpoints if turn.source is None and cp.history_index < cut
+    ]
     state.scratch.recorder.forget()
     return archive
 

@@ -171,8 +171,11 @@ def test_the_loop_side_imports_no_terminal_library():
         if not name.startswith(LOOP_SIDE):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            )
             offenders += [f"{name}: {m}" for m in modules if m.split(".")[0] in ("rich", "prompt_toolkit", "ui")]
     assert offenders == []
 

@@ -80,9 +80,24 @@ class Figures:
                 shown.extend(f"seed {p.session.seed}: {e}" for e in p.oracle.examples.get(name, [])[:1])
 
     def merge(self, other: Figures) -> None:
-        for name in ("sessions", "turns", "requests", "refused", "interrupted", "resumed", "errors", "archived",
-                     "summary_hit", "summary_prompt", "summaries", "after_hit", "after_prompt", "dollars", "miss",
-                     "floor"):
+        for name in (
+            "sessions",
+            "turns",
+            "requests",
+            "refused",
+            "interrupted",
+            "resumed",
+            "errors",
+            "archived",
+            "summary_hit",
+            "summary_prompt",
+            "summaries",
+            "after_hit",
+            "after_prompt",
+            "dollars",
+            "miss",
+            "floor",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name, n in other.violations.items():
             self.violations[name] += n
@@ -100,10 +115,16 @@ class Figures:
             return f"{100 * hit / prompt:.1f}%" if prompt else "-"
 
         return {
-            "sessions": self.sessions, "turns": self.turns, "requests": self.requests, "refused": self.refused,
-            "Ctrl-C": self.interrupted, "--continue": self.resumed, "error lines": self.errors,
+            "sessions": self.sessions,
+            "turns": self.turns,
+            "requests": self.requests,
+            "refused": self.refused,
+            "Ctrl-C": self.interrupted,
+            "--continue": self.resumed,
+            "error lines": self.errors,
             "archived only": self.archived,
-            "summaries": self.summaries, "summary share": share(self.summary_hit, self.summary_prompt),
+            "summaries": self.summaries,
+            "summary share": share(self.summary_hit, self.summary_prompt),
             "after share": share(self.after_hit, self.after_prompt),
             "$ / 100 turns": f"{100 * self.dollars / self.turns:.4f}" if self.turns else "-",
             "miss / floor": f"{self.miss / self.floor:.2f}" if self.floor else "-",

@@ -15,8 +15,10 @@ from tests.deepseek_template import counter
 from tests.fake_replies import Reply, Text
 from tests.fuzz.requests import is_summary_request
 
-SUMMARY_EN = ("The session so far: the user and the assistant went through several modules of the project, "
-              "read a few of them, changed some lines and discussed the design. ")
+SUMMARY_EN = (
+    "The session so far: the user and the assistant went through several modules of the project, "
+    "read a few of them, changed some lines and discussed the design. "
+)
 SUMMARY_ZH = "到目前为止：用户和助手浏览了项目里的几个模块，读了其中一些文件，改了几行代码，讨论了设计。"
 
 
@@ -43,8 +45,11 @@ class ScriptedModel:
         # About 2% of the window, at least a paragraph: a summary a real model might write.
         repeat = max(1, int(0.02 * self.window) // 40)
         text = (SUMMARY_ZH if zh else SUMMARY_EN) * min(repeat, 60)
-        last = "6. 当前工作与下一步：继续用户最后的请求。" if zh else \
-            "6. Current work and next step: go on with the last request."
+        last = (
+            "6. 当前工作与下一步：继续用户最后的请求。"
+            if zh
+            else "6. Current work and next step: go on with the last request."
+        )
         return f"<analysis>Went through the turns in order.</analysis>\n<summary>\n{text}\n{last}\n</summary>"
 
 

@@ -25,8 +25,16 @@ from typing import Any
 from tests.fake_rules import _tool_pairing
 from tests.fuzz.requests import Archives, conversation, is_summary_request, normal, presence, text_of, texts
 
-INVARIANTS = ["over_window", "tool_pairing", "user_messages", "interrupted_messages", "attachments",
-              "summary_without_conversation", "reference_without_read", "crash"]
+INVARIANTS = [
+    "over_window",
+    "tool_pairing",
+    "user_messages",
+    "interrupted_messages",
+    "attachments",
+    "summary_without_conversation",
+    "reference_without_read",
+    "crash",
+]
 EXAMPLES = 3  # kept per invariant, to reproduce from
 
 
@@ -162,13 +170,22 @@ def _turn_tool_results(body: dict[str, Any], message: str) -> str:
     """The tool results of the turn of `message`: the ones right before it (where @-mentions go)
     and the ones after it; not an older read of the same file."""
     messages = body.get("messages") or []
-    at = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"
-               and message[:200] in normal(text_of(messages[i].get("content")))), None)
+    at = next(
+        (
+            i
+            for i in range(len(messages) - 1, -1, -1)
+            if messages[i].get("role") == "user" and message[:200] in normal(text_of(messages[i].get("content")))
+        ),
+        None,
+    )
     if at is None:
         return ""
     start = at
-    while start > 0 and messages[start - 1].get("role") in ("tool", "assistant") and \
-            (messages[start - 1].get("role") == "tool" or messages[start - 1].get("tool_calls")):
+    while (
+        start > 0
+        and messages[start - 1].get("role") in ("tool", "assistant")
+        and (messages[start - 1].get("role") == "tool" or messages[start - 1].get("tool_calls"))
+    ):
         start -= 1
     return texts({"messages": messages[start:]}, ("tool",))
 
@@ -177,8 +194,12 @@ def _reference_without_read(messages: list[dict[str, Any]]) -> str | None:
     """The call of the first re-read note whose same call's latest earlier answer shows no text (a
     note, a cleared placeholder, an error), or None. Read from the body as the model gets it."""
     notes = ("[Unchanged: ", "[未改动：")  # the note's start, in English and Chinese
-    calls = {c.get("id"): c.get("function") or {} for m in messages if m.get("role") == "assistant"
-             for c in m.get("tool_calls") or []}
+    calls = {
+        c.get("id"): c.get("function") or {}
+        for m in messages
+        if m.get("role") == "assistant"
+        for c in m.get("tool_calls") or []
+    }
     shown: dict[str, bool] = {}
     for m in messages:
         call = calls.get(m.get("tool_call_id")) if m.get("role") == "tool" else None

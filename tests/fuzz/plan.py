@@ -13,14 +13,30 @@ from typing import Any
 
 from tests.fake_replies import Text, ToolCalls
 
-EN = ["the parser reads the header before the records", "this lock is not released on the error path",
-      "we should check the file exists before writing", "the tests cover the happy path only",
-      "the cache key must include the version", "a retry with backoff would hide this failure",
-      "the config loader ignores unknown keys", "split the function that parses and validates",
-      "rename the helper so it says what it does", "the migration keeps the old column for now"]
-ZH = ["解析器先读文件头再读记录", "错误路径上的锁没有释放", "写入之前应该先检查文件是否存在", "测试只覆盖了正常路径",
-      "缓存的键必须包含版本号", "带退避的重试会掩盖这个故障", "配置加载器忽略了未知的键", "把解析和校验拆成两个函数",
-      "给辅助函数换个能说明用途的名字", "迁移暂时保留旧的列"]
+EN = [
+    "the parser reads the header before the records",
+    "this lock is not released on the error path",
+    "we should check the file exists before writing",
+    "the tests cover the happy path only",
+    "the cache key must include the version",
+    "a retry with backoff would hide this failure",
+    "the config loader ignores unknown keys",
+    "split the function that parses and validates",
+    "rename the helper so it says what it does",
+    "the migration keeps the old column for now",
+]
+ZH = [
+    "解析器先读文件头再读记录",
+    "错误路径上的锁没有释放",
+    "写入之前应该先检查文件是否存在",
+    "测试只覆盖了正常路径",
+    "缓存的键必须包含版本号",
+    "带退避的重试会掩盖这个故障",
+    "配置加载器忽略了未知的键",
+    "把解析和校验拆成两个函数",
+    "给辅助函数换个能说明用途的名字",
+    "迁移暂时保留旧的列",
+]
 WORDS = ["record", "header", "cache", "lock", "config", "parser", "token", "buffer", "session", "window"]
 # Share of the window a drawn size may take: mostly small, sometimes near or over the whole window.
 SHARES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.8, 0.95, 1.2]
@@ -28,8 +44,20 @@ SHARE_WEIGHTS = [20, 18, 16, 12, 9, 7, 6, 5, 4, 3]
 CHARS_PER_TOKEN = {"en": 4.5, "zh": 1.3, "code": 3.2}
 MAX_FILE_TOKENS = 120_000  # a 1M window's "big file" is big, not the whole window: generation time
 MAX_ANSWER_TOKENS = 30_000
-KINDS = ["chat", "read", "reread", "edit", "answer", "mention", "paste", "compact", "undo", "continue", "pin",
-         "preview"]
+KINDS = [
+    "chat",
+    "read",
+    "reread",
+    "edit",
+    "answer",
+    "mention",
+    "paste",
+    "compact",
+    "undo",
+    "continue",
+    "pin",
+    "preview",
+]
 WEIGHTS = [22, 20, 10, 10, 9, 9, 5, 5, 3, 3, 3, 2]
 # Inputs that are commands, not turns.
 COMMANDS = ("compact", "undo", "continue", "pin", "preview")
@@ -118,8 +146,9 @@ def generate(seed: int, window: int, turns: int) -> Session:
     return Session(seed, window, lang, files, steps)
 
 
-def _step(rng: random.Random, kind: str, n: int, window: int, files: dict[str, str], contents: dict[str, str],
-          read: list[str]) -> Step:
+def _step(
+    rng: random.Random, kind: str, n: int, window: int, files: dict[str, str], contents: dict[str, str], read: list[str]
+) -> Step:
     zh = rng.random() < 0.4
     tag = f"[第{n}条]" if zh else f"[#{n}]"  # first: a message cut to its start is still recognisable
     answer = Text(_prose(rng, zh, rng.randint(15, 120)))
@@ -134,8 +163,12 @@ def _step(rng: random.Random, kind: str, n: int, window: int, files: dict[str, s
     if kind == "preview":  # applied: the channel answers a command's question "y"
         return Step(kind, "/compact preview " + rng.choice(["", "keep the file names"]).strip())
     if kind == "pin":  # a line of text or a file, kept verbatim through every compaction
-        return Step(kind, f"/pin {tag} " + _prose(rng, zh, rng.randint(4, 20)) if rng.random() < 0.6
-                    else f"/pin @{rng.choice(paths)}")
+        return Step(
+            kind,
+            f"/pin {tag} " + _prose(rng, zh, rng.randint(4, 20))
+            if rng.random() < 0.6
+            else f"/pin @{rng.choice(paths)}",
+        )
     if kind == "chat":
         return Step(kind, f"{tag} {_prose(rng, zh, rng.randint(8, 40))}", [answer])
     if kind == "answer":

@@ -76,8 +76,9 @@ def _new_state(base_url: str, ws: Path, s: Session, channel: Channel) -> Any:
     from agent.config import Config
     from controller import start_state
 
-    config = Config(model=MODEL, base_url=base_url, api_key="fuzz", context_window=s.window, workspace=ws,
-                    lang=s.lang, yes=True)
+    config = Config(
+        model=MODEL, base_url=base_url, api_key="fuzz", context_window=s.window, workspace=ws, lang=s.lang, yes=True
+    )
     state = start_state(argparse.Namespace(cont=True, resume=None), config)
     state.emit = channel
     return state
@@ -152,8 +153,9 @@ async def _play(s: Session, skew: Skew | None, cache_tokens: int | None) -> Play
     return played
 
 
-async def _play_step(i: int, step: Step, state: Any, s: Session, channel: Channel, oracle: Oracle,
-                     model: ScriptedModel, played: Played) -> Any:
+async def _play_step(
+    i: int, step: Step, state: Any, s: Session, channel: Channel, oracle: Oracle, model: ScriptedModel, played: Played
+) -> Any:
     from ui.registry import CommandHost
 
     command = step.text.startswith("/")

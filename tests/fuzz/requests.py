@@ -59,7 +59,7 @@ def conversation(body: dict[str, Any]) -> str:
 
 
 def presence(message: str, blob: str) -> str | None:
-    """"whole" if the normalised `message` is in `blob`, "cut" if a start of it (MIN_HEAD characters
+    """ "whole" if the normalised `message` is in `blob`, "cut" if a start of it (MIN_HEAD characters
     or more) is, followed by a cut marker; None if neither."""
     if message in blob:
         return "whole"

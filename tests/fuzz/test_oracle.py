@@ -45,18 +45,27 @@ def test_a_message_in_a_transcript_the_request_points_to_is_archived_not_lost(tm
     them (one archive naming the next); a message in none of them is lost, and so is the message of
     this very input, wherever it is."""
     first = _archive(tmp_path / "a1.jsonl", "oldest question about the parser (#1)", "fifth (#5)")
-    second = _archive(tmp_path / "a2.jsonl", f"[1 earlier message was left out; it is in {first}]",
-                      "second question about the lock (#2)")
+    second = _archive(
+        tmp_path / "a2.jsonl",
+        f"[1 earlier message was left out; it is in {first}]",
+        "second question about the lock (#2)",
+    )
     oracle = Oracle(window=1000)
-    typed = ["oldest question about the parser (#1)", "second question about the lock (#2)",
-             "third question about the cache (#3)", "fourth question about the tests (#4)"]
+    typed = [
+        "oldest question about the parser (#1)",
+        "second question about the lock (#2)",
+        "third question about the cache (#3)",
+        "fourth question about the tests (#4)",
+    ]
     for step, text in enumerate(typed[:3]):
         oracle.begin(step, text, {})
         _seen(oracle, [SYSTEM, *(_user(t) for t in typed[: step + 1])])
         oracle.end("")
     oracle.begin(3, typed[3], {})
-    _seen(oracle, [SYSTEM, _user(f"[2 earlier messages left out; the transcript is {second}]"),
-                   _user(typed[2]), _user(typed[3])])
+    _seen(
+        oracle,
+        [SYSTEM, _user(f"[2 earlier messages left out; the transcript is {second}]"), _user(typed[2]), _user(typed[3])],
+    )
     assert oracle.violations["user_messages"] == 0 and oracle.archived == {0, 1}
     oracle.begin(4, "fifth (#5)", {})
     _seen(oracle, [SYSTEM, _user(f"[the transcript is {first}]"), _user(typed[1]), _user(typed[3])])
@@ -84,8 +93,7 @@ def test_window_pairing_and_summary_without_conversation():
     oracle = Oracle(window=1000)
     oracle.begin(0, "look at a.md please (#1)", {})
     call = {"role": "assistant", "content": "", "tool_calls": [CALL]}
-    _seen(oracle, [SYSTEM, _user("look at a.md please (#1)"), call],
-          counted=1001)
+    _seen(oracle, [SYSTEM, _user("look at a.md please (#1)"), call], counted=1001)
     summary = _seen(oracle, [SYSTEM, {"role": "assistant", "content": "a long answer"}, PROMPT])
     assert summary["kind"] == "summary" and is_summary_request({"messages": [PROMPT]})
     assert oracle.violations["over_window"] == 1 and oracle.violations["tool_pairing"] == 1
@@ -104,8 +112,15 @@ def test_an_attachment_must_be_in_its_turn_unless_the_user_was_told():
         assert oracle.violations["attachments"] == flagged
     oracle = Oracle(window=1000)
     oracle.begin(0, "see @a.md (#1)", {"a.md": first})
-    _seen(oracle, [SYSTEM, {"role": "assistant", "content": None, "tool_calls": [CALL]},
-                   {"role": "tool", "tool_call_id": "c1", "content": f"     1\t{first}"}, _user("see @a.md (#1)")])
+    _seen(
+        oracle,
+        [
+            SYSTEM,
+            {"role": "assistant", "content": None, "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "c1", "content": f"     1\t{first}"},
+            _user("see @a.md (#1)"),
+        ],
+    )
     oracle.end("")
     assert oracle.violations["attachments"] == 0
 
@@ -168,13 +183,18 @@ def test_a_reread_note_needs_its_read_above_it():
     second = {**CALL, "id": "c2", "function": {"name": "read_file", "arguments": '{"path":"a.md"}'}}
 
     def request(first_answer: str) -> list[dict]:
-        return [SYSTEM, _user("read a.md"), {"role": "assistant", "tool_calls": [CALL]},
-                {"role": "tool", "tool_call_id": "c1", "content": first_answer},
-                {"role": "assistant", "tool_calls": [second]}, {"role": "tool", "tool_call_id": "c2", "content": note}]
+        return [
+            SYSTEM,
+            _user("read a.md"),
+            {"role": "assistant", "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "c1", "content": first_answer},
+            {"role": "assistant", "tool_calls": [second]},
+            {"role": "tool", "tool_call_id": "c2", "content": note},
+        ]
 
     oracle = Oracle(window=10_000)
     oracle.begin(0, "read a.md", {})
     _seen(oracle, request("     1\t# A"))
     assert oracle.violations["reference_without_read"] == 0
-    _seen(oracle, request("[Old tool result cleared to save context: read_file(path=\"a.md\").]"))
+    _seen(oracle, request('[Old tool result cleared to save context: read_file(path="a.md").]'))
     assert oracle.violations["reference_without_read"] == 1

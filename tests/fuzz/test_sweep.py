@@ -23,8 +23,11 @@ async def test_no_violation_in_a_short_sweep(window):
         figures.add(await play(generate(seed, window, TURNS[window])))
     assert figures.sessions == len(SEEDS) and figures.requests > figures.sessions * TURNS[window] // 2  # it played
     found = {name: n for name, n in figures.violations.items() if n}
-    examples = "\n".join(f"  {name} (seeds {figures.failing_seeds[name]}): {figures.examples[name][0]}"
-                         for name in found)
+    examples = "\n".join(
+        f"  {name} (seeds {figures.failing_seeds[name]}): {figures.examples[name][0]}" for name in found
+    )
     seeds = ",".join(str(s) for s in sorted({s for v in figures.failing_seeds.values() for s in v}))
-    assert not found, f"window {window}: violations {found}; reproduce with python bench/fuzz.py " \
-                      f"--windows {window} --seeds {seeds} --turns {TURNS[window]}\n{examples}"
+    assert not found, (
+        f"window {window}: violations {found}; reproduce with python bench/fuzz.py "
+        f"--windows {window} --seeds {seeds} --turns {TURNS[window]}\n{examples}"
+    )

@@ -82,8 +82,26 @@ class LlamaServer:
         self.ctx, self.tools, self.port = ctx, tools, _free_port()
         server = find_server()
         assert server is not None
-        args = [str(server), "-m", str(find_weights()), "--alias", MODEL, "--host", "127.0.0.1",
-                "--port", str(self.port), "-c", str(ctx), "-np", "1", "-t", threads(), "--temp", "0", "--jinja"]
+        args = [
+            str(server),
+            "-m",
+            str(find_weights()),
+            "--alias",
+            MODEL,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "-c",
+            str(ctx),
+            "-np",
+            "1",
+            "-t",
+            threads(),
+            "--temp",
+            "0",
+            "--jinja",
+        ]
         if tools:
             args += ["--chat-template-file", str(find_template(server))]
         self.log = log

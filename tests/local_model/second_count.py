@@ -19,8 +19,9 @@ TIMEOUT = 60.0
 
 
 def _post(root: str, path: str, payload: dict[str, Any]) -> dict[str, Any]:
-    request = urllib.request.Request(root + path, data=json.dumps(payload).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        root + path, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
         return json.loads(response.read())
 

@@ -18,8 +18,13 @@ def errors(state) -> list[str]:
 def _tool_texts(state) -> list[str]:
     from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
-    return [p.model_response_str() for m in state.history if isinstance(m, ModelRequest)
-            for p in m.parts if isinstance(p, ToolReturnPart)]
+    return [
+        p.model_response_str()
+        for m in state.history
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    ]
 
 
 async def test_automatic_compaction_then_a_turn(local_state, workspace):
@@ -77,7 +82,17 @@ async def test_the_attached_file_survives_the_fit_to_the_window(local_state, wor
 def _answer_to(state, path: str) -> str:
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-    ids = {p.tool_call_id for m in state.history if isinstance(m, ModelResponse) for p in m.parts
-           if isinstance(p, ToolCallPart) and p.args_as_dict().get("path") == path}
-    return next(p.model_response_str() for m in state.history if isinstance(m, ModelRequest)
-                for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_call_id in ids)
+    ids = {
+        p.tool_call_id
+        for m in state.history
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart) and p.args_as_dict().get("path") == path
+    }
+    return next(
+        p.model_response_str()
+        for m in state.history
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and p.tool_call_id in ids
+    )

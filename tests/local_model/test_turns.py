@@ -14,9 +14,11 @@ from main import on_submit
 # parses it into tool_calls. Whether it does depends on the whole prompt (the system prompt names the
 # machine's OS): a few wordings, the first that the model repeats counts.
 CALL = '<tool_call>{"name": "read_file", "arguments": {"path": "hello.py"}}</tool_call>'
-TOOL_CALLS = (f"Reply with exactly this and nothing else: {CALL}",
-              f"Repeat exactly: {CALL}",
-              "Repeat exactly:\n<tool_call>\n" + CALL[len("<tool_call>"):-len("</tool_call>")] + "\n</tool_call>")
+TOOL_CALLS = (
+    f"Reply with exactly this and nothing else: {CALL}",
+    f"Repeat exactly: {CALL}",
+    "Repeat exactly:\n<tool_call>\n" + CALL[len("<tool_call>") : -len("</tool_call>")] + "\n</tool_call>",
+)
 
 
 def errors(state) -> list[str]:

@@ -13,8 +13,12 @@ from tests.local_model.lane import MODEL, ROOT
 
 # Line-numbered code: SmolLM2's tokenizer counts it 24-32% above DeepSeek's (the issue's finding 1).
 def numbered_code(lines: int) -> str:
-    return "\n".join(f"{i:5}\tdef item_{i}(stock, price={i * 3}): return stock * price  # {i:x}"
-                     for i in range(1, lines + 1)) + "\n"
+    return (
+        "\n".join(
+            f"{i:5}\tdef item_{i}(stock, price={i * 3}): return stock * price  # {i:x}" for i in range(1, lines + 1)
+        )
+        + "\n"
+    )
 
 
 def errors(state) -> list[str]:
@@ -34,9 +38,24 @@ def test_at_file_near_the_window_never_sends_a_request_over_it(llama, workspace,
     before = refusals(server)
     env = {**os.environ, "CODING_AGENT_HOME": str(home), "CODING_AGENT_TIMEOUT": "600"}
     done = subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), "--base-url", server.base_url, "--model", MODEL,
-         "--context-window", "4096", "-p", "Summarize @inventory.py in one sentence."],
-        cwd=workspace, env=env, capture_output=True, text=True, timeout=1200)
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "--base-url",
+            server.base_url,
+            "--model",
+            MODEL,
+            "--context-window",
+            "4096",
+            "-p",
+            "Summarize @inventory.py in one sentence.",
+        ],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert refusals(server) == before, done.stderr
     assert "Traceback" not in done.stderr
 

@@ -21,8 +21,12 @@ from tests.fake_ui import FakeUI
 Scenario = Callable[[Path], list[str]]
 SCENARIOS: dict[str, Scenario] = {}
 ROUND_TWO: dict[str, Scenario] = {}  # issue 19's (attacks_19.py)
-GIT_ENV = {"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
-           "HOME": "/nonexistent"}
+GIT_ENV = {
+    "PATH": os.environ.get("PATH", ""),
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "HOME": "/nonexistent",
+}
 
 
 def scenario(fn: Scenario) -> Scenario:
@@ -88,5 +92,3 @@ def _search_everything(ctx: RunContext[AppState]) -> None:
     list_files(ctx)
     _run(grep(ctx, "x"))
     _run(grep(ctx, "x", "."))
-
-

@@ -31,8 +31,20 @@ from tests.robustness import (
 from tests.robustness.attack_kit import ROUND_TWO, ROUNDS, SCENARIOS, _ctx, _dirs, _run, _text, scenario
 
 # The attack modules register their scenarios on import.
-__all__ = ["ROUND_TWO", "ROUNDS", "SCENARIOS", "attacks_19", "attacks_19_screen", "attacks_files", "attacks_git",
-           "attacks_mcp", "attacks_repo_trust", "attacks_repo_trust_screen", "attacks_rules", "attacks_sandbox"]
+__all__ = [
+    "ROUND_TWO",
+    "ROUNDS",
+    "SCENARIOS",
+    "attacks_19",
+    "attacks_19_screen",
+    "attacks_files",
+    "attacks_git",
+    "attacks_mcp",
+    "attacks_repo_trust",
+    "attacks_repo_trust_screen",
+    "attacks_rules",
+    "attacks_sandbox",
+]
 
 # --- 4. a failed write ---------------------------------------------------------------------
 
@@ -59,8 +71,13 @@ def write_on_a_full_disk(base: Path) -> list[str]:
     home, ws = _dirs(base)
     original = "".join(f"line {i}\n" for i in range(60_000)).encode()  # 530 KB
     (ws / "big.txt").write_bytes(original)
-    done = subprocess.run([sys.executable, "-c", _FULL_DISK, str(harness.ROOT), str(ws)], capture_output=True,
-                          text=True, timeout=120, env=harness.agent_env(home))
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(harness.ROOT), str(ws)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=harness.agent_env(home),
+    )
     problems = []
     if (ws / "big.txt").read_bytes() != original:
         problems.append(f"the file changed: {(ws / 'big.txt').stat().st_size} bytes left of {len(original)}")
@@ -93,8 +110,10 @@ def kill_mid_write(base: Path) -> list[str]:
     original = "".join(f"line {i}\n" for i in range(60_000))
     (ws / "big.txt").write_text(original)
     with FakeOpenAI() as server:
-        server.script(ToolCalls([("read_file", {"path": "big.txt"})]),
-                      ToolCalls([("write_file", {"path": "big.txt", "content": "new\n" * 100_000})]))
+        server.script(
+            ToolCalls([("read_file", {"path": "big.txt"})]),
+            ToolCalls([("write_file", {"path": "big.txt", "content": "new\n" * 100_000})]),
+        )
         done = harness.run_agent(ws, home, server, "-p", "rewrite it", CODING_AGENT_FAULT="file_mid_write")
     problems = [] if done.returncode == -9 else [f"the fault point was not reached (exit {done.returncode})"]
     if (ws / "big.txt").read_text() != original:
@@ -126,7 +145,8 @@ def session_folders_apart(base: Path) -> list[str]:
         legacy = home / "projects" / str(old_ws).strip("/").replace("/", "-")
         legacy.mkdir(parents=True)
         (legacy / "20250101-000000-abcdef.jsonl").write_text(
-            session.dump_messages(harness.long_history(turns=1, words=1)))
+            session.dump_messages(harness.long_history(turns=1, words=1))
+        )
         if session.latest_session(old_ws) != "20250101-000000-abcdef":
             problems.append("a session in an old-style folder is lost")
     return problems
@@ -170,8 +190,13 @@ def regex_that_never_ends(base: Path) -> list[str]:
     stops grep."""
     home, ws = _dirs(base)
     try:
-        done = subprocess.run([sys.executable, "-c", _SLOW, str(harness.ROOT), str(ws)], capture_output=True,
-                              text=True, timeout=60, env=harness.agent_env(home))
+        done = subprocess.run(
+            [sys.executable, "-c", _SLOW, str(harness.ROOT), str(ws)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=harness.agent_env(home),
+        )
     except subprocess.TimeoutExpired:
         return ["grep or list_files was still running after 60 s"]
     problems = [] if "grep stopped after 2 s" in done.stdout else [f"no time limit: {done.stdout[-300:]}"]
@@ -194,8 +219,17 @@ def key_in_the_parents_environment(base: Path) -> list[str]:
     script = "cat /proc/$PPID/environ | tr '\\0' '\\n'; echo; env; echo END-OF-ENV"
     with FakeOpenAI(api_key=harness.FAKE_KEY) as server:
         server.script(ToolCalls([("run_command", {"command": script})]))
-        done = harness.run_agent(ws, home, server, "--yes", "-p", "look around", API_KEY=harness.FAKE_KEY,
-                                 DEEPSEEK_API_KEY=harness.FAKE_KEY, SOME_SERVICE_API_KEY=harness.FAKE_KEY)
+        done = harness.run_agent(
+            ws,
+            home,
+            server,
+            "--yes",
+            "-p",
+            "look around",
+            API_KEY=harness.FAKE_KEY,
+            DEEPSEEK_API_KEY=harness.FAKE_KEY,
+            SOME_SERVICE_API_KEY=harness.FAKE_KEY,
+        )
         sent = [m.get("content") or "" for r in server.requests for m in r["body"]["messages"] if m["role"] == "tool"]
     output = "\n".join(str(s) for s in sent)
     problems = [] if "END-OF-ENV" in output and "PATH=" in output else [f"the command did not run: {done.stderr}"]

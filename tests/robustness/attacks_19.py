@@ -124,8 +124,9 @@ def key_read_from_the_agents_memory(base: Path) -> list[str]:
     with FakeOpenAI(api_key=harness.FAKE_KEY) as server:
         server.script(ToolCalls([("run_command", {"command": command})]))
         # Outside the OS sandbox: the guard must hold where there is none (attacks_sandbox.py plays it inside).
-        done = harness.run_agent(ws, home, server, "--yes", "--sandbox", "danger-full-access", "-p", "scan",
-                                 API_KEY=harness.FAKE_KEY)
+        done = harness.run_agent(
+            ws, home, server, "--yes", "--sandbox", "danger-full-access", "-p", "scan", API_KEY=harness.FAKE_KEY
+        )
     seen = result.read_text() if result.exists() else ""
     if done.returncode != 0 or "found" not in seen:
         return [f"the scan did not run: {done.stderr[-300:]} {seen[-300:]}"]
@@ -135,8 +136,13 @@ def key_read_from_the_agents_memory(base: Path) -> list[str]:
 # --- 7. one bad message wedges the session ----------------------------------------------------
 
 
-def _turns(base: Path, replies: list, prompts: list[str], setup=None,  # noqa: ANN001
-           all_errors: bool = False) -> tuple[list[str], list[str]]:
+def _turns(
+    base: Path,
+    replies: list,
+    prompts: list[str],
+    setup=None,  # noqa: ANN001
+    all_errors: bool = False,
+) -> tuple[list[str], list[str]]:
     """Play `prompts` as turns against the local server scripted with `replies`: the error
     notices, and what is wrong with the history and the session file afterwards (with
     `all_errors`, a tool result that is not an "Error: " for the model too)."""
@@ -173,8 +179,9 @@ def _turns(base: Path, replies: list, prompts: list[str], setup=None,  # noqa: A
             asked = [p.content for m in state.history for p in m.parts if getattr(p, "part_kind", "") == "user-prompt"]
             if asked != prompts:
                 problems.append(f"turns kept: {asked}")
-            results = [str(p.content) for m in state.history for p in m.parts
-                       if getattr(p, "part_kind", "") == "tool-return"]
+            results = [
+                str(p.content) for m in state.history for p in m.parts if getattr(p, "part_kind", "") == "tool-return"
+            ]
             problems += [f"not an error: {r[:80]}" for r in results if all_errors and not r.startswith("Error:")]
             return errors, problems
 
@@ -202,8 +209,12 @@ def file_name_that_is_not_utf8(base: Path) -> list[str]:
     def bad_name(ws: Path) -> None:
         (ws / os.fsdecode(b"bad\xff.txt")).write_text("needle\n")
 
-    replies = [ToolCalls([("list_files", {})]), Text("listed"), ToolCalls([("grep", {"pattern": "needle"})]),
-               Text("searched")]
+    replies = [
+        ToolCalls([("list_files", {})]),
+        Text("listed"),
+        ToolCalls([("grep", {"pattern": "needle"})]),
+        Text("searched"),
+    ]
     errors, problems = _turns(base, replies, ["list", "search", "again"], bad_name)
     return [f"error: {e}" for e in errors] + problems
 
@@ -222,12 +233,17 @@ def git_repository_without_dot_git(base: Path) -> list[str]:
     from tests.robustness.attacks_git import _sentinel_config
 
     problems: list[str] = []
-    for order in itertools.islice(itertools.permutations(["HEAD", "config", "objects/info/x", "refs/heads/x"]), 0,
-                                  24, 5):
+    for order in itertools.islice(
+        itertools.permutations(["HEAD", "config", "objects/info/x", "refs/heads/x"]), 0, 24, 5
+    ):
         home, ws = _dirs(base)
         sentinel = ws.parent / "ran"
-        content = {"HEAD": "ref: refs/heads/main\n", "config": _sentinel_config(sentinel), "objects/info/x": "",
-                   "refs/heads/x": ""}
+        content = {
+            "HEAD": "ref: refs/heads/main\n",
+            "config": _sentinel_config(sentinel),
+            "objects/info/x": "",
+            "refs/heads/x": "",
+        }
         with harness.data_home(home):
             from agent.tools.builtin import write_file
 
@@ -246,8 +262,12 @@ def git_repository_without_dot_git(base: Path) -> list[str]:
         ctx, approver = _ctx(ws, "n")
         if "declined" not in _text(_run(write_file(ctx, "sub/pointer", "gitdir: ../vendor\n"))):
             problems.append("a gitdir: file was written without asking")
-        for name, text in {"config": "name = app\nport = 8080\n", "docs/HEAD.md": "# HEAD\n", "refs/x.txt": "x\n",
-                           "objects/a.json": "{}\n"}.items():
+        for name, text in {
+            "config": "name = app\nport = 8080\n",
+            "docs/HEAD.md": "# HEAD\n",
+            "refs/x.txt": "x\n",
+            "objects/a.json": "{}\n",
+        }.items():
             if "declined" in _text(_run(write_file(ctx, name, text))):
                 problems.append(f"an ordinary file was asked about: {name}")
     return problems
@@ -307,8 +327,13 @@ def bad_globs_and_a_nul_in_a_command(base: Path) -> list[str]:
     calls.append(("run_command", {"command": "echo a\0b"}))
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        errors, problems = _turns(base, [ToolCalls(calls), Text("went on")], ["list", "again"],
-                                  lambda ws: (ws / "a.txt").write_text("x\n"), all_errors=True)
+        errors, problems = _turns(
+            base,
+            [ToolCalls(calls), Text("went on")],
+            ["list", "again"],
+            lambda ws: (ws / "a.txt").write_text("x\n"),
+            all_errors=True,
+        )
     problems += [f"error: {e}" for e in errors]
     problems += [f"warning: {w.message}" for w in seen if "nested set" in str(w.message)]
     return problems

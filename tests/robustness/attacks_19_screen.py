@@ -14,8 +14,20 @@ from tests.robustness.attack_kit import _ctx, _dirs, _run, scenario_19
 # --- 1, 2, 8, 10. what the terminal is sent -----------------------------------------------------
 
 # Characters the review got past the old escape list, each hiding the end of a command.
-HIDERS = ["\u2800" * 12_000, "\u206a", "\U000e0041\U000e0042", "\ufe0f", "\U000e0100", "\u180e", "\u034f", "\u061c",
-          "\u1160", "\u17b4\u17b5", "\u3164", "\u00a0" * 40]
+HIDERS = [
+    "\u2800" * 12_000,
+    "\u206a",
+    "\U000e0041\U000e0042",
+    "\ufe0f",
+    "\U000e0100",
+    "\u180e",
+    "\u034f",
+    "\u061c",
+    "\u1160",
+    "\u17b4\u17b5",
+    "\u3164",
+    "\u00a0" * 40,
+]
 
 
 class _Terminal:
@@ -33,8 +45,7 @@ class _Terminal:
         async def read_answer(question: str, fresh: bool, edit: str | None = None) -> str:
             return "n"
 
-        self.renderer = Renderer(Console(file=self.out, width=200, force_terminal=True), "en",
-                                 read_answer=read_answer)
+        self.renderer = Renderer(Console(file=self.out, width=200, force_terminal=True), "en", read_answer=read_answer)
 
     def sent(self) -> str:
         import re
@@ -94,9 +105,13 @@ def endpoint_and_model_text_on_the_terminal(base: Path) -> list[str]:
     terminal.renderer.end_answer()
     ctx, _ = _ctx(ws)
     with harness.data_home(home):
-        ctx.deps.transcript.update([ModelRequest.user_text_prompt("hi"),
-                                    ModelResponse([ToolCallPart(f"x{title}", {}, tool_call_id="c1")]),
-                                    ModelRequest([ToolReturnPart(f"x{title}", "Unknown tool", tool_call_id="c1")])])
+        ctx.deps.transcript.update(
+            [
+                ModelRequest.user_text_prompt("hi"),
+                ModelResponse([ToolCallPart(f"x{title}", {}, tool_call_id="c1")]),
+                ModelRequest([ToolReturnPart(f"x{title}", "Unknown tool", tool_call_id="c1")]),
+            ]
+        )
         view = Renderer(terminal.renderer.console, "en", state=ctx.deps)
         view(ReportRequested("context"))
     terminal.sent()

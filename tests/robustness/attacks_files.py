@@ -146,9 +146,20 @@ def ipv6_that_carries_a_private_ipv4(base: Path) -> list[str]:
     from tests.agent.tools.test_fetch_url import make_ctx
 
     _, ws = _dirs(base)
-    problems = [f"{a} passed" for a in ("::127.0.0.1", "::a9fe:a9fe", "64:ff9b::a00:1", "64:ff9b::7f00:1",
-                                        "2002:7f00:1::", "2002:a9fe:a9fe::1", "64:ff9b:1::7f00:1",
-                                        "2001:0:4136:e378:8000:63bf:80ff:fffe") if fetch.address_refused(a) is None]
+    problems = [
+        f"{a} passed"
+        for a in (
+            "::127.0.0.1",
+            "::a9fe:a9fe",
+            "64:ff9b::a00:1",
+            "64:ff9b::7f00:1",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "64:ff9b:1::7f00:1",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
+        )
+        if fetch.address_refused(a) is None
+    ]
     answer = asyncio.run(fetch.fetch_url(make_ctx(ws), "http://[::127.0.0.1]:9/"))
     return problems + ([] if "carried in" in answer else [f"the URL was tried: {answer[:120]}"])
 
@@ -297,8 +308,10 @@ def png_that_is_a_terminal_named_by_a_command(base: Path) -> list[str]:
     try:
         (ws / "shot.png").symlink_to(os.ttyname(follower))
         text = f"Describe /proc/self/cwd/shot.png and {ws}/shot.png"
-        ended, found = finishes(lambda: [p for p in image_paths(text) if is_image_file(Path(p))],
-                                lambda: os.write(leader, b"typed by the user\n"))
+        ended, found = finishes(
+            lambda: [p for p in image_paths(text) if is_image_file(Path(p))],
+            lambda: os.write(leader, b"typed by the user\n"),
+        )
         return [] if ended and found == [] else ["the terminal was read as an image"]
     finally:
         os.close(leader)

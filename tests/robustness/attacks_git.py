@@ -15,8 +15,10 @@ from tests.robustness.attack_kit import GIT_ENV, _ctx, _dirs, _run, _search_ever
 
 def _sentinel_config(sentinel: Path) -> str:
     run = f"sh -c 'env > {sentinel}; exit 1'"
-    return (f'[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "{run}"\n'
-            f'\tpager = "{run}"\n\tsshCommand = "{run}"\n[filter "x"]\n\tclean = "{run}"\n')
+    return (
+        f'[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "{run}"\n'
+        f'\tpager = "{run}"\n\tsshCommand = "{run}"\n[filter "x"]\n\tclean = "{run}"\n'
+    )
 
 
 @scenario
@@ -55,11 +57,20 @@ def git_repo_made_by_the_model(base: Path) -> list[str]:
     with harness.data_home(home):
         from agent.tools.builtin import write_file
 
-        for name, content in {"HEAD": "ref: refs/heads/main\n", "config": _sentinel_config(sentinel),
-                              "objects/info/x": "", "refs/heads/x": "", "notes.txt": "x\n"}.items():
+        for name, content in {
+            "HEAD": "ref: refs/heads/main\n",
+            "config": _sentinel_config(sentinel),
+            "objects/info/x": "",
+            "refs/heads/x": "",
+            "notes.txt": "x\n",
+        }.items():
             _run(write_file(ctx, name, content))
-        for name, content in {".git/HEAD": "ref: refs/heads/main\n", ".git/config": _sentinel_config(sentinel),
-                              ".git/objects/x": "", ".git/refs/x": ""}.items():
+        for name, content in {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            ".git/config": _sentinel_config(sentinel),
+            ".git/objects/x": "",
+            ".git/refs/x": "",
+        }.items():
             _run(write_file(ctx, name, content))
         _search_everything(ctx)
         _run(write_file(ctx, "sub/.git", "gitdir: ..\n"))
@@ -79,8 +90,15 @@ def git_writes_need_approval(base: Path) -> list[str]:
     subprocess.run(["git", "init", "-q"], cwd=ws, env=GIT_ENV, check=True)
     config = (ws / ".git" / "config").read_text()
     os.symlink(".git", ws / "dotgit")
-    targets = [".git/config", ".git/hooks/pre-commit", "./.git/info/../config", "sub/.git/HEAD", ".GIT/config",
-               "dotgit/config", str(ws / ".git" / "description")]
+    targets = [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        "./.git/info/../config",
+        "sub/.git/HEAD",
+        ".GIT/config",
+        "dotgit/config",
+        str(ws / ".git" / "description"),
+    ]
     problems: list[str] = []
     with harness.data_home(home):
         from agent.tools.builtin import edit_file, read_file, write_file
@@ -111,7 +129,7 @@ def git_gets_no_keys(base: Path) -> list[str]:
     bin_dir.mkdir()
     seen = ws.parent / "git-env"
     real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True).stdout.strip()
-    (bin_dir / "git").write_text(f"#!/bin/sh\nenv > {seen}\nexec {real} \"$@\"\n")
+    (bin_dir / "git").write_text(f'#!/bin/sh\nenv > {seen}\nexec {real} "$@"\n')
     (ws / "git").write_text(f"#!/bin/sh\ntouch {ws.parent / 'workspace-git-ran'}\n")
     for script in (bin_dir / "git", ws / "git"):
         script.chmod(0o755)
@@ -138,5 +156,3 @@ def git_gets_no_keys(base: Path) -> list[str]:
     if (ws.parent / "workspace-git-ran").exists():
         problems.append("the workspace's own `git` ran")
     return problems
-
-

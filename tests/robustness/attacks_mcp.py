@@ -23,15 +23,21 @@ SLOW_RUN = 240  # seconds a -p run may take on a loaded machine before it counts
 OBEYED = ("\x1b]", "\x1b[2J", "\x1b[31m")
 
 
-def _play(base: Path, mode: str, call: tuple[str, dict], server_env: dict | None = None,
-          **env: str) -> tuple[subprocess.CompletedProcess[str] | None, FakeOpenAI, Path, Path]:
+def _play(
+    base: Path, mode: str, call: tuple[str, dict], server_env: dict | None = None, **env: str
+) -> tuple[subprocess.CompletedProcess[str] | None, FakeOpenAI, Path, Path]:
     """One `-p` turn whose model calls `call` on the server `bad` (allowed by a rule): the finished
     run (None if it did not end in SLOW_RUN), the local server, the data folder, the workspace."""
     home, ws = _dirs(base)
     home.mkdir()
-    (home / "settings.json").write_text(json.dumps({
-        "mcpServers": {"bad": {"command": sys.executable, "args": [BAD, mode], "env": server_env or {}}},
-        "permissions": {"allow": ["mcp__bad"]}}))
+    (home / "settings.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {"bad": {"command": sys.executable, "args": [BAD, mode], "env": server_env or {}}},
+                "permissions": {"allow": ["mcp__bad"]},
+            }
+        )
+    )
     with FakeOpenAI() as server:
         server.script(ToolCalls([(f"mcp__bad__{call[0]}", call[1])]), Text("done"))
         try:
@@ -116,8 +122,9 @@ def mcp_server_that_never_starts(base: Path) -> list[str]:
     ended, the turn goes on without it."""
     marker = base / "never-starts-marker"
     marker.touch()  # while it exists the server stays silent; the server's environment names it
-    done, _server, _home, _ws = _play(base, "silent", ("echo", {"text": "x"}), {"BAD_SERVER_SILENT_WHILE": str(marker)},
-                                      MCP_TIMEOUT="2000")
+    done, _server, _home, _ws = _play(
+        base, "silent", ("echo", {"text": "x"}), {"BAD_SERVER_SILENT_WHILE": str(marker)}, MCP_TIMEOUT="2000"
+    )
     problems = _ended(done)
     if done is not None and "did not start within 2 s" not in done.stderr:
         problems.append(f"no line said the server did not start: {done.stderr[-300:]!r}")

@@ -16,8 +16,7 @@ def resume(home, workspace, server):
     opened: list[AppState] = []
 
     def open_session(session_id: str, *flags: str) -> AppState:
-        args = main.parse_args(["--base-url", server.base_url, "--lang", "en", "--yes", "--resume", session_id,
-                                *flags])
+        args = main.parse_args(["--base-url", server.base_url, "--lang", "en", "--yes", "--resume", session_id, *flags])
         state = controller.start_state(args, main.build_config(args))
         assert isinstance(state.emit, EventLog)
         opened.append(state)

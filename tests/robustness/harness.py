@@ -47,17 +47,19 @@ COMPACTION_POINTS = ("archive_started", "archive_mid_copy", "archive_done", "rew
 def agent_env(home: Path, **extra: str) -> dict[str, str]:
     """Our environment without keys or CODING_AGENT_* settings, plus the data folder and `extra`."""
     env = {k: v for k, v in os.environ.items() if k not in KEY_NAMES and not k.startswith("CODING_AGENT_")}
-    env.update({
-        "CODING_AGENT_HOME": str(home),
-        # Claude Code's user folder beside it: the machine's own ~/.claude/settings.json stays out.
-        "CLAUDE_CONFIG_DIR": str(home.parent / "claude-home"),
-        "CODING_AGENT_MAX_RETRIES": "0",
-        "CODING_AGENT_TIMEOUT": "120",  # as tests/conftest.py
-        "PYDANTIC_AI_NO_BANNER": "1",
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-        "TERM": "xterm-256color",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    })
+    env.update(
+        {
+            "CODING_AGENT_HOME": str(home),
+            # Claude Code's user folder beside it: the machine's own ~/.claude/settings.json stays out.
+            "CLAUDE_CONFIG_DIR": str(home.parent / "claude-home"),
+            "CODING_AGENT_MAX_RETRIES": "0",
+            "CODING_AGENT_TIMEOUT": "120",  # as tests/conftest.py
+            "PYDANTIC_AI_NO_BANNER": "1",
+            "PROMPT_TOOLKIT_NO_CPR": "1",
+            "TERM": "xterm-256color",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+    )
     env.update(extra)
     if "CODING_AGENT_FAULT" in extra:  # fault points fire only in a data folder marked so (agent.store.faults)
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -73,15 +75,25 @@ def run_agent(
     workspace: Path, home: Path, server: FakeOpenAI, *args: str, timeout: float = RUN_TIMEOUT, **env: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        agent_argv(server, *args), cwd=workspace, env=agent_env(home, **env), capture_output=True, text=True,
-        timeout=timeout, stdin=subprocess.DEVNULL,
+        agent_argv(server, *args),
+        cwd=workspace,
+        env=agent_env(home, **env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
 
 
 def start_agent(workspace: Path, home: Path, server: FakeOpenAI, *args: str, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        agent_argv(server, *args), cwd=workspace, env=agent_env(home, **env), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+        agent_argv(server, *args),
+        cwd=workspace,
+        env=agent_env(home, **env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -136,8 +148,11 @@ def long_history(turns: int = 12, words: int = 250) -> list[ModelMessage]:
         if i % 3 == 0:
             call = ToolCallPart("run_command", {"command": f"echo {i}"}, tool_call_id=f"call_prep_{i}")
             messages.append(ModelResponse(parts=[call]))
-            messages.append(ModelRequest(parts=[ToolReturnPart("run_command", f"{i}\n[exit code: 0]",
-                                                               tool_call_id=call.tool_call_id)]))
+            messages.append(
+                ModelRequest(
+                    parts=[ToolReturnPart("run_command", f"{i}\n[exit code: 0]", tool_call_id=call.tool_call_id)]
+                )
+            )
         messages.append(ModelResponse(parts=[TextPart(f"Part {i}: " + "a long explanation of this detail " * words)]))
     return messages
 
@@ -269,18 +284,18 @@ class KillOutcome:
 def crash_text(stderr: str) -> str | None:
     """The traceback in a process's stderr, if it crashed with one."""
     if "Traceback" in stderr:
-        return stderr[stderr.index("Traceback"):][-800:]
+        return stderr[stderr.index("Traceback") :][-800:]
     return None
 
 
-def _restart(outcome: KillOutcome, workspace: Path, home: Path, server: FakeOpenAI, session_id: str,
-             before_kill_data: bytes) -> None:
+def _restart(
+    outcome: KillOutcome, workspace: Path, home: Path, server: FakeOpenAI, session_id: str, before_kill_data: bytes
+) -> None:
     """Restart with --continue: the same session loads, answers, keeps every line it had, and
     saves the new turn whole (even after a torn last line)."""
     before_kill = lines_of(before_kill_data)
     first_request = len(server.requests)
-    done = run_agent(workspace, home, server, "--continue", "--context-window", SMALL_WINDOW, "--yes",
-                     "-p", "go on")
+    done = run_agent(workspace, home, server, "--continue", "--context-window", SMALL_WINDOW, "--yes", "-p", "go on")
     if crash := crash_text(done.stderr):
         outcome.crashes.append(f"restart: {crash}")
     if done.returncode != 0 or "Echo: go on" not in done.stdout:
@@ -304,8 +319,7 @@ def _restart(outcome: KillOutcome, workspace: Path, home: Path, server: FakeOpen
         outcome.problems.append("the restarted turn is not in the session file")
 
 
-def _check_archives(outcome: KillOutcome, home: Path, workspace: Path, session_id: str,
-                    pre: list[bytes]) -> None:
+def _check_archives(outcome: KillOutcome, home: Path, workspace: Path, session_id: str, pre: list[bytes]) -> None:
     """Every archive that exists is whole: exactly the pre-compaction transcript."""
     for arch in archives(home, workspace, session_id):
         if lines_of(arch.read_bytes()) != pre:
@@ -322,11 +336,21 @@ def compaction_kill(point: str, base: Path) -> KillOutcome:
     path = session_path(home, workspace, session_id)
     pre = lines_of(path.read_bytes())
     with FakeOpenAI() as server:
-        killed = run_agent(workspace, home, server, "--continue", "--context-window", SMALL_WINDOW, "-p", "go on",
-                           CODING_AGENT_FAULT=point)
+        killed = run_agent(
+            workspace,
+            home,
+            server,
+            "--continue",
+            "--context-window",
+            SMALL_WINDOW,
+            "-p",
+            "go on",
+            CODING_AGENT_FAULT=point,
+        )
         if killed.returncode != -signal.SIGKILL:
-            outcome.problems.append(f"the fault point was not reached (exit {killed.returncode}): "
-                                    f"{killed.stderr.strip()[-300:]}")
+            outcome.problems.append(
+                f"the fault point was not reached (exit {killed.returncode}): {killed.stderr.strip()[-300:]}"
+            )
         if crash := crash_text(killed.stderr):
             outcome.crashes.append(crash)
         now = lines_of(path.read_bytes())
@@ -367,8 +391,9 @@ def turn_kill(kind: str, seed: int, base: Path) -> KillOutcome:
     pid_file = workspace / "tool.pid"
     with FakeOpenAI() as server:
         if kind == "append":
-            killed = run_agent(workspace, home, server, "--continue", "--yes", "-p", "hello",
-                               CODING_AGENT_FAULT="append_mid_write")
+            killed = run_agent(
+                workspace, home, server, "--continue", "--yes", "-p", "hello", CODING_AGENT_FAULT="append_mid_write"
+            )
             if killed.returncode != -signal.SIGKILL:
                 outcome.problems.append(f"the fault point was not reached (exit {killed.returncode})")
             stderr = killed.stderr

@@ -22,23 +22,37 @@ def make_ca(folder: Path, host: str = "localhost") -> tuple[Path, Path, Path]:
     now = datetime.datetime.now(datetime.UTC)
 
     def build(subject: str, key, issuer: str, signer, ca: bool) -> x509.Certificate:  # noqa: ANN001
-        builder = (x509.CertificateBuilder()
-                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
-                   .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
-                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=2))
-                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
         if ca:
-            builder = builder.add_extension(x509.KeyUsage(
-                digital_signature=True, content_commitment=False, key_encipherment=False, data_encipherment=False,
-                key_agreement=False, key_cert_sign=True, crl_sign=True, encipher_only=False, decipher_only=False),
-                critical=True).add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()),
-                                             critical=False)
+            builder = builder.add_extension(
+                x509.KeyUsage(
+                    digital_signature=True,
+                    content_commitment=False,
+                    key_encipherment=False,
+                    data_encipherment=False,
+                    key_agreement=False,
+                    key_cert_sign=True,
+                    crl_sign=True,
+                    encipher_only=False,
+                    decipher_only=False,
+                ),
+                critical=True,
+            ).add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
         else:
-            builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False) \
-                .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False) \
-                .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(signer.public_key()),
-                               critical=False)
+            builder = (
+                builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+                .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+                .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(signer.public_key()), critical=False)
+            )
         return builder.sign(signer, hashes.SHA256())
 
     ca_key, leaf_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
@@ -48,8 +62,7 @@ def make_ca(folder: Path, host: str = "localhost") -> tuple[Path, Path, Path]:
     paths = folder / "ca.pem", folder / f"{host}.pem", folder / f"{host}.key"
     paths[0].write_bytes(ca_cert.public_bytes(pem))
     paths[1].write_bytes(leaf.public_bytes(pem))
-    paths[2].write_bytes(leaf_key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
-                                                serialization.NoEncryption()))
+    paths[2].write_bytes(leaf_key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     return paths
 
 

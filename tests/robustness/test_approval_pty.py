@@ -35,8 +35,11 @@ def _declined(child: pexpect.spawn) -> None:
 def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):
     erased = "touch pwned-by-escape #\x1b[2K\x1b[1GRun command: ls -la"
     pushed = "touch pwned-by-newlines" + "\n" * 60 + "ls -la"
-    live_server.script(ToolCalls([("run_command", {"command": erased})]), Text("Declined, then."),
-                       ToolCalls([("run_command", {"command": pushed})]))
+    live_server.script(
+        ToolCalls([("run_command", {"command": erased})]),
+        Text("Declined, then."),
+        ToolCalls([("run_command", {"command": pushed})]),
+    )
     child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "tidy up")
@@ -57,8 +60,7 @@ def test_a_forged_command_is_shown_as_it_is(workspace, home, live_server):
 
 def test_keys_typed_before_the_question_do_not_answer_it(workspace, home, live_server):
     answer = threading.Event()  # the model answers (asks to run a command) only when the test says so
-    live_server.script(Hang(600, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})]),
-                            release=answer))
+    live_server.script(Hang(600, then=ToolCalls([("run_command", {"command": "touch typed-ahead"})]), release=answer))
     child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "do something")

@@ -31,8 +31,14 @@ def _peak_rss_mb(workspace: Path, home: Path, server, prompt: str) -> tuple[floa
     """Run the agent once; its peak resident memory (MB), exit code and duration."""
     started = time.monotonic()
     with open(workspace.parent / "out.txt", "wb") as out:  # noqa: PTH123
-        proc = subprocess.Popen(agent_argv(server, "--yes", "-p", prompt), cwd=workspace, env=agent_env(home),
-                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            agent_argv(server, "--yes", "-p", prompt),
+            cwd=workspace,
+            env=agent_env(home),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     return usage.ru_maxrss / 1024, proc.returncode, time.monotonic() - started
@@ -52,8 +58,12 @@ def test_a_command_printing_200mb(tmp_path, workspace, server):
     os.environ["CODING_AGENT_HOME"] = str(home)
     try:
         [info] = session.list_sessions(workspace)[:1]
-        results = [p.content for m in session.load(info.session_id, workspace).messages for p in m.parts
-                   if getattr(p, "part_kind", "") == "tool-return"]
+        results = [
+            p.content
+            for m in session.load(info.session_id, workspace).messages
+            for p in m.parts
+            if getattr(p, "part_kind", "") == "tool-return"
+        ]
     finally:
         if with_home is None:
             os.environ.pop("CODING_AGENT_HOME", None)

@@ -46,8 +46,15 @@ def world(tmp_path, home, workspace):
     os.symlink(archive, workspace / "link_archive.jsonl")
     state = AppState(config=Config(workspace=workspace, yes=True), transcript=Transcript("s1", workspace))
     ctx = RunContext(deps=state, model=TestModel(), usage=RunUsage())
-    return {"ctx": ctx, "state": state, "outside": outside, "archive": archive, "home": home,
-            "session": session.session_file("s1", workspace), "ws": workspace}
+    return {
+        "ctx": ctx,
+        "state": state,
+        "outside": outside,
+        "archive": archive,
+        "home": home,
+        "session": session.session_file("s1", workspace),
+        "ws": workspace,
+    }
 
 
 def hostile_paths(world) -> dict[str, str]:
@@ -127,8 +134,15 @@ async def test_write_tools_never_touch_the_archive_or_session_files(world):
     ctx = world["ctx"]
     archive = world["archive"]
     read_file(ctx, str(archive))  # read first: the refusal is about the place, not freshness
-    targets = [str(archive), "link_archive.jsonl", str(archive.parent / "new.jsonl"), str(world["session"]),
-               str(world["session"].with_suffix(".lock")), str(world["home"] / "debug.log"), "link_session.jsonl"]
+    targets = [
+        str(archive),
+        "link_archive.jsonl",
+        str(archive.parent / "new.jsonl"),
+        str(world["session"]),
+        str(world["session"].with_suffix(".lock")),
+        str(world["home"] / "debug.log"),
+        "link_session.jsonl",
+    ]
     for target in targets:
         assert _text(await write_file(ctx, target, "rewritten history")).startswith("Error:"), target
         assert _text(await edit_file(ctx, target, "archived", "forged")).startswith("Error:"), target
@@ -166,9 +180,18 @@ async def test_always_covers_exactly_the_approved_command(world):
     assert "safe" in await run_command(ctx, "echo safe")
     assert "safe" in await run_command(ctx, "echo safe")
     assert asked == ["echo safe"]  # asked once
-    variants = ["echo safe; touch pwned1", "echo safe && touch pwned2", "echo safe | tee pwned3",
-                "echo safe\ntouch pwned4", "echo safe ", " echo safe", "echo safe $(touch pwned5)",
-                "echo safe `touch pwned6`", "echo  safe", "ECHO safe"]
+    variants = [
+        "echo safe; touch pwned1",
+        "echo safe && touch pwned2",
+        "echo safe | tee pwned3",
+        "echo safe\ntouch pwned4",
+        "echo safe ",
+        " echo safe",
+        "echo safe $(touch pwned5)",
+        "echo safe `touch pwned6`",
+        "echo  safe",
+        "ECHO safe",
+    ]
     for variant in variants:
         answer = await run_command(ctx, variant)
         assert answer == "Error: the user declined to run this command", variant

@@ -140,8 +140,7 @@ async def test_full_disk_while_appending(home, workspace, server, resume, monkey
     assert len(state.history) > len(HISTORY)  # the conversation went on in memory
     # Space again: the next turn saves everything the disk missed.
     await _still_works(state, server)
-    assert session.dump_messages(session.load(session_id, workspace).messages) == session.dump_messages(
-        state.history)
+    assert session.dump_messages(session.load(session_id, workspace).messages) == session.dump_messages(state.history)
 
 
 async def test_full_disk_during_compaction(make_state, workspace, server, monkeypatch):
@@ -218,8 +217,9 @@ async def test_unreadable_archive_is_reported_to_the_model(make_state, workspace
 
 def _mount_tmpfs(path: Path, size: str) -> bool:
     path.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)],
-                          capture_output=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)], capture_output=True
+    )
     return done.returncode == 0
 
 

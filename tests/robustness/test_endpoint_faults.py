@@ -135,8 +135,9 @@ def test_401_from_the_process_names_the_key_variable(tmp_path, workspace, server
 
 
 def test_refused_from_the_process_is_one_line(tmp_path, workspace, server):
-    done = run_agent(workspace, tmp_path / "home", server, "--base-url", f"http://127.0.0.1:{_closed_port()}/v1",
-                     "-p", "hello")
+    done = run_agent(
+        workspace, tmp_path / "home", server, "--base-url", f"http://127.0.0.1:{_closed_port()}/v1", "-p", "hello"
+    )
     assert done.returncode == 1 and not crash_text(done.stderr)
     [line] = done.stderr.strip().splitlines()
     assert "Could not reach the model" in line

@@ -29,8 +29,11 @@ def test_braille_blanks_cannot_hide_a_command(workspace, home, live_server):
 
 def test_an_invisible_suffix_on_a_file_name_is_shown(workspace, home, live_server):
     (workspace / "run.sh").write_text("echo the user's script\n")
-    live_server.script(ToolCalls([("write_file", {"path": "run.sh\u206a", "content": "touch pwned\n"})]),
-                       ToolCalls([("run_command", {"command": "sh run.sh\u206a"})]), Text("Declined."))
+    live_server.script(
+        ToolCalls([("write_file", {"path": "run.sh\u206a", "content": "touch pwned\n"})]),
+        ToolCalls([("run_command", {"command": "sh run.sh\u206a"})]),
+        Text("Declined."),
+    )
     child, screen = started(workspace, home, live_server, *ASKED)
     type_line(child, "run my script")
     _question_on_screen(child, screen, "sh run.sh\\u206a")

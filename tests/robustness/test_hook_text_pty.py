@@ -19,15 +19,17 @@ def _user_hooks(home, section: dict) -> None:
 def test_a_stop_hooks_reason_is_the_hooks_not_a_user_turn(workspace, home, live_server, tmp_path):
     flag = tmp_path / "stopped-once"
     script = tmp_path / "stop.sh"
-    script.write_text(f"cat > /dev/null; if [ -e {flag} ]; then exit 0; fi; touch {flag}; "
-                      "echo 'the tests still fail' >&2; exit 2\n")
+    script.write_text(
+        f"cat > /dev/null; if [ -e {flag} ]; then exit 0; fi; touch {flag}; echo 'the tests still fail' >&2; exit 2\n"
+    )
     _user_hooks(home, {"Stop": [{"hooks": [{"command": f"sh {script}"}]}]})
     live_server.script(Text("done, I think"), Text("now really done"))
     child, screen = started(workspace, home, live_server)
     ask(child, "fix the tests", "now really done", exact=True)
     sent = live_server.requests[-1]["body"]["messages"][-1]
-    assert sent["role"] == "user" and sent["content"].startswith("A Stop hook (a program named in the settings, "
-                                                                 "not the user)"), sent
+    assert sent["role"] == "user" and sent["content"].startswith(
+        "A Stop hook (a program named in the settings, not the user)"
+    ), sent
     assert sent["content"].endswith("the tests still fail")
     type_line(child, "/rewind")
     child.expect_exact("Rewind to before which turn?")
@@ -55,8 +57,19 @@ print(json.dumps({"systemMessage": "\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\x1b[31mred
 def test_hook_output_is_drawn_escaped_and_framed_for_the_model(workspace, home, live_server, tmp_path):
     script = tmp_path / "hook.py"
     script.write_text(HOOK)
-    _user_hooks(home, {"UserPromptSubmit": [{"hooks": [{"command": f"{sys.executable} {script} ok"},
-                                                       {"command": f"{sys.executable} {script} fail"}]}]})
+    _user_hooks(
+        home,
+        {
+            "UserPromptSubmit": [
+                {
+                    "hooks": [
+                        {"command": f"{sys.executable} {script} ok"},
+                        {"command": f"{sys.executable} {script} fail"},
+                    ]
+                }
+            ]
+        },
+    )
     child = spawn(workspace, home, live_server)
     raw: list[str] = []
     screen = Screen(child)

@@ -84,11 +84,15 @@ async def test_ctrl_c_while_streaming(make_state, server):
     assert any(m["role"] == "user" and m["content"] == "slow answer please" for m in sent)
 
 
-@pytest.mark.parametrize("command", [
-    "echo $$ > shell.pid; sleep 30",
-    "sleep 30 & echo $! > child.pid; echo $$ > shell.pid; wait",
-    "sh -c 'trap \"\" TERM; echo $$ > child.pid; sleep 30' & echo $$ > shell.pid; wait",
-], ids=["command", "background-child", "child-ignoring-sigterm"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $$ > shell.pid; sleep 30",
+        "sleep 30 & echo $! > child.pid; echo $$ > shell.pid; wait",
+        "sh -c 'trap \"\" TERM; echo $$ > child.pid; sleep 30' & echo $$ > shell.pid; wait",
+    ],
+    ids=["command", "background-child", "child-ignoring-sigterm"],
+)
 async def test_ctrl_c_while_a_command_runs(command, make_state, server, workspace):
     state = make_state(yes=True)
     task = asyncio.create_task(on_submit(state, f"run {command}"))
@@ -137,10 +141,10 @@ async def test_ctrl_c_during_a_compaction(make_state, server, workspace):
     await asyncio.to_thread(wait_for, lambda: _compactions(server) == 1, 30)
     await _cancel(task)
     after = session.session_file(state.session_id, workspace).read_bytes()
-    assert after.startswith(before) and b"go on" in after[len(before):]
+    assert after.startswith(before) and b"go on" in after[len(before) :]
     assert session.list_archives(state.session_id, workspace) == []
     assert state.history[: len(history)] == history and not state.compaction.running
-    asked, answered = state.history[len(history):]
+    asked, answered = state.history[len(history) :]
     assert asked.parts[0].content == "go on" and "Interrupted by the user" in answered.parts[0].content
     before = after
     # ...and /compact.
@@ -170,8 +174,10 @@ async def test_ctrl_c_during_a_background_compaction(make_state, server, workspa
     session.rewrite_messages(state.session_id, history, workspace)
     state.transcript = Transcript(state.session_id, workspace, history)
     summary = threading.Event()  # the background summary comes when the test says so
-    script_forever(server, lambda body: Hang(600, then=Text(SUMMARY), release=summary) if is_compaction(body)
-                   else smart_reply(body))
+    script_forever(
+        server,
+        lambda body: Hang(600, then=Text(SUMMARY), release=summary) if is_compaction(body) else smart_reply(body),
+    )
     task = asyncio.create_task(on_submit(state, "slow answer please"))
     await asyncio.to_thread(wait_for, lambda: "part 2 of 40" in answer(state), 30)
     background = state.compaction.background
@@ -224,8 +230,14 @@ class Terminal:
     def __init__(self, home: Path, workspace: Path, server: FakeOpenAI, *args: str) -> None:
         self.log: list[str] = []
         self.child = pexpect.spawn(
-            sys.executable, [str(MAIN), "--base-url", server.base_url, "--lang", "en", *args],
-            cwd=str(workspace), env=agent_env(home), encoding="utf-8", timeout=20, dimensions=(40, 160))
+            sys.executable,
+            [str(MAIN), "--base-url", server.base_url, "--lang", "en", *args],
+            cwd=str(workspace),
+            env=agent_env(home),
+            encoding="utf-8",
+            timeout=20,
+            dimensions=(40, 160),
+        )
         self.child.logfile_read = self
         self.child.expect("session")
         self.prompt()

@@ -27,14 +27,31 @@ def test_no_key_on_disk_and_private_permissions(tmp_path, workspace):
     prepare_session(home, workspace, long_history())
     key = {"API_KEY": FAKE_KEY}
     with FakeOpenAI(api_key=FAKE_KEY) as server:  # answers 401 unless the key is sent
-        done = run_agent(workspace, home, server, "--continue", "--context-window", SMALL_WINDOW, "--debug", "--yes",
-                         "-p", "run env", **key)
+        done = run_agent(
+            workspace,
+            home,
+            server,
+            "--continue",
+            "--context-window",
+            SMALL_WINDOW,
+            "--debug",
+            "--yes",
+            "-p",
+            "run env",
+            **key,
+        )
         assert done.returncode == 0 and "Done: run_command" in done.stdout, done.stderr
         server.script(Error(500, "boom"))
         failed = run_agent(workspace, home, server, "--continue", "--debug", "-p", "again", **key)
         assert failed.returncode == 1 and not crash_text(failed.stderr)
-        child = pexpect.spawn(sys.executable, [str(MAIN), "--base-url", server.base_url, "--continue", "--debug"],
-                              cwd=str(workspace), env=agent_env(home, **key), encoding="utf-8", timeout=20)
+        child = pexpect.spawn(
+            sys.executable,
+            [str(MAIN), "--base-url", server.base_url, "--continue", "--debug"],
+            cwd=str(workspace),
+            env=agent_env(home, **key),
+            encoding="utf-8",
+            timeout=20,
+        )
         try:
             child.expect_exact("\x1b[?2004h")
             child.send("hello from the terminal\r")

@@ -46,8 +46,12 @@ def test_a_project_command_attaches_no_image_from_outside(workspace, home, live_
     (workspace / "inside.png").write_bytes(png(4, 4))
     mine = tmp_path / "my-screenshot.png"
     mine.write_bytes(png(6, 6))
-    _command(workspace, "look", f"Compare /proc/self/cwd/logo.png and {outside}/id.png and @{outside}/id.png "
-                                f"and {workspace}/inside.png with $ARGUMENTS\n")
+    _command(
+        workspace,
+        "look",
+        f"Compare /proc/self/cwd/logo.png and {outside}/id.png and @{outside}/id.png "
+        f"and {workspace}/inside.png with $ARGUMENTS\n",
+    )
     child, screen = started(workspace, home, live_server, "--images", "on")
     ask(child, f"/look {mine}", "Echo:", exact=True)
     body = live_server.requests[-1]["body"]
@@ -65,6 +69,10 @@ def test_print_mode_with_a_pasted_fifo_png_ends(workspace, home, server):
     from tests.test_main import run_main
 
     os.mkfifo(workspace / "shot.png")
-    done = run_main(["--base-url", server.base_url, "--images", "on", "-p", f"what is in {workspace}/shot.png"],
-                    workspace, home, timeout=60)
+    done = run_main(
+        ["--base-url", server.base_url, "--images", "on", "-p", f"what is in {workspace}/shot.png"],
+        workspace,
+        home,
+        timeout=60,
+    )
     assert done.returncode == 0 and "Echo: what is in" in done.stdout, done.stderr

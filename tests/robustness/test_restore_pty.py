@@ -15,11 +15,13 @@ def _turn_then_symlink(workspace, outside, server) -> None:
     outside.mkdir()
     (outside / "keep.txt").write_text("the user's own file\n")
     (outside / "new.txt").write_text("precious\n")
-    server.script(ToolCalls([("read_file", {"path": "sub/keep.txt"})]),
-                  ToolCalls([("write_file", {"path": "sub/keep.txt", "content": "new\n"})]),
-                  ToolCalls([("write_file", {"path": "sub/new.txt", "content": "made\n"})]),
-                  ToolCalls([("run_command", {"command": f"rm -rf sub && ln -s {outside} sub"})]),
-                  Text("done"))
+    server.script(
+        ToolCalls([("read_file", {"path": "sub/keep.txt"})]),
+        ToolCalls([("write_file", {"path": "sub/keep.txt", "content": "new\n"})]),
+        ToolCalls([("write_file", {"path": "sub/new.txt", "content": "made\n"})]),
+        ToolCalls([("run_command", {"command": f"rm -rf sub && ln -s {outside} sub"})]),
+        Text("done"),
+    )
 
 
 def _outside_untouched(outside) -> None:
@@ -27,8 +29,7 @@ def _outside_untouched(outside) -> None:
     assert (outside / "new.txt").read_text() == "precious\n"
 
 
-def test_undo_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server,
-                                                                     tmp_path):
+def test_undo_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server, tmp_path):
     outside = tmp_path / "outside"
     _turn_then_symlink(workspace, outside, live_server)
     child, screen = started(workspace, home, live_server, "--yes")
@@ -45,8 +46,7 @@ def test_undo_does_not_write_through_a_folder_that_became_a_symlink(workspace, h
     leave(child)
 
 
-def test_rewind_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server,
-                                                                       tmp_path):
+def test_rewind_does_not_write_through_a_folder_that_became_a_symlink(workspace, home, live_server, tmp_path):
     outside = tmp_path / "outside"
     _turn_then_symlink(workspace, outside, live_server)
     child, screen = started(workspace, home, live_server, "--yes")

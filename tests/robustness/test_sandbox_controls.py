@@ -26,8 +26,14 @@ def test_each_attack_gets_through_with_no_sandbox(attack: Attack):
         env = dict(os.environ, HOME=str(place.user_home))
         output = place.root / "output"  # a file, not a pipe: what the attack leaves running would hold a pipe open
         with open(output, "w") as out:
-            shell = subprocess.Popen(["/bin/sh", "-c", attack.command(place)], cwd=place.ws, env=env, stdout=out,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+            shell = subprocess.Popen(
+                ["/bin/sh", "-c", attack.command(place)],
+                cwd=place.ws,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         try:
             shell.wait(timeout=120)
             result = output.read_text()

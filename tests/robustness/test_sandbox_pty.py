@@ -29,8 +29,9 @@ def session():
             pytest.skip(f"SKIPPED: bubblewrap cannot run here ({found.missing})")
         skip = (place.ws, place.home, place.root / "agent.pid")
         before = tree(place.root, skip)
-        child = spawn(place.ws, place.home, server, env_extra={"API_KEY": harness.FAKE_KEY,
-                                                               "HOME": str(place.user_home)})
+        child = spawn(
+            place.ws, place.home, server, env_extra={"API_KEY": harness.FAKE_KEY, "HOME": str(place.user_home)}
+        )
         screen = Screen(child)
         (place.root / "agent.pid").write_text(str(child.pid))
         wait_prompt(child)

@@ -218,8 +218,17 @@ def hostile_paths(base: Path) -> Tally:
     (outside / "secret.txt").write_text("SECRET\n")
     os.symlink(outside / "secret.txt", workspace / "link_out.txt")
     os.symlink(outside, workspace / "dir_out")
-    paths = ["../outside/secret.txt", "sub/../../outside/secret.txt", str(outside / "secret.txt"), "/etc/passwd",
-             "link_out.txt", "dir_out/secret.txt", "a\0b", "~/../../etc/passwd", str(home / "x.jsonl")]
+    paths = [
+        "../outside/secret.txt",
+        "sub/../../outside/secret.txt",
+        str(outside / "secret.txt"),
+        "/etc/passwd",
+        "link_out.txt",
+        "dir_out/secret.txt",
+        "a\0b",
+        "~/../../etc/passwd",
+        str(home / "x.jsonl"),
+    ]
     state = AppState(config=Config(workspace=workspace, yes=True), transcript=Transcript("s1", workspace))
     ctx = RunContext(deps=state, model=TestModel(), usage=RunUsage())
 
@@ -228,9 +237,12 @@ def hostile_paths(base: Path) -> Tally:
 
     def refused(path: str) -> list[str]:
         with harness.data_home(home):
-            answers = [read_file(ctx, path), asyncio.run(grep(ctx, ".", path)),
-                       text(asyncio.run(write_file(ctx, path, "x"))),
-                       text(asyncio.run(edit_file(ctx, path, "SECRET", "x")))]
+            answers = [
+                read_file(ctx, path),
+                asyncio.run(grep(ctx, ".", path)),
+                text(asyncio.run(write_file(ctx, path, "x"))),
+                text(asyncio.run(edit_file(ctx, path, "SECRET", "x"))),
+            ]
             _, notices = build_mention_messages([path], state)
         leaks = [a for a in answers if "SECRET" in a or not (a.startswith("Error:") or a == "No matches")]
         return leaks + ([] if notices else ["the @-mention was not refused"])
@@ -247,17 +259,28 @@ def bad_arguments(base: Path) -> Tally:
     home, workspace = _dirs(base, "args")
 
     def refused(args: list[str]) -> list[str]:
-        done = subprocess.run([sys.executable, str(harness.MAIN), "--base-url", "http://127.0.0.1:9/v1", *args,
-                               "-p", "hi"], cwd=workspace, env=harness.agent_env(home), capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, str(harness.MAIN), "--base-url", "http://127.0.0.1:9/v1", *args, "-p", "hi"],
+            cwd=workspace,
+            env=harness.agent_env(home),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if crash := harness.crash_text(done.stderr):
             raise RuntimeError(crash)
         # One line (argparse puts its usage above its own).
         last = (done.stderr.strip().splitlines() or [""])[-1]
         return [] if done.returncode != 0 and (args[0] in last or "No session" in last) else [done.stderr]
 
-    for args in (["--compact-at", "garbage"], ["--compact-at", "-5"], ["--context-window", "-100"],
-                 ["--context-window", "lots"], ["--resume", "../../../etc/passwd"], ["--resume", "no-such-session"]):
+    for args in (
+        ["--compact-at", "garbage"],
+        ["--compact-at", "-5"],
+        ["--context-window", "-100"],
+        ["--context-window", "lots"],
+        ["--resume", "../../../etc/passwd"],
+        ["--resume", "no-such-session"],
+    ):
         tally.check(" ".join(args), lambda a=args: refused(a))
     return tally
 

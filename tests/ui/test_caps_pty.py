@@ -57,8 +57,12 @@ def test_an_image_is_attached_or_refused_with_a_clear_line(workspace, home, live
     child.expect("Echo: ")  # the emulator echoes the last user message: the image's
     wait_prompt(child)
     leave(child)
-    assert any(part.get("type") == "image_url" for m in live_server.requests[-1]["body"]["messages"]
-               if isinstance(m.get("content"), list) for part in m["content"])
+    assert any(
+        part.get("type") == "image_url"
+        for m in live_server.requests[-1]["body"]["messages"]
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+    )
 
     # A model without images: tests/agent/tools/test_images.py (the clear line, the text sent, no 400).
 

@@ -12,8 +12,7 @@ from tests.pty_kit import ask, leave, screen_of, shown, spawn, type_line, wait_p
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a terminal's bracketed paste, as a drop sends it
 
 
-def test_an_image_dropped_into_an_empty_prompt_is_sent_not_taken_for_a_command(workspace, home, tmp_path,
-                                                                                live_server):
+def test_an_image_dropped_into_an_empty_prompt_is_sent_not_taken_for_a_command(workspace, home, tmp_path, live_server):
     folder = tmp_path / "Screen Shots"
     folder.mkdir()
     (folder / "shot.png").write_bytes(png(40, 30))
@@ -58,8 +57,9 @@ def test_a_chinese_session_shows_the_tools_failures_in_chinese(workspace, home, 
     agents.mkdir(parents=True)
     (agents / "reviewer.md").write_text("---\nname: reviewer\ndescription: 审查\n---\n审查代码。")
     # Outside the OS sandbox: there the command would run unasked, and the declined answer is the point.
-    child = spawn(workspace, home, live_server, "--permission-mode", "default", "--sandbox", "danger-full-access",
-                  lang="zh")
+    child = spawn(
+        workspace, home, live_server, "--permission-mode", "default", "--sandbox", "danger-full-access", lang="zh"
+    )
     screen = screen_of(child)
     wait_prompt(child)
     type_line(child, "run touch made.txt")

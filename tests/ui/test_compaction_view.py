@@ -51,9 +51,13 @@ async def test_status_counts_what_went_wrong(make_state, server):
 async def test_compact_undo_twice_goes_back_one_compaction_each_time(make_state, workspace, server):
     state = make_state()
 
-    script_forever(server, responder([long_answer(n) for n in range(4)],
-                                     summary=lambda body: f"<summary>1. SUMMARY {len(body['messages'])}"
-                                                          "\n6. ok</summary>"))
+    script_forever(
+        server,
+        responder(
+            [long_answer(n) for n in range(4)],
+            summary=lambda body: f"<summary>1. SUMMARY {len(body['messages'])}\n6. ok</summary>",
+        ),
+    )
     await on_submit(state, "first request")
     await compact.run_compact(state)
     await on_submit(state, "second request")

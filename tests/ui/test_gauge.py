@@ -66,11 +66,24 @@ async def test_session_totals_survive_a_resume(make_state, server, capsys):
 def test_every_total_comes_back_from_the_stats_file_and_bad_values_are_left_out():
     from agent.state.app import Stats
 
-    stats = Stats(requests=3, last_archive="a.jsonl", usage_missing=True, background_discarded={"stale": 2},
-                  tier_choice="summary", tier_clear_cost=0.0012, tier_summary_cost=3)
+    stats = Stats(
+        requests=3,
+        last_archive="a.jsonl",
+        usage_missing=True,
+        background_discarded={"stale": 2},
+        tier_choice="summary",
+        tier_clear_cost=0.0012,
+        tier_summary_cost=3,
+    )
     assert Stats.from_dict(stats.to_dict()) == stats
-    damaged = {"requests": "3", "usage_missing": 1, "background_discarded": {"stale": "2"}, "tier_clear_cost": "x",
-               "last_archive": 5, "compactions": True}
+    damaged = {
+        "requests": "3",
+        "usage_missing": 1,
+        "background_discarded": {"stale": "2"},
+        "tier_clear_cost": "x",
+        "last_archive": 5,
+        "compactions": True,
+    }
     assert Stats.from_dict(damaged) == Stats()
 
 

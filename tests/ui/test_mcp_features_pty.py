@@ -20,12 +20,12 @@ NOTE = "Release notes: version 7 ships on Friday."
 
 def configure(home: Path, *args: str) -> None:
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps(
-        {"mcpServers": {"feat": {"command": sys.executable, "args": [SERVER, *args]}}}))
+    (home / "settings.json").write_text(
+        json.dumps({"mcpServers": {"feat": {"command": sys.executable, "args": [SERVER, *args]}}})
+    )
 
 
-def test_the_spinner_names_the_running_tool_and_its_progress_after_the_approval(workspace, home, live_server,
-                                                                                  tmp_path):
+def test_the_spinner_names_the_running_tool_and_its_progress_after_the_approval(workspace, home, live_server, tmp_path):
     gate = tmp_path / "gate"
     configure(home, str(gate))
     live_server.script(ToolCalls([("mcp__feat__slow", {"steps": 3})]), Text("Slow done."))
@@ -54,8 +54,10 @@ def test_a_servers_question_is_asked_in_the_repl_with_its_escapes_shown(workspac
     wait_prompt(child)
     type_line(child, "ask me something")
     child.expect("Answer it\\?", timeout=STARTING)
-    assert any("The MCP server feat asks (its own words): Pick a colour \\x1b]0;ELICIT-TITLE\\x07please" in line
-               for line in screen.lines())
+    assert any(
+        "The MCP server feat asks (its own words): Pick a colour \\x1b]0;ELICIT-TITLE\\x07please" in line
+        for line in screen.lines()
+    )
     type_line(child, "y")
     child.expect("Your favourite colour")
     type_line(child, "blue")
@@ -103,8 +105,9 @@ def test_a_prompt_is_a_slash_command_and_a_resource_mention_completes(workspace,
 def test_p_declines_a_servers_question(workspace, home, server):
     configure(home)
     server.script(ToolCalls([("mcp__feat__ask_user", {})]), Text("Declined then."))
-    result = run_main(["--base-url", server.base_url, "--lang", "en", "--yes", "-p", "ask me"], workspace, home,
-                      timeout=120)
+    result = run_main(
+        ["--base-url", server.base_url, "--lang", "en", "--yes", "-p", "ask me"], workspace, home, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert "Declined: no one can answer a server's question with -p" in result.stderr
     assert "the user chose decline" in json.dumps(server.requests[-1]["body"])
@@ -112,11 +115,16 @@ def test_p_declines_a_servers_question(workspace, home, server):
 
 def test_p_runs_a_servers_prompt_as_a_slash_command(workspace, home, server):
     configure(home)
-    result = run_main(["--base-url", server.base_url, "--lang", "en", "-p", "/mcp__feat__review parser deep"],
-                      workspace, home, timeout=120)
+    result = run_main(
+        ["--base-url", server.base_url, "--lang", "en", "-p", "/mcp__feat__review parser deep"],
+        workspace,
+        home,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     asked = server.requests[-1]["body"]["messages"][-1]["content"]
     assert "Please review parser (deep). PROMPT-MARKER" in asked and "not the user's words" in asked
-    missing = run_main(["--base-url", server.base_url, "--lang", "en", "-p", "/mcp__feat__review"], workspace, home,
-                       timeout=120)
+    missing = run_main(
+        ["--base-url", server.base_url, "--lang", "en", "-p", "/mcp__feat__review"], workspace, home, timeout=120
+    )
     assert missing.returncode == 2 and "/mcp__feat__review needs topic" in missing.stderr

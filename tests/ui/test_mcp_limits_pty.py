@@ -20,8 +20,9 @@ STARTING = 60  # seconds a turn may wait for a server's process to start on a lo
 
 def configure(home: Path, mode: str, **env: str) -> None:
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps(
-        {"mcpServers": {"bad": {"command": sys.executable, "args": [BAD, mode], "env": env}}}))
+    (home / "settings.json").write_text(
+        json.dumps({"mcpServers": {"bad": {"command": sys.executable, "args": [BAD, mode], "env": env}}})
+    )
 
 
 class Recorded(Screen):
@@ -55,8 +56,7 @@ def test_a_servers_stderr_stays_off_the_screen_and_mcp_log_shows_it_escaped(work
     leave(child, "/exit")
 
 
-def test_a_server_that_never_starts_costs_one_wait_and_mcp_retry_brings_it_up(workspace, home, live_server,
-                                                                              tmp_path):
+def test_a_server_that_never_starts_costs_one_wait_and_mcp_retry_brings_it_up(workspace, home, live_server, tmp_path):
     silent = tmp_path / "silent"
     silent.touch()
     configure(home, "silent", BAD_SERVER_SILENT_WHILE=str(silent))

@@ -16,8 +16,9 @@ SERVER = str(Path(__file__).resolve().parents[1] / "mcp_demo_server.py")
 def test_the_prompt_does_not_wait_for_a_server(workspace, home, live_server, tmp_path):
     marker = tmp_path / "serving"
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps(
-        {"mcpServers": {"demo": {"command": sys.executable, "args": [SERVER, "3", str(marker)]}}}))
+    (home / "settings.json").write_text(
+        json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [SERVER, "3", str(marker)]}}})
+    )
     live_server.script(ToolCalls([("mcp__demo__add", {"a": 20, "b": 22})]), Text("Forty-two."))
     child = spawn(workspace, home, live_server, "--yes")
     wait_prompt(child)

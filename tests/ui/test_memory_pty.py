@@ -31,8 +31,7 @@ def test_the_users_claude_md_is_in_the_instructions(workspace, home, live_server
     leave(child)
 
 
-def test_a_subfolders_agents_md_comes_with_a_read_below_it_and_stays_after_compact(workspace, home,
-                                                                                    live_server):
+def test_a_subfolders_agents_md_comes_with_a_read_below_it_and_stays_after_compact(workspace, home, live_server):
     (workspace / "AGENTS.md").write_text("Top rule: write tests.\n")
     (workspace / "api").mkdir()
     (workspace / "api" / "AGENTS.md").write_text("Api rule: every handler returns JSON.\n")

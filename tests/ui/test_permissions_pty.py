@@ -60,8 +60,12 @@ def test_shift_tab_cycles_the_mode_in_the_toolbar(workspace, home, live_server):
 
 
 def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, live_server):
-    live_server.script(ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it."),
-                       ToolCalls([("run_command", {"command": "echo saved-rule"})]), Text("Ran it again."))
+    live_server.script(
+        ToolCalls([("run_command", {"command": "echo saved-rule"})]),
+        Text("Ran it."),
+        ToolCalls([("run_command", {"command": "echo saved-rule"})]),
+        Text("Ran it again."),
+    )
     child = spawn(workspace, home, live_server, *ASKED)
     wait_prompt(child)
     type_line(child, "run it")
@@ -87,9 +91,14 @@ def test_always_for_this_project_is_saved_and_used_next_time(workspace, home, li
 def test_a_projects_grants_are_asked_about_once_before_the_prompt(workspace, home, live_server, tmp_path):
     record = workspace / "started"  # written by the hook, which runs in the project (a short line to match)
     (workspace / ".coding-agent").mkdir()
-    (workspace / ".coding-agent" / "settings.json").write_text(json.dumps({
-        "permissions": {"allow": ["Bash(echo from-the-project)"]},
-        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat > started"}]}]}}))
+    (workspace / ".coding-agent" / "settings.json").write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(echo from-the-project)"]},
+                "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat > started"}]}]},
+            }
+        )
+    )
     live_server.script(ToolCalls([("run_command", {"command": "echo from-the-project"})]), Text("Ran."))
     child = spawn(workspace, home, live_server, *ASKED)
     child.expect(r"asks\s+for\s+what\s+its\s+files\s+would\s+run")  # after the folder: may wrap
@@ -115,8 +124,12 @@ def test_always_for_this_project_on_a_glob_saves_the_exact_command(workspace, ho
     """[p] on `rm *.pyc` saves that command, its star escaped: `rm -rf precious x.pyc` is asked next."""
     for name in ("x.pyc", "precious"):
         (workspace / name).write_text("keep\n")
-    live_server.script(ToolCalls([("run_command", {"command": "rm *.pyc"})]), Text("Removed them."),
-                       ToolCalls([("run_command", {"command": "rm -rf precious x.pyc"})]), Text("Second done."))
+    live_server.script(
+        ToolCalls([("run_command", {"command": "rm *.pyc"})]),
+        Text("Removed them."),
+        ToolCalls([("run_command", {"command": "rm -rf precious x.pyc"})]),
+        Text("Second done."),
+    )
     child = spawn(workspace, home, live_server, *ASKED)
     screen = _screen(child)
     wait_prompt(child)

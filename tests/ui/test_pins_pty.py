@@ -25,8 +25,12 @@ def test_pins_are_kept_through_compaction_and_continue(workspace, home, live_ser
     wait_prompt(child)
     for text, answer in (("the API must stay backward compatible", "Answer 1"), ("second task", "Answer 2")):
         ask(child, text, answer)
-    for command, said in ((f"/pin {RULE}", "Pinned #1"), ("/pin @spec.md", "Pinned #2"), ("/pin #1", "Pinned #3"),
-                          ("/pin a pin to drop", "Pinned #4")):
+    for command, said in (
+        (f"/pin {RULE}", "Pinned #1"),
+        ("/pin @spec.md", "Pinned #2"),
+        ("/pin #1", "Pinned #3"),
+        ("/pin a pin to drop", "Pinned #4"),
+    ):
         ask(child, command, said)
     ask(child, "/unpin 4", "Unpinned: a pin to drop")
     ask(child, "/pin", "3. the API must stay backward compatible")

@@ -28,15 +28,21 @@ def _render(events, lang="en") -> str:
 
 
 def test_answer_reasoning_and_tools():
-    text = _render([
-        ThinkingDelta("I should read the file first. " * 10),
-        TextDelta("Here is **the** plan"),
-        ToolCallStarted("c1", "edit_file", {"path": "app.py", "old_string": "a", "new_string": "b"}),
-        ToolResult("c1", "edit_file", "Edited app.py: replaced 1 occurrence",
-                   diff="--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"),
-        ToolCallStarted("c2", "read_file", {"path": "missing.py"}),
-        ToolResult("c2", "read_file", "Error: missing.py does not exist", is_error=True),
-    ])
+    text = _render(
+        [
+            ThinkingDelta("I should read the file first. " * 10),
+            TextDelta("Here is **the** plan"),
+            ToolCallStarted("c1", "edit_file", {"path": "app.py", "old_string": "a", "new_string": "b"}),
+            ToolResult(
+                "c1",
+                "edit_file",
+                "Edited app.py: replaced 1 occurrence",
+                diff="--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n",
+            ),
+            ToolCallStarted("c2", "read_file", {"path": "missing.py"}),
+            ToolResult("c2", "read_file", "Error: missing.py does not exist", is_error=True),
+        ]
+    )
     assert "Reasoning (300 chars): I should read the file first." in text
     assert "\x1b[2" in text  # dimmed
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
@@ -47,10 +53,13 @@ def test_answer_reasoning_and_tools():
 
 
 def test_compaction_lines_in_chinese():
-    text = _render([
-        CompactionStarted("manual", 9000, 8000),
-        CompactionFinished("manual", 9000, 1200, "/tmp/archive.jsonl", summary="1. 用户要求重构解析器"),
-    ], lang="zh")
+    text = _render(
+        [
+            CompactionStarted("manual", 9000, 8000),
+            CompactionFinished("manual", 9000, 1200, "/tmp/archive.jsonl", summary="1. 用户要求重构解析器"),
+        ],
+        lang="zh",
+    )
     assert "压缩完成：9,000 → 1,200 tokens" in text and "/tmp/archive.jsonl" in text
     assert "摘要（12 字）：1. 用户要求重构解析器" in text and "chars" not in text
 

@@ -11,8 +11,11 @@ from tests.pty_kit import ASKED, ask, leave, screen_of, shown, spawn, type_line,
 
 
 def user_texts(body: dict) -> list[str]:
-    return [m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
-            for m in body["messages"] if m["role"] == "user"]
+    return [
+        m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+        for m in body["messages"]
+        if m["role"] == "user"
+    ]
 
 
 def test_bang_runs_a_command_and_the_model_knows_what_it_printed(workspace, home, live_server):
@@ -123,8 +126,7 @@ def test_hooks_lists_each_hook_with_its_file(workspace, home, live_server):
     leave(child)
 
 
-def test_add_dir_makes_a_folder_readable_and_writable_in_the_sandbox_too(workspace, home, live_server,
-                                                                           tmp_path):
+def test_add_dir_makes_a_folder_readable_and_writable_in_the_sandbox_too(workspace, home, live_server, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     child = spawn(workspace, home, live_server, "--permission-mode", "acceptEdits")

@@ -117,8 +117,9 @@ def test_compact_and_status_in_a_real_terminal(workspace, home, live_server):
 def test_missing_key_for_deepseek_is_one_clear_line(workspace, home):
     env = {k: v for k, v in os.environ.items() if k not in ("API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY")}
     env["CODING_AGENT_HOME"] = str(home)
-    child = pexpect.spawn(sys.executable, [str(ROOT / "main.py")], cwd=str(workspace), env=env,
-                          encoding="utf-8", timeout=TIMEOUT)
+    child = pexpect.spawn(
+        sys.executable, [str(ROOT / "main.py")], cwd=str(workspace), env=env, encoding="utf-8", timeout=TIMEOUT
+    )
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2
@@ -161,9 +162,15 @@ def test_resume_picker_lists_sessions(workspace, home, live_server):
     leave(child, "/exit")
 
     env = dict(os.environ, CODING_AGENT_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1")
-    child = pexpect.spawn(sys.executable, [str(ROOT / "main.py"), "--base-url", live_server.base_url, "--lang",
-                                           "en", "--resume"], cwd=str(workspace), env=env, encoding="utf-8",
-                          timeout=TIMEOUT, dimensions=(40, 140))
+    child = pexpect.spawn(
+        sys.executable,
+        [str(ROOT / "main.py"), "--base-url", live_server.base_url, "--lang", "en", "--resume"],
+        cwd=str(workspace),
+        env=env,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(40, 140),
+    )
     child.expect("1. (\\S+)  first session here")
     picked = child.match.group(1)
     child.expect("Session number")
@@ -189,8 +196,9 @@ def test_resumed_near_the_threshold_compacts_from_the_primed_request(workspace, 
     for i in range(8):
         messages += [ModelRequest(parts=[UserPromptPart(f"question {i}")]), ModelResponse(parts=[TextPart(note(i))])]
     session.rewrite_messages(sid, messages, workspace)
-    child = spawn(workspace, home, live_server, "--continue", "--context-window", "16000", "--compact-at", "8k",
-                  "--debug")
+    child = spawn(
+        workspace, home, live_server, "--continue", "--context-window", "16000", "--compact-at", "8k", "--debug"
+    )
     assert child.session_id == sid
     wait_prompt(child)
     log = home / "debug.log"

@@ -33,8 +33,10 @@ def test_three_big_reads_in_one_message_all_reach_the_model(workspace, home, liv
     wait_prompt(child)
     for i in range(4):
         ask(child, f"read old{i}.txt", "Done: read_file")
-    script_forever(live_server, responder([ToolCalls([("read_file", {"path": f"new{i}.txt"}) for i in range(3)]),
-                                           Text("All three reviewed.")]))
+    script_forever(
+        live_server,
+        responder([ToolCalls([("read_file", {"path": f"new{i}.txt"}) for i in range(3)]), Text("All three reviewed.")]),
+    )
     start = len(live_server.requests)
 
     type_line(child, "review new0.txt, new1.txt and new2.txt")

@@ -23,8 +23,15 @@ URL = re.compile(r"http://127\.0\.0\.1:(\d+)/v1")
 def start(cwd: Path, home: Path, *args: str, lang: str = "en") -> tuple[pexpect.spawn, Screen]:
     """main.py with `args` and no --base-url, its screen watched from the first byte."""
     env = {**os.environ, "CODING_AGENT_HOME": str(home), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm-256color"}
-    child = pexpect.spawn(sys.executable, [str(ROOT / "main.py"), "--lang", lang, *args], cwd=str(cwd), env=env,
-                          encoding="utf-8", timeout=TIMEOUT, dimensions=(40, 200))
+    child = pexpect.spawn(
+        sys.executable,
+        [str(ROOT / "main.py"), "--lang", lang, *args],
+        cwd=str(cwd),
+        env=env,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(40, 200),
+    )
     return child, Screen(child)
 
 
@@ -89,8 +96,12 @@ def test_continue_shows_the_last_turns_it_resumed(workspace, home, live_server):
     (workspace / "notes.txt").write_text("the secret word is pineapple\n")
     child = spawn(workspace, home, live_server)
     wait_prompt(child)
-    for text, done in (("first words", "Echo: first words"), ("read notes.txt", "Done: read_file returned"),
-                       ("hello there", "Echo: hello there"), ("last one", "Echo: last one")):
+    for text, done in (
+        ("first words", "Echo: first words"),
+        ("read notes.txt", "Done: read_file returned"),
+        ("hello there", "Echo: hello there"),
+        ("last one", "Echo: last one"),
+    ):
         ask(child, text, done)
     leave(child, "/exit")
     messages = session.load(session.list_sessions(workspace)[0].session_id, workspace).messages
@@ -98,14 +109,27 @@ def test_continue_shows_the_last_turns_it_resumed(workspace, home, live_server):
     child, screen = started(workspace, home, live_server, "--continue")
     lines = screen.lines()
     start_at = next(i for i, line in enumerate(lines) if line.startswith(f"Resumed {len(messages)} messages"))
-    resumed = lines[start_at:start_at + 9]
+    resumed = lines[start_at : start_at + 9]
     from pydantic_ai.messages import ModelResponse, TextPart
 
-    answer = next(p.content for m in messages if isinstance(m, ModelResponse) for p in m.parts
-                  if isinstance(p, TextPart) and "read_file" in p.content)  # the answer after the read
-    assert resumed == [f"Resumed {len(messages)} messages; the last 3 of 4 turn(s):", "… 1 earlier turn(s)",
-                       "> read notes.txt", "  ⏺ read_file notes.txt", f"  {answer}",
-                       "> hello there", "  Echo: hello there", "> last one", "  Echo: last one"], lines
+    answer = next(
+        p.content
+        for m in messages
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, TextPart) and "read_file" in p.content
+    )  # the answer after the read
+    assert resumed == [
+        f"Resumed {len(messages)} messages; the last 3 of 4 turn(s):",
+        "… 1 earlier turn(s)",
+        "> read notes.txt",
+        "  ⏺ read_file notes.txt",
+        f"  {answer}",
+        "> hello there",
+        "  Echo: hello there",
+        "> last one",
+        "  Echo: last one",
+    ], lines
     assert answer.startswith("Done: read_file returned")
     assert screen.count("first words") == 0
     leave(child)
@@ -113,8 +137,9 @@ def test_continue_shows_the_last_turns_it_resumed(workspace, home, live_server):
 
 @pytest.mark.parametrize(("lang", "shown"), [("en", "lines 1–{last} of 153"), ("zh", "第 1–{last} 行，共 153 行")])
 def test_a_capped_read_says_which_lines_on_the_tool_line(workspace, home, live_server, lang, shown):
-    (workspace / "README.md").write_text("".join(f"line {i} of a readme that is long enough to be capped\n"
-                                                 for i in range(1, 154)))
+    (workspace / "README.md").write_text(
+        "".join(f"line {i} of a readme that is long enough to be capped\n" for i in range(1, 154))
+    )
     child, screen = started(workspace, home, live_server, "--context-window", "8000", lang=lang)
     ask(child, "read README.md", "Done: read_file")
     answer = next(m["content"] for m in live_server.requests[-1]["body"]["messages"] if m["role"] == "tool")

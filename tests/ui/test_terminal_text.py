@@ -55,8 +55,9 @@ def test_context_shows_a_tool_name_escaped(workspace, home, live_server):
 
     call = ToolCallPart(f"x{TITLE}", {}, tool_call_id="c1")
     retry = ToolReturnPart(f"x{TITLE}", "Unknown tool", tool_call_id="c1")
-    session_id = prepare_session(home, workspace, [ModelRequest.user_text_prompt("hi"), ModelResponse([call]),
-                                                   ModelRequest([retry])])
+    session_id = prepare_session(
+        home, workspace, [ModelRequest.user_text_prompt("hi"), ModelResponse([call]), ModelRequest([retry])]
+    )
     child, screen = started(workspace, home, live_server, "--resume", session_id)
     ask(child, "/context", "PWNED", exact=True)
     assert screen.screen.title != "PWNED"
@@ -66,8 +67,14 @@ def test_context_shows_a_tool_name_escaped(workspace, home, live_server):
 
 def test_print_mode_escapes_on_a_terminal_and_not_into_a_pipe(workspace, home, live_server):
     live_server.script(Text(f"answer {CLIPBOARD}"), Text(f"answer {CLIPBOARD}"))
-    child = pexpect.spawn(sys.executable, [str(MAIN), "--base-url", live_server.base_url, "--lang", "en", "-p", "hi"],
-                          cwd=str(workspace), env=agent_env(home), encoding="utf-8", timeout=30)
+    child = pexpect.spawn(
+        sys.executable,
+        [str(MAIN), "--base-url", live_server.base_url, "--lang", "en", "-p", "hi"],
+        cwd=str(workspace),
+        env=agent_env(home),
+        encoding="utf-8",
+        timeout=30,
+    )
     child.expect(pexpect.EOF)
     assert "\x1b]52" not in child.before and "answer \\x1b]52;c;" in child.before
     piped = run_agent(workspace, home, live_server, "-p", "hi")
@@ -80,9 +87,15 @@ def test_the_resume_picker_shows_a_preview_escaped(workspace, home, live_server)
     from tests.robustness.harness import prepare_session
 
     prepare_session(home, workspace, [ModelRequest.user_text_prompt(f"fix it{TITLE}")])
-    child = pexpect.spawn(sys.executable, [str(MAIN), "--base-url", live_server.base_url, "--lang", "en", "--resume"],
-                          cwd=str(workspace), env=agent_env(home), encoding="utf-8", timeout=30,
-                          dimensions=(40, 140))
+    child = pexpect.spawn(
+        sys.executable,
+        [str(MAIN), "--base-url", live_server.base_url, "--lang", "en", "--resume"],
+        cwd=str(workspace),
+        env=agent_env(home),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 140),
+    )
     screen = Screen(child)
     child.expect_exact("fix it\\x1b]0;PWNED\\x07")
     assert screen.screen.title != "PWNED"

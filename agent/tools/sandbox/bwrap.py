@@ -30,8 +30,21 @@ RESOLVER = "/run/systemd/resolve"
 
 def probe_argv(program: str) -> list[str]:
     """A sandbox as every command gets it, running `true`: whether bubblewrap works here."""
-    return [program, *NAMESPACES, "--unshare-net", *SESSION, "--ro-bind", "/", "/", "--dev", "/dev",
-            "--proc", "/proc", "--", "true"]
+    return [
+        program,
+        *NAMESPACES,
+        "--unshare-net",
+        *SESSION,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--",
+        "true",
+    ]
 
 
 def _pairs(flag: str, paths: list[Path]) -> list[str]:
@@ -42,8 +55,21 @@ def _pairs(flag: str, paths: list[Path]) -> list[str]:
 
 
 def argv(program: str, layout: Layout, inner: list[str]) -> list[str]:
-    out = [program, *NAMESPACES, *([] if layout.network else ["--unshare-net"]), *SESSION,
-           "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run"]
+    out = [
+        program,
+        *NAMESPACES,
+        *([] if layout.network else ["--unshare-net"]),
+        *SESSION,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/run",
+    ]
     if layout.network:
         out += ["--ro-bind-try", RESOLVER, RESOLVER]
     out += ["--bind", str(layout.tmp), "/tmp"]

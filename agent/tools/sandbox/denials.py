@@ -17,10 +17,23 @@ WRITE_REFUSED = ("Read-only file system",)
 # How Landlock and Seatbelt refuse, and bubblewrap for root (its capabilities are dropped): for an
 # ordinary user under bubblewrap the words mean the file's own permissions, not the sandbox.
 ACCESS_REFUSED = ("Permission denied", "Operation not permitted")
-NO_NETWORK = ("Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
-              "Name or service not known", "nodename nor servname", "No address associated with hostname",
-              "Failed to establish a new connection", "Connection refused", "getaddrinfo", "EAI_AGAIN",
-              "ENOTFOUND", "ENETUNREACH", "ECONNREFUSED", "Could not connect", "Network unreachable")
+NO_NETWORK = (
+    "Network is unreachable",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "nodename nor servname",
+    "No address associated with hostname",
+    "Failed to establish a new connection",
+    "Connection refused",
+    "getaddrinfo",
+    "EAI_AGAIN",
+    "ENOTFOUND",
+    "ENETUNREACH",
+    "ECONNREFUSED",
+    "Could not connect",
+    "Network unreachable",
+)
 LINE_CAP = 200
 
 

@@ -65,12 +65,13 @@ def _hidden() -> str:
 
 
 def _try_bwrap(program: str) -> str:
-    """"" when bubblewrap can make our sandbox here, else its first line of error."""
+    """ "" when bubblewrap can make our sandbox here, else its first line of error."""
     from agent.tools.sandbox.bwrap import probe_argv
 
     try:
-        done = subprocess.run(probe_argv(program), capture_output=True, text=True, timeout=PROBE_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            probe_argv(program), capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
     if done.returncode == 0:
@@ -99,8 +100,7 @@ def _linux(workspace: Path, hidden: str) -> Mechanism:
     elif error := _try_bwrap(program):
         missing.append(("sandbox_bwrap_failed", error))
     else:
-        return Mechanism("bubblewrap", _bwrap_version(program), program,
-                         prlimit=shutil.which("prlimit", path=path))
+        return Mechanism("bubblewrap", _bwrap_version(program), program, prlimit=shutil.which("prlimit", path=path))
     abi = 0 if hidden == "none" else landlock_abi()
     if abi:
         return Mechanism("landlock", f"Landlock ABI {abi}", abi=abi, missing=tuple(missing))

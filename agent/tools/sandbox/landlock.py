@@ -46,8 +46,11 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
 
 
 class RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class PathBeneathAttr(ctypes.Structure):
@@ -94,8 +97,15 @@ def job(layout: Layout, inner: list[str], abi: int, nproc: int | None) -> dict:
             more_dirs, more_files = _entries(git, GIT_PROTECTED)
             dirs += more_dirs
             files += more_files
-    return {"dirs": dirs, "files": files, "abi": abi, "network": layout.network, "nproc": nproc, "argv": inner,
-            "cwd": str(layout.cwd)}
+    return {
+        "dirs": dirs,
+        "files": files,
+        "abi": abi,
+        "network": layout.network,
+        "nproc": nproc,
+        "argv": inner,
+        "cwd": str(layout.cwd),
+    }
 
 
 def argv(layout: Layout, inner: list[str], abi: int, nproc: int | None) -> list[str]:
@@ -115,8 +125,15 @@ def decode(args: list[str]) -> dict:
     dirs, rest = rest[1 : 1 + n], rest[1 + n :]
     m = int(rest[0])
     files, inner = rest[1 : 1 + m], rest[1 + m :]
-    return {"abi": int(abi), "network": network == "1", "nproc": int(nproc), "cwd": cwd, "dirs": dirs,
-            "files": files, "argv": inner}
+    return {
+        "abi": int(abi),
+        "network": network == "1",
+        "nproc": int(nproc),
+        "cwd": cwd,
+        "dirs": dirs,
+        "files": files,
+        "argv": inner,
+    }
 
 
 # --- in the launcher's child: the ruleset ------------------------------------------------------
@@ -138,8 +155,10 @@ def restrict(task: dict) -> None:
     libc, abi = _libc(), task["abi"]
     handled = dir_rights(abi)
     attr = RulesetAttr(handled, NET_TCP if abi >= 4 and not task["network"] else 0, SCOPES if abi >= 6 else 0)
-    ruleset = _check(libc.syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), 0),
-                     "landlock_create_ruleset")
+    ruleset = _check(
+        libc.syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), 0),
+        "landlock_create_ruleset",
+    )
     try:
         for paths, rights in ((task["dirs"], handled), (task["files"], file_rights(abi))):
             for path in paths:

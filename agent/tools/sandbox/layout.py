@@ -19,8 +19,22 @@ from agent.tools.sandbox.policy import protected_paths
 
 # Credentials a command has no business reading: hidden behind an empty placeholder (bubblewrap,
 # Seatbelt; Landlock cannot hide a path).
-SECRETS = (".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc",
-           ".pypirc", ".password-store", ".config/gcloud", ".config/gh", ".local/share/keyrings")
+SECRETS = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".password-store",
+    ".config/gcloud",
+    ".config/gh",
+    ".local/share/keyrings",
+)
 
 
 @dataclass
@@ -42,15 +56,26 @@ class Layout:
     links: dict[Path, str] = field(default_factory=dict)
 
 
-def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool,
-         placeholders: frozenset[Path] = frozenset()) -> Layout:
+def plan(
+    policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool, placeholders: frozenset[Path] = frozenset()
+) -> Layout:
     """The layout for one command (`write`: with the policy's writable folders; without, only the
     private temp folder, as for grep). `placeholders`: the empty folders that sandboxes still running
     made for absent paths, which are absent still (an empty `.git` of theirs is not a repository)."""
     base = private_base()
     roots = [workspace.resolve(), *policy.writable_roots] if write and policy.mode == "workspace-write" else []
-    layout = Layout(list(dict.fromkeys(roots)), [], [], [], [], base / "tmp", base / "empty", base / "empty-file",
-                    cwd, policy.network)
+    layout = Layout(
+        list(dict.fromkeys(roots)),
+        [],
+        [],
+        [],
+        [],
+        base / "tmp",
+        base / "empty",
+        base / "empty-file",
+        cwd,
+        policy.network,
+    )
     if workspace.resolve() not in layout.writable:
         layout.visible.append(workspace.resolve())
     layout.visible += [p for p in _own_folders() if p not in layout.visible and p.is_relative_to("/tmp")]
@@ -65,8 +90,12 @@ def plan(policy: SandboxPolicy, workspace: Path, cwd: Path, write: bool,
 def _own_folders() -> tuple[Path, ...]:
     """The Python the agent runs on and the agent's own source, read-only: a command that runs them
     (`python` of the same virtual environment) must find them though they live under /tmp."""
-    folders = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent,
-               Path(__file__).resolve().parents[3]]
+    folders = [
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path(sys.executable).resolve().parent,
+        Path(__file__).resolve().parents[3],
+    ]
     return tuple(dict.fromkeys(f.resolve() for f in folders))
 
 

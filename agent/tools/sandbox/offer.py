@@ -20,8 +20,9 @@ def _unasked(state: Any) -> bool:
     return preapproved(state.config, "run_command") or mode(state) == "bypassPermissions"
 
 
-async def rerun_outside(state: Any, command: str, output: str, sandbox: Sandbox,
-                        outside: Callable[[], Awaitable[str]]) -> str:
+async def rerun_outside(
+    state: Any, command: str, output: str, sandbox: Sandbox, outside: Callable[[], Awaitable[str]]
+) -> str:
     """`output` as it is, unless the sandbox stopped the command and the user lets it run outside:
     then what the run outside printed."""
     found = denials.stopped(output, sandbox)
@@ -31,7 +32,9 @@ async def rerun_outside(state: Any, command: str, output: str, sandbox: Sandbox,
     if _unasked(state):
         state.emit(Notice(t("sandbox_rerun_unasked", state.lang, why=why), "warn"))
     elif await ask(state.emit, ApprovalRequest("outside", command, why=why)) == "n":
-        return (f"{output}\n[the OS sandbox stopped this command ({found.kind}: {found.line}); "
-                "the user declined to run it outside the sandbox]")
+        return (
+            f"{output}\n[the OS sandbox stopped this command ({found.kind}: {found.line}); "
+            "the user declined to run it outside the sandbox]"
+        )
     rerun = await outside()
     return f"[the OS sandbox stopped the first run ({found.kind}); it ran again outside the sandbox]\n{rerun}"

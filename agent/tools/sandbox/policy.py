@@ -97,8 +97,15 @@ def _checked(section: Any, path: Path | None, lang: str, warnings: list[str]) ->
         try:
             found[key] = _CHECKS[key](value)
         except _Bad as exc:
-            warnings.append(t("settings_bad_value", lang, path=path, name=f"sandbox.{key}",
-                              takes=t(f"takes_{exc.takes}", lang, **exc.values)))
+            warnings.append(
+                t(
+                    "settings_bad_value",
+                    lang,
+                    path=path,
+                    name=f"sandbox.{key}",
+                    takes=t(f"takes_{exc.takes}", lang, **exc.values),
+                )
+            )
     return found
 
 

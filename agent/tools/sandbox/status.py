@@ -30,7 +30,7 @@ def limit_text(config: Any, mechanism: detect.Mechanism, lang: str) -> str:
 
 
 def status_line(config: Any, workspace: Path, lang: str) -> str | None:
-    """"Sandbox: workspace-write (bubblewrap 0.8.0) · network off · ..." ; None with no policy at all."""
+    """ "Sandbox: workspace-write (bubblewrap 0.8.0) · network off · ..." ; None with no policy at all."""
     policy = config.sandbox
     if policy is None:
         return None
@@ -40,8 +40,14 @@ def status_line(config: Any, workspace: Path, lang: str) -> str | None:
     if not mechanism.works:
         return t("sandbox_status_none", lang, why=why_not(mechanism, lang))
     network = t("sandbox_network_on" if policy.network else "sandbox_network_off", lang)
-    return t("sandbox_status", lang, mode=policy.mode, detail=mechanism.detail, network=network,
-             limit=limit_text(config, mechanism, lang))
+    return t(
+        "sandbox_status",
+        lang,
+        mode=policy.mode,
+        detail=mechanism.detail,
+        network=network,
+        limit=limit_text(config, mechanism, lang),
+    )
 
 
 def start_notice(config: Any, workspace: Path, lang: str) -> tuple[str, str] | None:
@@ -61,5 +67,7 @@ def config_lines(policy: Any, lang: str) -> list[str]:
         return []
     network = t("sandbox_network_on" if policy.network else "sandbox_network_off", lang)
     roots = ", ".join(map(str, policy.writable_roots)) or t("config_sandbox_none", lang)
-    return [t("config_sandbox", lang, mode=policy.mode, source=t(f"config_source_{policy.origin}", lang)),
-            t("config_sandbox_more", lang, network=network, roots=roots, limit=policy.max_processes)]
+    return [
+        t("config_sandbox", lang, mode=policy.mode, source=t(f"config_source_{policy.origin}", lang)),
+        t("config_sandbox_more", lang, network=network, roots=roots, limit=policy.max_processes),
+    ]

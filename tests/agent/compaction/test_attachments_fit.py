@@ -17,13 +17,18 @@ WINDOW = 16_000
 
 
 def _code(name: str, lines: int) -> str:
-    return "".join(f"def {name}_{n}(value):  # step {n} of the {name} module\n    return value + {n}\n"
-                   for n in range(lines))
+    return "".join(
+        f"def {name}_{n}(value):  # step {n} of the {name} module\n    return value + {n}\n" for n in range(lines)
+    )
 
 
 def _p(server, workspace, home, prompt: str, *more: str):
-    return run_main(["--base-url", server.base_url, "--context-window", str(WINDOW), *more, "-p", prompt],
-                    workspace, home, timeout=120)
+    return run_main(
+        ["--base-url", server.base_url, "--context-window", str(WINDOW), *more, "-p", prompt],
+        workspace,
+        home,
+        timeout=120,
+    )
 
 
 def test_attached_files_reach_the_model(workspace, home, server):
@@ -33,8 +38,10 @@ def test_attached_files_reach_the_model(workspace, home, server):
     (workspace / "heapq.py").write_text(_code("heap", 200))
     (workspace / "pkg").mkdir()
     (workspace / "pkg" / "decoder.py").write_text(_code("decode", 200))
-    server.script(ToolCalls([("read_file", {"path": "notes.txt"})]),
-                  Text("Answer: " + "a detailed explanation of the change " * 500))
+    server.script(
+        ToolCalls([("read_file", {"path": "notes.txt"})]),
+        Text("Answer: " + "a detailed explanation of the change " * 500),
+    )
     first = _p(server, workspace, home, "read notes.txt and explain it")
     assert first.returncode == 0, first.stderr
     second = _p(server, workspace, home, "what do @heapq.py and @pkg/decoder.py do?", "--continue")

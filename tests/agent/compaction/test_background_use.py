@@ -80,7 +80,8 @@ async def test_a_long_turn_writes_its_summary_while_it_runs(make_state, workspac
     finished = state.emit.of(CompactionFinished)
     assert finished and finished[0].trigger == "background"
     assert state.stats.background_used >= 1
-    prompts = [p.content for m in state.history[1:] if m.kind == "request" for p in m.parts
-               if p.part_kind == "user-prompt"]
+    prompts = [
+        p.content for m in state.history[1:] if m.kind == "request" for p in m.parts if p.part_kind == "user-prompt"
+    ]
     assert request in prompts
     assert state.history[-1].parts[-1].content == "Read them all."  # after the reasoning

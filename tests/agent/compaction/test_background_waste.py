@@ -10,8 +10,13 @@ from tests.fake_openai import Error, Text, ToolCalls, smart_reply
 
 
 def _prompts(state) -> list[str]:
-    return [p.content for m in state.history if m.kind == "request" and not (m.metadata or {}).get("compact_summary")
-            for p in m.parts if p.part_kind == "user-prompt"]
+    return [
+        p.content
+        for m in state.history
+        if m.kind == "request" and not (m.metadata or {}).get("compact_summary")
+        for p in m.parts
+        if p.part_kind == "user-prompt"
+    ]
 
 
 async def test_a_failed_background_summary_mid_turn_keeps_the_request(make_state, workspace, server):
@@ -26,8 +31,11 @@ async def test_a_failed_background_summary_mid_turn_keeps_the_request(make_state
             summaries += 1
             # The background one fails; the compaction that falls back to the usual path works.
             return Error(500, "the summary failed") if summaries == 1 else Text(SUMMARY)
-        return calls.pop(0) if calls else (Text("Read them all.") if body["messages"][-1]["role"] == "tool"
-                                           else smart_reply(body))
+        return (
+            calls.pop(0)
+            if calls
+            else (Text("Read them all.") if body["messages"][-1]["role"] == "tool" else smart_reply(body))
+        )
 
     server.script(*([reply] * 200))
     request = "read all fourteen files"

@@ -13,8 +13,9 @@ from tests.pty_kit import ask, leave, spawn, wait_prompt
 
 def test_the_section_is_found_in_agents_md_and_claude_md_in_either_language(workspace, home):
     (workspace / ".git").mkdir()
-    (workspace / "AGENTS.md").write_text("# Rules\nUse tabs.\n\n## Compact Instructions\nKeep every SQL query.\n\n"
-                                         "## Style\nNot this one.\n")
+    (workspace / "AGENTS.md").write_text(
+        "# Rules\nUse tabs.\n\n## Compact Instructions\nKeep every SQL query.\n\n## Style\nNot this one.\n"
+    )
     sub = workspace / "pkg"
     sub.mkdir()
     (sub / "CLAUDE.md").write_text("## 压缩说明\n保留所有接口名。\n")
@@ -39,6 +40,7 @@ def test_every_compaction_prompt_has_them_in_order(workspace, home, live_server)
     [request] = [r["body"] for r in live_server.requests if is_compaction(r["body"])]
     prompt = request["messages"][-1]["content"]
     built_in = prompt.index("<summary>")
-    memory, settings, own = (prompt.index(s) for s in ("Keep the migration ids.", "Name every test that failed.",
-                                                       "focus on the parser"))
+    memory, settings, own = (
+        prompt.index(s) for s in ("Keep the migration ids.", "Name every test that failed.", "focus on the parser")
+    )
     assert built_in < memory < settings < own

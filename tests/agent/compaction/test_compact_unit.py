@@ -72,13 +72,15 @@ def _response(text: str, input_tokens: int, output_tokens: int) -> ModelResponse
 def test_context_tokens_uses_newest_usage_plus_newer_messages(make_state) -> None:
     state = make_state()
     later = ModelRequest(parts=[UserPromptPart("一个新的问题 about the code")])
-    state.transcript.update([
-        ModelRequest(parts=[UserPromptPart("hi")]),
-        _response("old", 100, 10),
-        ModelRequest(parts=[UserPromptPart("again")]),
-        _response("new", 5_000, 200),
-        later,
-    ])
+    state.transcript.update(
+        [
+            ModelRequest(parts=[UserPromptPart("hi")]),
+            _response("old", 100, 10),
+            ModelRequest(parts=[UserPromptPart("again")]),
+            _response("new", 5_000, 200),
+            later,
+        ]
+    )
     pending = [ModelRequest(parts=[UserPromptPart("pending text")])]
     expected = 5_200 + tokens.count_message(later) + tokens.count_message(pending[0])
     assert context_tokens(state, pending) == expected

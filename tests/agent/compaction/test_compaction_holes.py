@@ -32,8 +32,10 @@ async def test_results_the_model_never_saw_are_not_cleared(make_state, workspace
     await chat(state, [f"read old{i}.txt" for i in range(4)])
     for i in range(3):
         _file_lines(workspace, f"new{i}.txt", 25_000)
-    script_forever(server, responder([ToolCalls([("read_file", {"path": f"new{i}.txt"}) for i in range(3)]),
-                                      Text("All three reviewed.")]))
+    script_forever(
+        server,
+        responder([ToolCalls([("read_file", {"path": f"new{i}.txt"}) for i in range(3)]), Text("All three reviewed.")]),
+    )
     start = len(server.requests)
 
     await on_submit(state, "review new0.txt, new1.txt and new2.txt")

@@ -60,8 +60,23 @@ async def test_the_post_compact_hook_gets_the_figures(make_state, server, home, 
 def test_print_json_reports_each_compaction(workspace, home, server):
     big_files(workspace, 6, lines=120)
     server.script(*_reads([f"big{i}.txt" for i in range(6)], "Reviewed all six."))
-    result = run_main(["--base-url", server.base_url, "--lang", "en", "-p", "review the six files",
-                       "--output-format", "json", "--context-window", "12000"], workspace, home, timeout=120)
+    result = run_main(
+        [
+            "--base-url",
+            server.base_url,
+            "--lang",
+            "en",
+            "-p",
+            "review the six files",
+            "--output-format",
+            "json",
+            "--context-window",
+            "12000",
+        ],
+        workspace,
+        home,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
     assert record["compactions"] >= 1 and len(record["compaction_reports"]) == record["compactions"]

@@ -21,16 +21,19 @@ def _read(n: int, size: int = 400) -> tuple[ModelResponse, ModelRequest]:
 
 
 def _results(messages) -> list[str]:
-    return [p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
-            if isinstance(p, ToolReturnPart)]
+    return [
+        p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)
+    ]
 
 
 def test_results_after_the_last_response_are_never_cleared() -> None:
     old_call, old_result = _read(0)
-    calls = ModelResponse(parts=[ToolCallPart("read_file", {"path": f"n{i}.txt"}, tool_call_id=f"n{i}")
-                                 for i in range(3)])
-    unseen = ModelRequest(parts=[ToolReturnPart("read_file", f"new {i} " * 2_000, tool_call_id=f"n{i}")
-                                 for i in range(3)])
+    calls = ModelResponse(
+        parts=[ToolCallPart("read_file", {"path": f"n{i}.txt"}, tool_call_id=f"n{i}") for i in range(3)]
+    )
+    unseen = ModelRequest(
+        parts=[ToolReturnPart("read_file", f"new {i} " * 2_000, tool_call_id=f"n{i}") for i in range(3)]
+    )
     history = [ModelRequest(parts=[UserPromptPart("go")]), old_call, old_result, calls, unseen]
     cleared, saved = clear_tool_results(history, keep_tokens=0)
     assert cleared[-1] is unseen  # not sent yet: kept whatever the budget
@@ -42,8 +45,16 @@ def test_results_are_cleared_oldest_first() -> None:
     small_call, small = _read(0, size=100)
     big_call, big = _read(1, size=2_000)
     newest_call, newest = _read(2, size=100)
-    history = [ModelRequest(parts=[UserPromptPart("go")]), small_call, small, big_call, big, newest_call, newest,
-               ModelResponse(parts=[TextPart("done")])]
+    history = [
+        ModelRequest(parts=[UserPromptPart("go")]),
+        small_call,
+        small,
+        big_call,
+        big,
+        newest_call,
+        newest,
+        ModelResponse(parts=[TextPart("done")]),
+    ]
     keep = tokens.count_text(newest.parts[0].content) + tokens.count_text(small.parts[0].content) + 10
     cleared, _ = clear_tool_results(history, keep_tokens=keep)
     kept = [CLEARED not in r for r in _results(cleared)]
@@ -101,8 +112,13 @@ def test_budgets_share_out_the_target() -> None:
 
 def test_the_turns_made_since_a_compaction() -> None:
     carried = ModelRequest(parts=[UserPromptPart("the user's words")], metadata={"agent_note": "carried"})
-    later = [carried, ModelRequest(parts=[UserPromptPart("three")]), ModelResponse(parts=[TextPart("ok")]),
-             ModelRequest(parts=[UserPromptPart("four")]), ModelResponse(parts=[TextPart("ok")])]
+    later = [
+        carried,
+        ModelRequest(parts=[UserPromptPart("three")]),
+        ModelResponse(parts=[TextPart("ok")]),
+        ModelRequest(parts=[UserPromptPart("four")]),
+        ModelResponse(parts=[TextPart("ok")]),
+    ]
     assert UndoPlan(None, [], later).later_turns == 2  # the compaction's own messages are no turn
     assert UndoPlan(None, [], None).later_turns == 0
 

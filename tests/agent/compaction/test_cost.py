@@ -18,8 +18,17 @@ FLASH = Prices(hit=0.003, miss=0.15, output=0.60)
 def outlook(**changes: object) -> policy.Outlook:
     # A 131k-window session at its threshold: clearing keeps 53.7k and rewrites all but 13.9k of it,
     # a summary leaves 28.9k (the measured figures).
-    base = policy.Outlook(before=101_000, threshold=101_000, fixed=3_000, growth=1_500, clear_after=53_700,
-                        clear_unchanged=13_900, summary_cached=95_000, summary_output=4_000, summary_after=28_900)
+    base = policy.Outlook(
+        before=101_000,
+        threshold=101_000,
+        fixed=3_000,
+        growth=1_500,
+        clear_after=53_700,
+        clear_unchanged=13_900,
+        summary_cached=95_000,
+        summary_output=4_000,
+        summary_after=28_900,
+    )
     return dataclasses.replace(base, **changes)
 
 
@@ -49,7 +58,8 @@ def test_the_rebilled_tail_is_what_makes_clearing_dear():
     assert cheap < dear
     # Without a cache nothing is re-billed: where the rewrite starts does not matter.
     assert policy.clear_cost(outlook(clear_unchanged=53_700), FLASH, caches=False) == pytest.approx(
-        policy.clear_cost(outlook(clear_unchanged=3_000), FLASH, caches=False))
+        policy.clear_cost(outlook(clear_unchanged=3_000), FLASH, caches=False)
+    )
 
 
 def test_modes_and_fallbacks():

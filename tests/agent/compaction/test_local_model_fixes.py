@@ -35,8 +35,7 @@ def _chatted(offline_state):
     state = offline_state(context_window=32_000)
     history = []
     for n, text in enumerate(["hello", "how are you"], 1):
-        history += [ModelRequest(parts=[UserPromptPart(text)]),
-                    ModelResponse(parts=[TextPart(long_answer(n).content)])]
+        history += [ModelRequest(parts=[UserPromptPart(text)]), ModelResponse(parts=[TextPart(long_answer(n).content)])]
     state.transcript.update(history)
     state.transcript.persist()
     return state
@@ -80,8 +79,7 @@ async def test_a_model_that_keeps_calling_tools_is_answered_then_asked_without_t
     assert any("tool" in n.text for n in state.emit.of(Notice))
 
 
-async def test_a_cut_summary_says_nothing_was_changed_once_and_no_thinking_advice_without_thinking(
-        make_state, server):
+async def test_a_cut_summary_says_nothing_was_changed_once_and_no_thinking_advice_without_thinking(make_state, server):
     from agent.text.i18n import t
 
     state = make_state(context_window=32_000, model="smollm2-135m")
@@ -104,8 +102,13 @@ async def test_a_restored_file_comes_back_with_its_relative_path(make_state, wor
     await chat(state, ["a", "b"])
     server.script(Text(SUMMARY))
     await compact.run_compact(state)
-    paths = [p.args_as_dict()["path"] for m in state.history if isinstance(m, ModelResponse)
-             for p in m.parts if isinstance(p, ToolCallPart) and p.tool_name == "read_file"]
+    paths = [
+        p.args_as_dict()["path"]
+        for m in state.history
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart) and p.tool_name == "read_file"
+    ]
     assert paths == ["big0.txt"]
 
 
@@ -130,15 +133,40 @@ async def test_the_yes_no_question_asks_again_on_another_line():
     assert answer == "n" and asked == REASKS and "Taken as no" in shown
 
 
-@pytest.mark.parametrize(("body", "n_ctx"), [
-    ({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
-                "type": "exceed_context_size_error", "n_prompt_tokens": 4650, "n_ctx": 4096}}, 4096),
-    ({"object": "error", "message": "This model's maximum context length is 8192 tokens. However, you requested "
-      "9000 tokens (8488 in the messages, 512 in the completion).", "type": "BadRequestError"}, 8192),
-    ({"error": "The number of tokens to keep from the initial prompt is greater than the context length "
-      "(n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length"}, 4096),
-    ({"error": {"message": "the input length exceeds the context length"}}, None),
-])
+@pytest.mark.parametrize(
+    ("body", "n_ctx"),
+    [
+        (
+            {
+                "error": {
+                    "code": 400,
+                    "message": "the request exceeds the available context size, try increasing it",
+                    "type": "exceed_context_size_error",
+                    "n_prompt_tokens": 4650,
+                    "n_ctx": 4096,
+                }
+            },
+            4096,
+        ),
+        (
+            {
+                "object": "error",
+                "message": "This model's maximum context length is 8192 tokens. However, you requested "
+                "9000 tokens (8488 in the messages, 512 in the completion).",
+                "type": "BadRequestError",
+            },
+            8192,
+        ),
+        (
+            {
+                "error": "The number of tokens to keep from the initial prompt is greater than the context length "
+                "(n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length"
+            },
+            4096,
+        ),
+        ({"error": {"message": "the input length exceeds the context length"}}, None),
+    ],
+)
 def test_a_local_servers_refusal_for_length_names_the_window_to_set(body, n_ctx):
     from pydantic_ai.exceptions import ModelHTTPError
 

@@ -26,8 +26,9 @@ async def test_user_messages_survive_verbatim(make_state, workspace, server):
     for text in ["first request: build the parser", "use tabs, not spaces", long_message]:
         await on_submit(state, text)
     # The model quotes one user message and forgets the others.
-    script_forever(server, responder([], summary="<summary>1. Build the parser. 5. use tabs, not spaces"
-                                                 "\n6. ok</summary>"))
+    script_forever(
+        server, responder([], summary="<summary>1. Build the parser. 5. use tabs, not spaces\n6. ok</summary>")
+    )
     await compact.run_compact(state)
     text = _summary_text(state)
     assert "Original user messages" in text
@@ -43,14 +44,26 @@ async def test_user_messages_survive_verbatim(make_state, workspace, server):
 async def test_files_touched_are_listed_from_the_records(make_state, workspace, server):
     state = make_state()
     (workspace / "b.py").write_text("a = 1\nb = 2\n")
-    script_forever(server, responder([
-        ToolCalls([("write_file", {"path": "a.py", "content": "print('a')\n"})]), long_answer(),
-        ToolCalls([("read_file", {"path": "b.py"})]), long_answer(),
-        ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 1", "new_string": "a = 10"})]), long_answer(),
-        ToolCalls([("edit_file", {"path": "b.py", "old_string": "b = 2", "new_string": "b = 20"})]), long_answer(),
-        ToolCalls([("write_file", {"path": "c.py", "content": "tmp\n"})]), long_answer(),
-        ToolCalls([("edit_file", {"path": "missing.py", "old_string": "x", "new_string": "y"})]), long_answer(),
-    ], summary="<summary>1. Worked on some files.\n6. ok</summary>"))
+    script_forever(
+        server,
+        responder(
+            [
+                ToolCalls([("write_file", {"path": "a.py", "content": "print('a')\n"})]),
+                long_answer(),
+                ToolCalls([("read_file", {"path": "b.py"})]),
+                long_answer(),
+                ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 1", "new_string": "a = 10"})]),
+                long_answer(),
+                ToolCalls([("edit_file", {"path": "b.py", "old_string": "b = 2", "new_string": "b = 20"})]),
+                long_answer(),
+                ToolCalls([("write_file", {"path": "c.py", "content": "tmp\n"})]),
+                long_answer(),
+                ToolCalls([("edit_file", {"path": "missing.py", "old_string": "x", "new_string": "y"})]),
+                long_answer(),
+            ],
+            summary="<summary>1. Worked on some files.\n6. ok</summary>",
+        ),
+    )
     for text in ["create a", "look at b", "edit b", "edit b again", "create c", "edit missing"]:
         await on_submit(state, text)
     (workspace / "c.py").unlink()
@@ -65,9 +78,16 @@ async def test_files_touched_are_listed_from_the_records(make_state, workspace, 
     # A later compaction still lists them, with what happened since.
     await on_submit(state, "edit b once more")  # smart default: no tool; just chat
     state.read_file_state.record(workspace / "b.py")
-    script_forever(server, responder([
-        ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 10", "new_string": "a = 11"})]), long_answer(),
-    ], summary="<summary>1. More work.\n6. ok</summary>"))
+    script_forever(
+        server,
+        responder(
+            [
+                ToolCalls([("edit_file", {"path": "b.py", "old_string": "a = 10", "new_string": "a = 11"})]),
+                long_answer(),
+            ],
+            summary="<summary>1. More work.\n6. ok</summary>",
+        ),
+    )
     await on_submit(state, "edit b third time")
     await compact.run_compact(state)
     text = _summary_text(state)
@@ -137,8 +157,9 @@ async def test_background_summary_removes_the_wait(make_state, workspace, server
     assert finished.trigger == "background"
     assert is_summary(state.history[0])
     # Messages added after the snapshot follow the summary verbatim.
-    prompts = [p.content for m in state.history[1:] if m.kind == "request" for p in m.parts
-               if p.part_kind == "user-prompt"]
+    prompts = [
+        p.content for m in state.history[1:] if m.kind == "request" for p in m.parts if p.part_kind == "user-prompt"
+    ]
     assert first_after_snapshot in prompts
 
 

@@ -38,8 +38,7 @@ async def test_mid_turn_compaction_keeps_the_run_going(make_state, workspace, se
     assert [p.content for p in state.history[-1].parts if p.part_kind == "text"] == ["All files refactored."]
     # The current request survives verbatim after the summary; calls keep their results.
     assert is_summary(state.history[0])
-    prompts = [p.content for m in state.history if m.kind == "request" for p in m.parts
-               if p.part_kind == "user-prompt"]
+    prompts = [p.content for m in state.history if m.kind == "request" for p in m.parts if p.part_kind == "user-prompt"]
     assert request in prompts
     assert history_problems(state.history) == []
     # The newest tool exchange is kept verbatim.
@@ -53,8 +52,9 @@ async def test_mid_turn_compaction_keeps_the_run_going(make_state, workspace, se
 async def test_cheap_tier_spares_the_llm_call(make_state, workspace, server):
     state = make_state(context_window=16_000)
     big_files(workspace, 5, lines=120)
-    await chat(state, ["read big0.txt", "read big1.txt", "read big0.txt", "read big2.txt", "read big3.txt",
-                        "read big4.txt"])
+    await chat(
+        state, ["read big0.txt", "read big1.txt", "read big0.txt", "read big2.txt", "read big3.txt", "read big4.txt"]
+    )
     assert compaction.context_tokens(state) >= compaction.threshold(state)
     archive_source = session.session_file(state.session_id, workspace).read_bytes()
     requests = len(server.requests)

@@ -57,10 +57,16 @@ def _turn_with_tools(prompt: str, exchanges: int, size: int = 200) -> list:
 
 def _calls_answered(messages) -> bool:
     """Every call kept has its result and every result its call."""
-    calls = {p.tool_call_id for m in messages if isinstance(m, ModelResponse) for p in m.parts
-             if isinstance(p, ToolCallPart)}
-    results = {p.tool_call_id for m in messages if isinstance(m, ModelRequest) for p in m.parts
-               if isinstance(p, ToolReturnPart)}
+    calls = {
+        p.tool_call_id for m in messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)
+    }
+    results = {
+        p.tool_call_id
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    }
     return calls == results
 
 
@@ -123,8 +129,9 @@ def test_fitting_keeps_an_attachment_with_its_message():
 
 
 def test_fitting_keeps_a_summary_at_the_start():
-    messages = [_summary_message()] + [m for n in range(4) for m in (_ask(f"q{n} " * 300),
-                                                                     ModelResponse(parts=[TextPart("a")]))]
+    messages = [_summary_message()] + [
+        m for n in range(4) for m in (_ask(f"q{n} " * 300), ModelResponse(parts=[TextPart("a")]))
+    ]
     kept, dropped = fit_messages(messages, tokens.count_messages(messages[-2:]) + 200, fixed=0)
     assert kept[0] is messages[0] and dropped > 0
 
@@ -161,8 +168,12 @@ def test_no_file_is_read_after_the_last_one_is_chosen():
 
 
 def test_user_messages_the_summary_misses_are_checked_in(tmp_path):
-    history = [_ask("always run the tests with -x"), ModelResponse(parts=[TextPart("ok")]), _ask("rename foo"),
-               ModelResponse(parts=[TextPart("done")])]
+    history = [
+        _ask("always run the tests with -x"),
+        ModelResponse(parts=[TextPart("ok")]),
+        _ask("rename foo"),
+        ModelResponse(parts=[TextPart("done")]),
+    ]
     parts = summary_parts(history, [], "<summary>1. The user renamed foo: rename foo</summary>", 0, 1_000, "en")
     assert parts.user_messages == ["always run the tests with -x", "rename foo"]
     assert missing_user_messages(parts.summary, parts.user_messages, "en") == ["always run the tests with -x"]
@@ -175,8 +186,9 @@ def test_user_messages_carry_across_compactions_and_the_tail_is_not_summarised(t
     first.archives.append("/a/1.jsonl")
     head = summary_messages(first, "en")[1]
     tail = [_ask("current request")]
-    second = summary_parts([head, _ask("more"), ModelResponse(parts=[TextPart("ok")]), *tail], tail, "s2", 0,
-                           1_000, "en")
+    second = summary_parts(
+        [head, _ask("more"), ModelResponse(parts=[TextPart("ok")]), *tail], tail, "s2", 0, 1_000, "en"
+    )
     assert second.user_messages == ["precious rule", "more"] and second.archives == ["/a/1.jsonl"]
     assert summary_parts(tail, [], "  \n ", 0, 1_000, "en") is None  # an empty summary is refused
 
@@ -206,19 +218,22 @@ def test_clearing_keeps_what_the_model_has_not_seen_and_clears_oldest_first():
     unseen_call, unseen = _exchange(9, size=400)
     cleared, saved = clear_tool_results([*old, unseen_call, unseen], keep_tokens=0)
     assert cleared[-1] is unseen and saved > 0
-    results = [p.content for m in cleared[:-1] if isinstance(m, ModelRequest) for p in m.parts
-               if isinstance(p, ToolReturnPart)]
+    results = [
+        p.content for m in cleared[:-1] if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)
+    ]
     assert results and all(r.startswith(CLEARED) for r in results)
 
 
 def test_the_cheap_tier_clears_old_results_and_forgets_old_usage():
-    history = _turn_with_tools("go", 4, size=400) + [ModelResponse(parts=[TextPart("done")],
-                                                                   usage=RequestUsage(input_tokens=9_999))]
+    history = _turn_with_tools("go", 4, size=400) + [
+        ModelResponse(parts=[TextPart("done")], usage=RequestUsage(input_tokens=9_999))
+    ]
     before = tokens.count_messages(history)
     cleared, saved = cheap_tier(history, limit=before)
     after = tokens.count_messages(cleared)
-    assert saved > 0 and after < before and all(
-        m.usage == RequestUsage() for m in cleared if isinstance(m, ModelResponse))
+    assert (
+        saved > 0 and after < before and all(m.usage == RequestUsage() for m in cleared if isinstance(m, ModelResponse))
+    )
     assert cheap_tier_enough(saved, before, after, limit=int(after / CHEAP_TIER_TARGET) + 1)
     assert not cheap_tier_enough(saved, before, after, limit=int(after / CHEAP_TIER_TARGET) - 50)
     assert not cheap_tier_enough(0, before, after, limit=10 * before)

@@ -23,8 +23,13 @@ from tests.fake_openai import ToolCalls
 
 
 def _reads(history) -> list[str]:
-    return [p.args_as_dict()["path"] for m in history if isinstance(m, ModelResponse)
-            for p in m.parts if isinstance(p, ToolCallPart)]
+    return [
+        p.args_as_dict()["path"]
+        for m in history
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart)
+    ]
 
 
 async def _session(state, server, workspace, files: list[str]) -> None:
@@ -51,8 +56,11 @@ async def test_the_rebuilt_history_puts_what_the_next_compaction_keeps_first(mak
     assert history[end - 1] is previous_summary(history) and end == 3
     assert _reads(history[:end]) == [] and _reads(history[end:]) == ["big0.txt", "big1.txt"]
     # None of the head is taken for the user's words (titles, the next summary's carried list).
-    assert all(is_summary(m) for m in history[:end] if isinstance(m, ModelRequest)
-               and any(isinstance(p, UserPromptPart) for p in m.parts))
+    assert all(
+        is_summary(m)
+        for m in history[:end]
+        if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts)
+    )
     shown = compaction.last_summary(state)
     assert "request 0: read big1.txt" in shown and "Here is the summary" in shown and "line 0 of file" not in shown
 
@@ -91,13 +99,18 @@ async def test_a_session_of_the_earlier_layout_still_compacts(make_state, server
     """Sessions written before: the summary message alone first (carried messages inside it), the
     restored files after it. It is still the head fit_messages keeps, its user messages are carried
     on, and the next compaction writes the new layout."""
-    old = ModelRequest(parts=[UserPromptPart(content="This session continues ...\n- the old precious rule")],
-                       metadata={SUMMARY_KEY: "old summary", "archives": [], "files": {},
-                                 "user_messages": ["the old precious rule"]})
+    old = ModelRequest(
+        parts=[UserPromptPart(content="This session continues ...\n- the old precious rule")],
+        metadata={SUMMARY_KEY: "old summary", "archives": [], "files": {}, "user_messages": ["the old precious rule"]},
+    )
     restored = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="c1")])]
     state = make_state()
-    state.transcript.append(old, *restored, ModelRequest(parts=[UserPromptPart(content="a later ask " * 300)]),
-                            ModelResponse(parts=[TextPart("a long answer " * 300)]))
+    state.transcript.append(
+        old,
+        *restored,
+        ModelRequest(parts=[UserPromptPart(content="a later ask " * 300)]),
+        ModelResponse(parts=[TextPart("a long answer " * 300)]),
+    )
     state.transcript.persist()
     loaded = session.load(state.session_id, workspace).messages  # the session file, as --continue reads it
     assert head_end(loaded) == 1 and head_end(state.history) == 1
@@ -133,7 +146,7 @@ async def test_a_file_the_kept_tail_shows_is_not_restored_twice(make_state, serv
     assert _reads(tail) == ["big0.txt"]
     (workspace / "big2.txt").write_text("big2 changed since it was read\n")
     await compact.run_compact(state, keep=tail)
-    after_head = state.history[head_end(state.history):]
+    after_head = state.history[head_end(state.history) :]
     assert sorted(_reads(after_head)) == ["big0.txt", "big1.txt", "big2.txt"]  # big0.txt once: the tail's
     assert workspace / "big0.txt" in state.read_file_state
     assert state.read_file_state.check_fresh(workspace / "big0.txt") is None
@@ -150,13 +163,15 @@ async def test_a_kept_read_right_after_the_summary_is_not_shown_as_restored(make
     state = make_state()
     await _session(state, server, workspace, ["big1.txt"])
     (workspace / "big1.txt").unlink()  # nothing left to restore
-    tail = [ModelResponse(parts=[ToolCallPart("read_file", {"path": "big0.txt"}, tool_call_id="call_model_7")]),
-            ModelRequest(parts=[ToolReturnPart("read_file", "     1\tline 0 of file 0", tool_call_id="call_model_7")]),
-            ModelResponse(parts=[TextPart("big0.txt starts with line 0.")])]
+    tail = [
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": "big0.txt"}, tool_call_id="call_model_7")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "     1\tline 0 of file 0", tool_call_id="call_model_7")]),
+        ModelResponse(parts=[TextPart("big0.txt starts with line 0.")]),
+    ]
     state.transcript.append(*tail)
     await compact.run_compact(state, keep=tail)
     end = head_end(state.history)
-    assert _reads(state.history[end:end + 1]) == ["big0.txt"]
+    assert _reads(state.history[end : end + 1]) == ["big0.txt"]
     rows = {(kind, name) for kind, name, _n in breakdown(state)}
     assert ("tool", "read_file") in rows and "restored" not in {kind for kind, _ in rows}
 
@@ -167,9 +182,12 @@ async def test_a_file_read_whole_and_edited_in_the_kept_tail_is_not_restored(mak
     disk by someone else since, is restored: what the tail shows of it is out of date."""
     state = make_state()
     big_files(workspace, 2, lines=40)
-    turn = [ToolCalls([("read_file", {"path": "big0.txt"})]),
-            ToolCalls([("edit_file", {"path": "big0.txt", "old_string": "line 3 of file 0", "new_string": "LINE 3"})]),
-            ToolCalls([("read_file", {"path": "big1.txt"})]), long_answer(1)]
+    turn = [
+        ToolCalls([("read_file", {"path": "big0.txt"})]),
+        ToolCalls([("edit_file", {"path": "big0.txt", "old_string": "line 3 of file 0", "new_string": "LINE 3"})]),
+        ToolCalls([("read_file", {"path": "big1.txt"})]),
+        long_answer(1),
+    ]
     script_forever(server, responder([long_answer(0), *turn]))
     await on_submit(state, "an early request, to be summarized " * 40)
     await on_submit(state, "read big0.txt, change its line 3, then read big1.txt")
@@ -178,7 +196,7 @@ async def test_a_file_read_whole_and_edited_in_the_kept_tail_is_not_restored(mak
     tail = state.history[-8:]  # the last turn
     assert _reads(tail) == ["big0.txt", "big0.txt", "big1.txt"]  # read, edit, read
     await compact.run_compact(state, keep=tail)
-    after_head = state.history[head_end(state.history):]
+    after_head = state.history[head_end(state.history) :]
     # The tail's read, edit and read; then big1.txt restored once, big0.txt not.
     assert sorted(_reads(after_head)) == ["big0.txt", "big0.txt", "big1.txt", "big1.txt"]
     assert state.read_file_state.check_fresh(workspace / "big0.txt") is None  # an edit needs no new read

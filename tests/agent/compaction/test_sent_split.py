@@ -52,8 +52,7 @@ async def test_a_read_past_the_request_limit_keeps_the_summary_cached(make_state
     assert all(r["prompt_tokens"] <= 32_000 for r in server.requests)
 
 
-async def test_a_resumed_session_summarizes_what_the_process_before_it_sent(make_state, workspace, server,
-                                                                             monkeypatch):
+async def test_a_resumed_session_summarizes_what_the_process_before_it_sent(make_state, workspace, server, monkeypatch):
     """The fuzzer's --continue: a long answer after the last request took the history past what a
     summary request may hold; the resumed process, which had sent nothing, cleared tool results
     instead (20% cached). The provider still caches what the process before sent, everything before
@@ -88,7 +87,8 @@ async def test_a_resumed_session_summarizes_what_the_process_before_it_sent(make
 
 
 async def test_the_compaction_after_an_undo_summarizes_the_restored_history_from_the_cache(
-        make_state, workspace, server, monkeypatch):
+    make_state, workspace, server, monkeypatch
+):
     """The fuzzer's 16k seeds: after /compact undo, the restored history and the turns made since no
     longer fit one request, and the summary request left out its oldest messages to fit (17-51%
     cached). The compaction that was undone sent the restored history, so the provider caches it:

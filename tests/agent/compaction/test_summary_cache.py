@@ -13,8 +13,9 @@ WINDOW = 32_000
 
 
 def _code(name: str, lines: int) -> str:
-    return "".join(f"def {name}_{n}(value):  # step {n} of the {name} module\n    return value + {n}\n"
-                   for n in range(lines))
+    return "".join(
+        f"def {name}_{n}(value):  # step {n} of the {name} module\n    return value + {n}\n" for n in range(lines)
+    )
 
 
 async def test_a_mid_turn_read_past_the_request_limit_keeps_the_summary_cached(make_state, workspace, server):
@@ -53,9 +54,17 @@ async def test_the_request_after_a_compaction_shares_its_start_with_the_last_one
     from tests.builders import long_answer, responder, script_forever
 
     state = make_state()
-    script_forever(server, responder([long_answer(n) for n in range(8)],
-                                     summary=lambda body: f"<summary>1. SUMMARY of {len(body['messages'])} messages, "
-                                                          + "the work so far in detail " * 60 + "\n6. ok</summary>"))
+    script_forever(
+        server,
+        responder(
+            [long_answer(n) for n in range(8)],
+            summary=lambda body: (
+                f"<summary>1. SUMMARY of {len(body['messages'])} messages, "
+                + "the work so far in detail " * 60
+                + "\n6. ok</summary>"
+            ),
+        ),
+    )
     asks = ["build the parser for the config files", "use tabs, not spaces", "and keep the comments"]
     for text in asks:
         await on_submit(state, text + ": " + "every section, key and value must round-trip exactly " * 12)

@@ -57,8 +57,12 @@ def test_an_empty_summary_is_asked_again_then_fails_and_changes_nothing(workspac
 
 
 def test_a_summary_cut_mid_sentence_is_asked_again_and_the_whole_one_kept(workspace, home, live_server):
-    replies = iter([Text("<analysis>x</analysis><summary>1. The user asked to rename the par", finish="length"),
-                    Text(f"<summary>1. Two tasks.\n6. Current work: {NEW}</summary>")])
+    replies = iter(
+        [
+            Text("<analysis>x</analysis><summary>1. The user asked to rename the par", finish="length"),
+            Text(f"<summary>1. Two tasks.\n6. Current work: {NEW}</summary>"),
+        ]
+    )
 
     def reply(body: dict):
         if is_compaction(body):
@@ -85,8 +89,9 @@ def test_open_items_and_edited_files_the_summary_left_out_are_added():
         ModelResponse(parts=[ToolCallPart("edit_file", {"path": "src/a.py"}, tool_call_id="e1")]),
         ModelRequest(parts=[ToolReturnPart("edit_file", "Edited src/a.py", tool_call_id="e1")]),
     ]
-    gaps = task_gaps(history, "1. Tests. 6. Current work: make the tests pass", [], ["fix b.py", "check the tests"],
-                     ["src/a.py"])
+    gaps = task_gaps(
+        history, "1. Tests. 6. Current work: make the tests pass", [], ["fix b.py", "check the tests"], ["src/a.py"]
+    )
     assert (gaps.request, gaps.todos, gaps.files) == ("", ["fix b.py", "check the tests"], ["src/a.py"])
     assert not task_gaps(history, "make the tests pass; src/a.py; fix b.py", [], ["fix b.py"], ["src/a.py"])
     zh = task_section(gaps, "zh")

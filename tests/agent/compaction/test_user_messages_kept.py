@@ -39,14 +39,16 @@ def test_left_out_turns_keep_the_users_words(workspace, home, server):
         result = run_main(args + (["--continue"] if i else []), workspace, home, timeout=120)
         assert result.returncode == 0, result.stderr
         sent.append(text.strip())
-        last = json.dumps([r for r in server.requests if not is_compaction(r["body"])][-1]["body"]["messages"],
-                          ensure_ascii=False)
+        last = json.dumps(
+            [r for r in server.requests if not is_compaction(r["body"])][-1]["body"]["messages"], ensure_ascii=False
+        )
         missing = [n for n, words in enumerate(sent) if not _present(words, json.loads(json.dumps(last)))]
         assert missing == [], f"turn {i}: user messages {missing} are gone"
     sid = session.list_sessions(workspace)[0]
     loaded = session.load(sid.session_id, workspace).messages
-    assert any("earlier messages were left out" in p.content for m in loaded for p in m.parts
-               if p.part_kind == "user-prompt")  # the path was taken
+    assert any(
+        "earlier messages were left out" in p.content for m in loaded for p in m.parts if p.part_kind == "user-prompt"
+    )  # the path was taken
     # The note is ours: not a user message, not the session's title.
     assert not any("left out" in u for u in user_messages(loaded))
     assert sid.preview.startswith("note 0:")

@@ -17,8 +17,12 @@ WINDOW = 16_000
 
 
 def _p(server, workspace, home, prompt: str, *more: str):
-    return run_main(["--base-url", server.base_url, "--context-window", str(WINDOW), *more, "-p", prompt],
-                    workspace, home, timeout=120)
+    return run_main(
+        ["--base-url", server.base_url, "--context-window", str(WINDOW), *more, "-p", prompt],
+        workspace,
+        home,
+        timeout=120,
+    )
 
 
 def _refused_twice(requests) -> list[int]:
@@ -75,8 +79,15 @@ async def test_a_server_counting_above_the_agent_is_refitted_not_resent(make_sta
     # calibration, agent/compaction/context.py, and not into the margin).
     assert state.stats.count_ratio >= 1.15
     # Every turn was answered.
-    assert sum(1 for r in answered if "Echo: note" in json.dumps(r["body"]["messages"][-1]) or
-               r["body"]["messages"][-1]["content"].startswith("note ")) >= 12
+    assert (
+        sum(
+            1
+            for r in answered
+            if "Echo: note" in json.dumps(r["body"]["messages"][-1])
+            or r["body"]["messages"][-1]["content"].startswith("note ")
+        )
+        >= 12
+    )
 
 
 def test_the_margin_is_kept_with_the_stats(workspace, home, server):
@@ -97,11 +108,28 @@ def test_the_margin_is_kept_with_the_stats(workspace, home, server):
 def test_the_figures_of_a_refusal_are_read():
     from pydantic_ai.exceptions import ModelHTTPError
 
-    openai = ModelHTTPError(400, "m", {"error": {"message": "This model's maximum context length is 16000 tokens. "
-                                                 "However, you requested 19170 tokens (19170 in the messages, "
-                                                 "0 in the completion)."}})
-    llama = ModelHTTPError(400, "m", {"error": {"message": "the request exceeds the available context size",
-                                                "type": "exceed_context_size_error", "n_prompt_tokens": 17001,
-                                                "n_ctx": 16384}})
+    openai = ModelHTTPError(
+        400,
+        "m",
+        {
+            "error": {
+                "message": "This model's maximum context length is 16000 tokens. "
+                "However, you requested 19170 tokens (19170 in the messages, "
+                "0 in the completion)."
+            }
+        },
+    )
+    llama = ModelHTTPError(
+        400,
+        "m",
+        {
+            "error": {
+                "message": "the request exceeds the available context size",
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": 17001,
+                "n_ctx": 16384,
+            }
+        },
+    )
     assert margin.too_long(openai) and margin.server_count(openai) == 19170
     assert margin.too_long(llama) and margin.server_count(llama) == 17001

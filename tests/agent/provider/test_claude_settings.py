@@ -55,8 +55,9 @@ def test_a_deny_read_rule_in_claude_settings_keeps_the_env_file_from_the_model(w
     write(workspace / ".claude" / "settings.json", {"permissions": {"deny": ["Read(./.env)"]}})
     (workspace / ".env").write_text("TOKEN=secret-claude-33\n")
     (workspace / "notes.txt").write_text("TOKEN=visible-33\n")
-    server.script(ToolCalls([("read_file", {"path": ".env"})]), ToolCalls([("grep", {"pattern": "TOKEN"})]),
-                  Text("done"))
+    server.script(
+        ToolCalls([("read_file", {"path": ".env"})]), ToolCalls([("grep", {"pattern": "TOKEN"})]), Text("done")
+    )
     result = run_main(["--base-url", server.base_url, "-p", "what is in .env?"], workspace, home)
     assert result.returncode == 0, result.stderr
     assert "secret-claude-33" not in _sent(server)
@@ -70,18 +71,24 @@ def test_webfetch_domain_rules_match_fetch_urls_host(workspace, home, server):
     try:
         url = f"{site.url}/page"
         # An allow rule in the user's ~/.claude/settings.json: -p cannot ask, the rule lets it through.
-        write(Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json",
-              {"permissions": {"allow": ["WebFetch(domain:127.0.0.1)"]}})
+        write(
+            Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json",
+            {"permissions": {"allow": ["WebFetch(domain:127.0.0.1)"]}},
+        )
         server.script(ToolCalls([("fetch_url", {"url": url})]), Text("fetched"))
-        allowed = run_main(["--base-url", server.base_url, "-p", "fetch it", "--fetch-allow-network", "127.0.0.0/8"],
-                           workspace, home)
+        allowed = run_main(
+            ["--base-url", server.base_url, "-p", "fetch it", "--fetch-allow-network", "127.0.0.0/8"], workspace, home
+        )
         assert allowed.returncode == 0, allowed.stderr
         assert "# Install" in _tool_results(server)[0] and len(site.requests) == 1
         # A project's deny rule with a wildcard refuses it even under --yes; the site is not reached.
         write(workspace / ".claude" / "settings.json", {"permissions": {"deny": ["WebFetch(domain:127.0.0.*)"]}})
         server.script(ToolCalls([("fetch_url", {"url": url})]), Text("refused"))
-        denied = run_main(["--base-url", server.base_url, "--yes", "-p", "fetch it", "--fetch-allow-network",
-                           "127.0.0.0/8"], workspace, home)
+        denied = run_main(
+            ["--base-url", server.base_url, "--yes", "-p", "fetch it", "--fetch-allow-network", "127.0.0.0/8"],
+            workspace,
+            home,
+        )
         assert denied.returncode == 0, denied.stderr
         assert "'WebFetch(domain:127.0.0.*)' (deny) refuses fetching from 127.0.0.1" in _tool_results(server)[0]
         assert len(site.requests) == 1
@@ -126,13 +133,22 @@ async def test_a_task_deny_rule_stops_the_sub_agent_in_a_real_turn(make_state, s
 
 
 def test_claude_files_sit_below_ours_and_what_means_nothing_here_is_listed(layers, workspace):
-    write(layers["claude-user"], {"model": "claude-opus-4", "language": "zh", "includeCoAuthoredBy": False,
-                                  "env": {"CC_USER_33": "claude", "ANTHROPIC_AUTH_TOKEN": "tok-33"},
-                                  "permissions": {"allow": ["WebSearch", "Bash(ls:*)"], "defaultMode": "plan"},
-                                  "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "true"}]}]}})
+    write(
+        layers["claude-user"],
+        {
+            "model": "claude-opus-4",
+            "language": "zh",
+            "includeCoAuthoredBy": False,
+            "env": {"CC_USER_33": "claude", "ANTHROPIC_AUTH_TOKEN": "tok-33"},
+            "permissions": {"allow": ["WebSearch", "Bash(ls:*)"], "defaultMode": "plan"},
+            "hooks": {"Notification": [{"hooks": [{"type": "command", "command": "true"}]}]},
+        },
+    )
     write(layers["user"], {"env": {"CC_USER_33": "ours"}, "compactAt": "70%", "language": "en"})
-    write(layers["claude-project"], {"compactAt": "60%", "thinking": "off", "$schema": "x",
-                                     "sandbox": {"enabled": True}, "language": "japanese"})
+    write(
+        layers["claude-project"],
+        {"compactAt": "60%", "thinking": "off", "$schema": "x", "sandbox": {"enabled": True}, "language": "japanese"},
+    )
     write(layers["project"], {"thinking": "on"})
     args = main.parse_args([])
     settings = args.settings = main.apply_settings(args, [])
@@ -148,18 +164,27 @@ def test_claude_files_sit_below_ours_and_what_means_nothing_here_is_listed(layer
         loaded, hook_warnings = hooks.load(settings, "en")
         assert not loaded.active and not hook_warnings and not warnings and not settings.warnings
         ignored = {(layer, name, why) for layer, name, why, _values in settings.ignored}
-        assert ignored == {("claude-user", "model", "model"), ("claude-user", "includeCoAuthoredBy", "claude_only"),
-                           ("claude-user", "env.ANTHROPIC_AUTH_TOKEN", "claude_env"),
-                           ("claude-user", "permissions.allow WebSearch", "no_tool"),
-                           ("claude-user", "hooks.Notification", "hook_event"),
-                           ("claude-project", "sandbox", "sandbox"), ("claude-project", "language", "language")}
+        assert ignored == {
+            ("claude-user", "model", "model"),
+            ("claude-user", "includeCoAuthoredBy", "claude_only"),
+            ("claude-user", "env.ANTHROPIC_AUTH_TOKEN", "claude_env"),
+            ("claude-user", "permissions.allow WebSearch", "no_tool"),
+            ("claude-user", "hooks.Notification", "hook_event"),
+            ("claude-project", "sandbox", "sandbox"),
+            ("claude-project", "language", "language"),
+        }
     finally:
         os.environ.pop("CC_USER_33", None)
 
 
 def test_a_claude_projects_grants_wait_for_the_question(layers, workspace):
-    write(layers["claude-project"], {"env": {"CC_PROJECT_33": "on", "HTTPS_PROXY": "http://127.0.0.1:9"},
-                                     "permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Bash(rm:*)"]}})
+    write(
+        layers["claude-project"],
+        {
+            "env": {"CC_PROJECT_33": "on", "HTTPS_PROXY": "http://127.0.0.1:9"},
+            "permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Bash(rm:*)"]},
+        },
+    )
     write(layers["claude-local"], {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch x"}]}]}})
     args = main.parse_args([])
     settings = main.apply_settings(args, [])
@@ -202,10 +227,10 @@ async def test_config_names_each_file_and_what_is_not_applied(layers, lang):
         text = "\n".join(listing.lines)
         for layer in ("claude-user", "claude-project", "claude-local"):
             assert str(layers[layer]) in text
-        model, no_tool = {"en": ("model (Claude Code project file): names Claude Code's model",
-                                 "this agent has no WebSearch tool"),
-                          "zh": ("model（Claude Code 项目设置）：指定的是 Claude Code 的模型",
-                                 "本程序没有 WebSearch 工具")}[lang]
+        model, no_tool = {
+            "en": ("model (Claude Code project file): names Claude Code's model", "this agent has no WebSearch tool"),
+            "zh": ("model（Claude Code 项目设置）：指定的是 Claude Code 的模型", "本程序没有 WebSearch 工具"),
+        }[lang]
         assert model in text and no_tool in text
     finally:
         state.transcript.close()

@@ -60,8 +60,10 @@ def notices(app) -> list[str]:
 
 
 async def test_a_namespaced_command_is_listed_and_run(app, server, workspace):
-    write(workspace / ".claude" / "commands" / "frontend" / "component.md",
-          "---\ndescription: Make a component\n---\nMake a $1 component in the house style.")
+    write(
+        workspace / ".claude" / "commands" / "frontend" / "component.md",
+        "---\ndescription: Make a component\n---\nMake a $1 component in the house style.",
+    )
     await dispatch(app, "/help")
     [listing] = app.state.emit.of(Listing)
     # Claude Code's own name for it, /component, too: no other command has that name.
@@ -107,8 +109,10 @@ async def test_a_declined_inline_command_leaves_the_prompt_unsent(app, server, h
 
 
 async def test_allowed_tools_are_granted_for_the_commands_turn_only(app, server, home):
-    write(home / "commands" / "grant.md",
-          "---\nallowed-tools: Bash(echo granted:*), Read\n---\n!`echo granted one`\nrun echo granted two")
+    write(
+        home / "commands" / "grant.md",
+        "---\nallowed-tools: Bash(echo granted:*), Read\n---\n!`echo granted one`\nrun echo granted two",
+    )
     await dispatch(app, "/grant")
     assert app.state.emit.of(ApprovalRequest) == []  # neither the ! line nor the model's command was asked
     results = [m["content"] for m in server.requests[-1]["body"]["messages"] if m["role"] == "tool"]

@@ -29,8 +29,9 @@ async def local(monkeypatch, workspace):
     def make(flavor: str, window: int = 32_000, base_path: str = "/v1", **options) -> tuple[FakeOpenAI, AppState]:
         server = FakeOpenAI(flavor=flavor, model=LOCAL_MODEL, **options).start()
         url = server.base_url.removesuffix("/v1") + base_path
-        config = Config(model=LOCAL_MODEL, base_url=url, workspace=workspace, lang="en", yes=True,
-                        context_window=window)
+        config = Config(
+            model=LOCAL_MODEL, base_url=url, workspace=workspace, lang="en", yes=True, context_window=window
+        )
         state = AppState(config=config, transcript=Transcript("local-1", workspace), emit=EventLog())
         made.append((server, state))
         return server, state

@@ -55,8 +55,10 @@ def _assert_same(pairs) -> None:
 async def test_after_turns_with_tools_and_reasoning(make_state, workspace, server, both_ways):
     state = make_state(model="deepseek-v4-flash")
     (workspace / "a.py").write_text("print('a')\n")
-    server.script(ToolCalls([("read_file", {"path": "a.py"})], reasoning="look at a.py first"),
-                  Text(long_answer().content, reasoning="it is one line"))
+    server.script(
+        ToolCalls([("read_file", {"path": "a.py"})], reasoning="look at a.py first"),
+        Text(long_answer().content, reasoning="it is one line"),
+    )
     await on_submit(state, "what does a.py do?")
     server.script(Text("你好，有什么可以帮忙？", reasoning="用中文回答"))
     await on_submit(state, "你好")
@@ -96,8 +98,9 @@ async def test_mid_turn_compaction_reuses_the_request_in_flight(make_state, work
     # The summary request is the turn's request in flight, whole, and the prompt: the tool exchange
     # that came after it, never sent, follows the summary instead (agent.compaction.background).
     joined = both_ways[0][0]["messages"]
-    [in_flight] = [r["body"]["messages"] for r in server.requests
-                   if r["body"]["messages"][-1].get("content") == "read every file"]
+    [in_flight] = [
+        r["body"]["messages"] for r in server.requests if r["body"]["messages"][-1].get("content") == "read every file"
+    ]
     assert joined[:-1] == in_flight and joined[-1]["role"] == "user"
 
 
@@ -157,8 +160,9 @@ def _resume(state, make_state, **config):
     from agent.state.transcript import Transcript
 
     resumed = make_state(**config)
-    resumed.transcript = Transcript(state.session_id, state.workspace,
-                                    session.load(state.session_id, state.workspace).messages)
+    resumed.transcript = Transcript(
+        state.session_id, state.workspace, session.load(state.session_id, state.workspace).messages
+    )
     return resumed
 
 

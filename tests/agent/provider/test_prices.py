@@ -107,13 +107,16 @@ def test_override_from_json_text_and_from_a_file(tmp_path):
     assert prices.parse_overrides({"m": {"hit": 1, "miss": 2, "output": 3}}) == {"m": Prices(1.0, 2.0, 3.0)}
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("{not json", "not valid JSON"),
-    ("/no/such/prices.json", "cannot read /no/such/prices.json"),
-    ('{"m": {"miss": -1, "output": 1}}', "m: miss must be a price"),
-    ('{"m": {"miss": 1, "output": 1, "input": 2}}', "unknown field(s) input"),
-    ('["m"]', "a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("{not json", "not valid JSON"),
+        ("/no/such/prices.json", "cannot read /no/such/prices.json"),
+        ('{"m": {"miss": -1, "output": 1}}', "m: miss must be a price"),
+        ('{"m": {"miss": 1, "output": 1, "input": 2}}', "unknown field(s) input"),
+        ('["m"]', "a JSON object"),
+    ],
+)
 def test_a_bad_override_is_refused_with_one_line(text, says, monkeypatch, capsys):
     with pytest.raises(prices.BadPrices, match=None) as info:
         prices.parse_overrides(text)
@@ -132,8 +135,9 @@ def test_override_reaches_the_config_and_status(monkeypatch, make_state):
     assert list(config.prices) == ["x"]
     state = make_state(model="deepseek-flash", prices={"deepseek-flash": Prices(0.5, 1.0, 2.0)})
     line = billing.prices_now_line(state.config, "en")
-    assert line == ("Prices now: $0.5000/$1.0000/$2.0000 per 1M tokens (cache hit/miss/output), "
-                    "your own prices (--prices)")
+    assert line == (
+        "Prices now: $0.5000/$1.0000/$2.0000 per 1M tokens (cache hit/miss/output), your own prices (--prices)"
+    )
 
 
 # ---- billing, request by request ----------------------------------------------------------------
@@ -181,7 +185,8 @@ def test_the_legacy_name_gets_one_line_at_start(workspace):
     lines = [n.text for n in state.emit.events if isinstance(n, Notice)]
     assert len(lines) == 1 and lines[0].startswith(
         "deepseek-v4-flash is a legacy name: DeepSeek serves it with deepseek-flash and bills it at "
-        "deepseek-flash's prices (now $0.00")
+        "deepseek-flash's prices (now $0.00"
+    )
     state.transcript.close()
     args = main.parse_args([])
     plain = main.start_state(args, main.build_config(args))
@@ -212,13 +217,20 @@ def test_the_window_is_remembered_so_start_up_never_loads_the_price_data(home):
     import subprocess
     import sys
 
-    probe = ("import sys, main; c = main.build_config(main.parse_args([])); "
-             "print(c.context_window, 'genai_prices.data' in sys.modules)")
+    probe = (
+        "import sys, main; c = main.build_config(main.parse_args([])); "
+        "print(c.context_window, 'genai_prices.data' in sys.modules)"
+    )
     home.mkdir()
 
     def start() -> str:
-        return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                              env={**os.environ, "CODING_AGENT_HOME": str(home)}).stdout.split()
+        return subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "CODING_AGENT_HOME": str(home)},
+        ).stdout.split()
 
     assert start() == ["1000000", "True"]  # looked up, and remembered
     assert start() == ["1000000", "False"]

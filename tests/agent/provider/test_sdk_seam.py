@@ -48,10 +48,16 @@ def private_uses(source: str) -> set[str]:
 
 
 def test_the_private_name_check_sees_each_form():
-    assert private_uses("import openai._utils\nfrom openai._base_client import x\nfrom openai import _exceptions\n"
-                        "y = openai._base_client.z\n") == {
-        "openai._utils", "openai._base_client", "openai._base_client.x", "openai._exceptions",
-        "openai._base_client.z"}
+    assert private_uses(
+        "import openai._utils\nfrom openai._base_client import x\nfrom openai import _exceptions\n"
+        "y = openai._base_client.z\n"
+    ) == {
+        "openai._utils",
+        "openai._base_client",
+        "openai._base_client.x",
+        "openai._exceptions",
+        "openai._base_client.z",
+    }
     assert private_uses("from pydantic_ai.messages import ModelRequest\nimport openai\nopenai.__version__\n") == set()
 
 

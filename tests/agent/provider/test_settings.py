@@ -52,8 +52,17 @@ def test_each_layer_wins_over_the_one_below(layers, monkeypatch):
 
 
 def test_flags_that_are_switches_and_choices(layers):
-    write(layers["project"], {"autoCompact": False, "thinking": False, "language": "zh", "maxRequests": 7,
-                              "debug": False, "reasoningEffort": "max"})
+    write(
+        layers["project"],
+        {
+            "autoCompact": False,
+            "thinking": False,
+            "language": "zh",
+            "maxRequests": 7,
+            "debug": False,
+            "reasoningEffort": "max",
+        },
+    )
     _args, config = start([])
     assert config.auto_compact is False
     assert config.thinking is False
@@ -66,8 +75,16 @@ def test_flags_that_are_switches_and_choices(layers):
 
 def test_bad_files_and_values_are_one_line_each_and_the_rest_is_used(layers):
     write(layers["user"], "{ not json")
-    write(layers["project"], {"model": "kept", "contextWindow": "big", "cheapTier": "sometimes", "colour": "red",
-                              "env": {"DEEPSEEK_API_KEY": "sk-from-a-repo", "FOO_FROM_SETTINGS": "1"}})
+    write(
+        layers["project"],
+        {
+            "model": "kept",
+            "contextWindow": "big",
+            "cheapTier": "sometimes",
+            "colour": "red",
+            "env": {"DEEPSEEK_API_KEY": "sk-from-a-repo", "FOO_FROM_SETTINGS": "1"},
+        },
+    )
     write(layers["local"], ["a", "list"])
     _args, config = start([])
     assert config.model == "kept"

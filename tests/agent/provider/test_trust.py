@@ -44,17 +44,43 @@ def start(argv: list[str], answer: str | None = None):
 
             async def reply() -> str:
                 return answer
+
             return reply()
 
     state.emit, state.asked, state.log = emit, asked, log
     return state
 
 
-@pytest.mark.parametrize("name", ["LD_PRELOAD", "ld_preload", "DYLD_INSERT_LIBRARIES", "PYTHONPATH", "PYTHONHOME",
-                                  "NODE_OPTIONS", "BASH_ENV", "ENV", "GIT_CONFIG_GLOBAL", "GIT_DIR", "HTTPS_PROXY",
-                                  "http_proxy", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
-                                  "PATH", "HOME", "CODING_AGENT_HOME", "API_KEY", "OPENAI_API_KEY", "XDG_CONFIG_HOME",
-                                  "OPENAI_BASE_URL", "NPM_CONFIG_REGISTRY", "PIP_INDEX_URL"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "LD_PRELOAD",
+        "ld_preload",
+        "DYLD_INSERT_LIBRARIES",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "NODE_OPTIONS",
+        "BASH_ENV",
+        "ENV",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_DIR",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "NO_PROXY",
+        "ALL_PROXY",
+        "SSL_CERT_FILE",
+        "REQUESTS_CA_BUNDLE",
+        "PATH",
+        "HOME",
+        "CODING_AGENT_HOME",
+        "API_KEY",
+        "OPENAI_API_KEY",
+        "XDG_CONFIG_HOME",
+        "OPENAI_BASE_URL",
+        "NPM_CONFIG_REGISTRY",
+        "PIP_INDEX_URL",
+    ],
+)
 def test_variables_that_change_how_programs_load_or_connect_are_protected(name):
     assert protected(name)
 
@@ -87,12 +113,16 @@ def test_the_users_base_url_beats_the_projects_and_the_key_follows_the_rules(lay
     config = main.build_config(args)
     assert config.model == "from-project"  # a preference applies at once
     assert config.base_url is None and config.api_key == "sk-deepseek"  # DeepSeek's key, to DeepSeek
-    assert (config.project_endpoint.url, config.project_endpoint.key_name) == ("http://project.example/v1",
-                                                                               "OPENAI_API_KEY")
+    assert (config.project_endpoint.url, config.project_endpoint.key_name) == (
+        "http://project.example/v1",
+        "OPENAI_API_KEY",
+    )
     # The user's file, a flag, and the user's file with a project that picks the language (the files are read again).
-    for argv, user, lang in (([], {"baseUrl": "http://mine.example/v1"}, "en"),
-                             (["--base-url", "http://flag/v1"], {}, "en"),
-                             ([], {"baseUrl": "http://mine.example/v1"}, "zh")):
+    for argv, user, lang in (
+        ([], {"baseUrl": "http://mine.example/v1"}, "en"),
+        (["--base-url", "http://flag/v1"], {}, "en"),
+        ([], {"baseUrl": "http://mine.example/v1"}, "zh"),
+    ):
         write(layers["project"], {"baseUrl": "http://project.example/v1", "language": lang})
         write(layers["user"], user)
         args = main.parse_args(argv)
@@ -116,11 +146,25 @@ def test_trust_project_is_the_users_own_word(layers):
 
 def test_the_question_shows_each_mcp_servers_env_cwd_and_headers_expanded(workspace, monkeypatch):
     monkeypatch.setenv("TOKEN_T", "tok-1")
-    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "s": {"command": "python3", "args": ["-m", "srv"], "env": {"PYTHONPATH": ".evil", "MODE": "${MODE_T:-x}"},
-              "cwd": "sub"},
-        "h": {"type": "http", "url": "https://mcp.example/${TOKEN_T}",
-              "headers": {"Authorization": "Bearer ${TOKEN_T}"}}}}))
+    (workspace / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "s": {
+                        "command": "python3",
+                        "args": ["-m", "srv"],
+                        "env": {"PYTHONPATH": ".evil", "MODE": "${MODE_T:-x}"},
+                        "cwd": "sub",
+                    },
+                    "h": {
+                        "type": "http",
+                        "url": "https://mcp.example/${TOKEN_T}",
+                        "headers": {"Authorization": "Bearer ${TOKEN_T}"},
+                    },
+                }
+            }
+        )
+    )
     found = grants.collect(None, workspace)
     lines = grants.describe(found, "en")
     assert "mcp      s: python3 -m srv" in lines
@@ -134,14 +178,22 @@ def test_the_question_shows_each_mcp_servers_env_cwd_and_headers_expanded(worksp
 
 
 async def test_p_mode_skips_every_grant_with_one_line(layers, workspace):
-    write(layers["project"], {"env": {"PLAIN_T": "1"}, "permissions": {"allow": ["Bash"], "defaultMode": "plan"},
-                              "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})
+    write(
+        layers["project"],
+        {
+            "env": {"PLAIN_T": "1"},
+            "permissions": {"allow": ["Bash"], "defaultMode": "plan"},
+            "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]},
+        },
+    )
     state = start(["-p", "hi", "--base-url", "http://127.0.0.1:9/v1"])
     try:
         await lifecycle.start_project(state)
         lines = [n.text for n in state.log.of(Notice) if n.text.startswith("Not used")]
-        assert lines == ["Not used: the project's env PLAIN_T, 1 allow rule(s), defaultMode plan, 1 hook(s) "
-                         "(not approved: approve them once in the REPL, or pass --trust-project)"]
+        assert lines == [
+            "Not used: the project's env PLAIN_T, 1 allow rule(s), defaultMode plan, 1 hook(s) "
+            "(not approved: approve them once in the REPL, or pass --trust-project)"
+        ]
         assert not state.project.trusted and state.project.env == {} and state.permissions.mode is None
         assert state.hooks.active == [] and [r.text for r in state.permissions.pending_allow] == ["Bash"]
     finally:
@@ -150,8 +202,14 @@ async def test_p_mode_skips_every_grant_with_one_line(layers, workspace):
 
 async def test_a_yes_switches_everything_on_and_is_remembered_until_a_grant_changes(layers, workspace, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
-    write(layers["project"], {"env": {"PLAIN_T": "1"}, "baseUrl": "http://project.example/v1",
-                              "permissions": {"allow": ["Bash(make)"], "defaultMode": "plan"}})
+    write(
+        layers["project"],
+        {
+            "env": {"PLAIN_T": "1"},
+            "baseUrl": "http://project.example/v1",
+            "permissions": {"allow": ["Bash(make)"], "defaultMode": "plan"},
+        },
+    )
     state = start([], answer="y")
     try:
         await lifecycle.start_project(state)

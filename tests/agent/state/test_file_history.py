@@ -98,7 +98,8 @@ def test_undo_never_follows_a_symlink_or_opens_a_fifo(tmp_path: Path) -> None:
         "through it)",
         "pipe.txt: skipped, pipe.txt is not a regular file now (a FIFO, device or socket) (the tree changed since "
         "the write; nothing was written through it)",
-        "sub/a.txt: skipped, sub is now a symlink (the tree changed since the write; nothing was written through it)"]
+        "sub/a.txt: skipped, sub is now a symlink (the tree changed since the write; nothing was written through it)",
+    ]
     assert (outside / "a.txt").read_text() == "outside\n" and (root / "link.txt").is_symlink()
     assert (root / "gone" / "deep" / "b.txt").read_bytes() == b"back\n"
     assert sorted(p.name for p in outside.iterdir()) == ["a.txt"]

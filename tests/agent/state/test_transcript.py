@@ -173,8 +173,9 @@ def test_revert_after_replace_brings_back_the_history_the_file_and_the_checkpoin
     assert _parts(t.messages) == original + _parts(later) == _on_disk(t)
     assert dropped == [checkpoint] and t.undo_stack == ()
     # The compacted history went to an archive of its own: undoing the undo loses nothing either.
-    assert _parts(session.parse_lines(saved.read_bytes()).messages) == _parts([ModelRequest(parts=[
-        UserPromptPart("summary")])] + later)
+    assert _parts(session.parse_lines(saved.read_bytes()).messages) == _parts(
+        [ModelRequest(parts=[UserPromptPart("summary")])] + later
+    )
     assert read_undo_note(saved) == len(t.messages)
 
 
@@ -221,8 +222,10 @@ def test_nothing_but_the_transcript_writes_the_history_or_the_session_file():
     mutators = {"append", "extend", "insert", "pop", "clear", "remove", "sort", "reverse"}
 
     def is_history(node: ast.AST) -> bool:  # x.history, or x.transcript.messages
-        return isinstance(node, ast.Attribute) and (node.attr in ("history", "persisted") or (
-            node.attr == "messages" and isinstance(node.value, ast.Attribute) and node.value.attr == "transcript"))
+        return isinstance(node, ast.Attribute) and (
+            node.attr in ("history", "persisted")
+            or (node.attr == "messages" and isinstance(node.value, ast.Attribute) and node.value.attr == "transcript")
+        )
 
     found = []
     for path in source_files(ROOT):

@@ -67,9 +67,14 @@ def test_resuming_the_fixture_in_a_real_process(workspace, home, server):
     import sys
 
     path = _install(workspace, FIXTURE.read_bytes())
-    done = subprocess.run([sys.executable, str(Path(main.__file__)), "--continue", "--base-url", server.base_url,
-                           "-p", "and now?"], cwd=workspace, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "CODING_AGENT_HOME": str(home)})
+    done = subprocess.run(
+        [sys.executable, str(Path(main.__file__)), "--continue", "--base-url", server.base_url, "-p", "and now?"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CODING_AGENT_HOME": str(home)},
+    )
     assert done.returncode == 0 and "Echo: and now?" in done.stdout, done.stderr
     assert "skipped" not in done.stderr
     lines = path.read_bytes().splitlines()
@@ -124,8 +129,15 @@ def test_a_future_upgrade_runs_after_the_ones_before(monkeypatch, workspace):
     assert len(session.load(path.stem, workspace).messages) == 9
 
 
-@pytest.mark.parametrize("first", [b'{"coding_agent_session": "1"}', b'{"coding_agent_session": -1}',
-                                   b'{"coding_agent_session": true}', b'{"coding_agent_session": 1'])
+@pytest.mark.parametrize(
+    "first",
+    [
+        b'{"coding_agent_session": "1"}',
+        b'{"coding_agent_session": -1}',
+        b'{"coding_agent_session": true}',
+        b'{"coding_agent_session": 1',
+    ],
+)
 def test_a_bad_header_is_a_bad_line(first):
     loaded = session.parse_lines(first + b"\n" + FIXTURE.read_bytes())
     assert len(loaded.messages) == 8 and len(loaded.skipped) == 1 and loaded.skipped[0].startswith("line 1:")

@@ -44,8 +44,11 @@ def failure_texts() -> dict[str, str]:
             texts = []
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") in FAILURES and node.args:
                 texts.append(_sample(node.args[0]))
-            elif isinstance(node, ast.JoinedStr | ast.Constant) and (text := _sample(node)) and \
-                    text.startswith("Error: "):
+            elif (
+                isinstance(node, ast.JoinedStr | ast.Constant)
+                and (text := _sample(node))
+                and text.startswith("Error: ")
+            ):
                 texts.append(text.removeprefix("Error: "))
             elif isinstance(node, ast.FunctionDef) and (name, node.name) in FAILURE_RETURNS:
                 texts += [_sample(r.value) for r in ast.walk(node) if isinstance(r, ast.Return) and r.value]
@@ -70,8 +73,10 @@ def test_every_literal_failure_of_the_tools_has_its_wording_in_both_languages():
 
 
 def test_a_line_keeps_its_values_and_the_longest_wording_wins():
-    assert match_error("no such file: a b.txt; use write_file to create it") == ("te_no_such_file_edit",
-                                                                                  {"path": "a b.txt"})
+    assert match_error("no such file: a b.txt; use write_file to create it") == (
+        "te_no_such_file_edit",
+        {"path": "a b.txt"},
+    )
     assert match_error("no such file: notes.txt") == ("te_no_such_file", {"path": "notes.txt"})
     copy = " Copy the text exactly as read_file shows"
     assert match_error("old_string was not found in a.b.txt." + copy)[1] == {"path": "a.b.txt", "hint": ""}
@@ -79,8 +84,10 @@ def test_a_line_keeps_its_values_and_the_longest_wording_wins():
     assert match_error(f"old_string was not found in notes.txt.{hint}{copy}")[1] == {"path": "notes.txt", "hint": hint}
     assert error_line("Error: src/x.py is outside the workspace /ws", "zh") == "错误：src/x.py 在工作区 /ws 之外"
     assert error_line("Error: something new", "zh") == "错误：something new"  # the detail as the tool said it
-    assert error_line("Error: the user declined to run this command", "en") == \
-        "Error: the user declined to run this command"
+    assert (
+        error_line("Error: the user declined to run this command", "en")
+        == "Error: the user declined to run this command"
+    )
     for key, (en, zh) in TOOL_TEXTS.items():
         assert en and zh and (key == "te_http" or en != zh), key
 

@@ -22,15 +22,16 @@ def _ignorable_oracle() -> set[int]:
         import regex
     except ImportError:
         return {c for a, b in DEFAULT_IGNORABLE for c in range(a, b + 1)}
-    found = regex.findall(r"\p{Default_Ignorable_Code_Point}", "".join(chr(c) for c in range(0xD800)) +
-                          "".join(chr(c) for c in range(0xE000, 0x110000)))
+    found = regex.findall(
+        r"\p{Default_Ignorable_Code_Point}",
+        "".join(chr(c) for c in range(0xD800)) + "".join(chr(c) for c in range(0xE000, 0x110000)),
+    )
     return {ord(c) for c in found}
 
 
 def _must_escape(code: int, ignorable: set[int]) -> bool:
     category = unicodedata.category(chr(code))
-    return (category in _NOT_SHOWN or (category == "Zs" and code != 0x20) or code in ignorable
-            or code in _BLANK_GLYPHS)
+    return category in _NOT_SHOWN or (category == "Zs" and code != 0x20) or code in ignorable or code in _BLANK_GLYPHS
 
 
 def test_every_code_point_is_escaped_or_visibly_printable():
@@ -47,9 +48,30 @@ def test_every_code_point_is_escaped_or_visibly_printable():
     assert wrong == []
 
 
-@pytest.mark.parametrize("char", ["\u206a", "\u206f", "\U000e0041", "\ufe0f", "\U000e0100", "\u180e", "\u034f",
-                                  "\u061c", "\u1160", "\u17b4", "\u17b5", "\u2800", "\u3164", "\u00a0", "\u3000",
-                                  "\u2028", "\ud800", "\ue000", "\u00ad"])
+@pytest.mark.parametrize(
+    "char",
+    [
+        "\u206a",
+        "\u206f",
+        "\U000e0041",
+        "\ufe0f",
+        "\U000e0100",
+        "\u180e",
+        "\u034f",
+        "\u061c",
+        "\u1160",
+        "\u17b4",
+        "\u17b5",
+        "\u2800",
+        "\u3164",
+        "\u00a0",
+        "\u3000",
+        "\u2028",
+        "\ud800",
+        "\ue000",
+        "\u00ad",
+    ],
+)
 def test_the_characters_the_review_found_are_escaped(char):
     shown = plain(char)
     assert shown.isascii() and shown.startswith(("\\u", "\\x", "\\U")) and plain(f"a{char}b") == f"a{shown}b"

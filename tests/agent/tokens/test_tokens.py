@@ -78,16 +78,37 @@ def test_count_message_parts():
     c = tokens.count_text
     user = ModelRequest(parts=[UserPromptPart("hello world")])
     assert tokens.count_message(user) == 1 + c("hello world")
-    ret = ModelRequest(parts=[ToolReturnPart("list_files", {"a": [1, 2]}, tool_call_id="x"),
-                              ToolReturnPart("read_file", "plain text", tool_call_id="y")])
+    ret = ModelRequest(
+        parts=[
+            ToolReturnPart("list_files", {"a": [1, 2]}, tool_call_id="x"),
+            ToolReturnPart("read_file", "plain text", tool_call_id="y"),
+        ]
+    )
     wrap = c("<tool_result>") + c("</tool_result>")
     assert tokens.count_message(ret) == wrap + c('{"a":[1,2]}') + wrap + c("plain text")
-    resp = ModelResponse(parts=[ThinkingPart("let me see", id="reasoning_content"), TextPart("Reading."),
-                                ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="x")])
+    resp = ModelResponse(
+        parts=[
+            ThinkingPart("let me see", id="reasoning_content"),
+            TextPart("Reading."),
+            ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="x"),
+        ]
+    )
     # The call as DSML: <DSML tool_calls> <DSML invoke name=..> <DSML parameter ..>a.py</DSML parameter> ...
-    dsml = (c("\n\n<") + 1 + c("tool_calls>\n<") + 1 + c('invoke name="read_file">\n<') + 1
-            + c('parameter name="path" string="true">a.py</') + 1 + c("parameter>\n</") + 1 + c("invoke>\n</") + 1
-            + c("tool_calls>"))
+    dsml = (
+        c("\n\n<")
+        + 1
+        + c("tool_calls>\n<")
+        + 1
+        + c('invoke name="read_file">\n<')
+        + 1
+        + c('parameter name="path" string="true">a.py</')
+        + 1
+        + c("parameter>\n</")
+        + 1
+        + c("invoke>\n</")
+        + 1
+        + c("tool_calls>")
+    )
     assert tokens.count_message(resp) == 1 + 2 + c("let me see") + c("Reading.") + dsml + 1
     assert tokens.count_message(ModelRequest(parts=[SystemPromptPart("be brief")])) == 2 + c("be brief")
     assert tokens.count_message(ModelResponse(parts=[ThinkingPart("only thoughts")])) == 0  # not sent
@@ -95,13 +116,16 @@ def test_count_message_parts():
 
 def test_batch_counts_equal_one_by_one():
     def varied():
-        return [
-            ModelRequest(parts=[UserPromptPart(f"question {i}: {EN if i % 2 else ZH}")]) for i in range(40)
-        ] + [
+        return [ModelRequest(parts=[UserPromptPart(f"question {i}: {EN if i % 2 else ZH}")]) for i in range(40)] + [
             ModelRequest(parts=[UserPromptPart("")]),
             ModelRequest(parts=[ToolReturnPart("read_file", "def f():\n    return 1\n" * 3_000, tool_call_id="x")]),
-            ModelResponse(parts=[ThinkingPart("hmm", id="reasoning_content"), TextPart("x"),
-                                 ToolCallPart("grep", {"pattern": "内容"}, tool_call_id="y")]),
+            ModelResponse(
+                parts=[
+                    ThinkingPart("hmm", id="reasoning_content"),
+                    TextPart("x"),
+                    ToolCallPart("grep", {"pattern": "内容"}, tool_call_id="y"),
+                ]
+            ),
         ]
 
     one_by_one = [tokens.count_message(m) for m in varied()]
@@ -143,16 +167,25 @@ def test_request_prefix_grows_as_the_servers_own_count(server):
     """The server counts with its own DeepSeek-style template (its tool instructions included; our
     rendering too, tests/deepseek_template.py, not the agent's rule): a longer schema must grow both
     counts alike, and the bare function dict count as the wrapper."""
+
     def tools(description: str) -> list[dict]:
-        return [{"type": "function", "function": {"name": "read_file", "description": description,
-                                                  "parameters": {"type": "object",
-                                                                 "properties": {"path": {"type": "string"}}}}}]
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": "read_file",
+                    "description": description,
+                    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+                },
+            }
+        ]
 
     client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
     counts = []
     for description in ("读取文件 Read a file.", "读取文件 Read a file. " + ZH * 3 + EN * 3):
-        client.chat.completions.create(model="m", messages=[{"role": "system", "content": ZH + EN}],
-                                       tools=tools(description))
+        client.chat.completions.create(
+            model="m", messages=[{"role": "system", "content": ZH + EN}], tools=tools(description)
+        )
         counts.append((tokens.count_request_prefix(ZH + EN, tools(description)), server.last_request["prompt_tokens"]))
         assert tokens.count_request_prefix(ZH + EN, [tools(description)[0]["function"]]) == counts[-1][0]
     mine, theirs = counts[1][0] - counts[0][0], counts[1][1] - counts[0][1]
@@ -183,8 +216,11 @@ async def test_history_count_agrees_with_the_server(server):
         return DATA
 
     server.script(
-        ToolCalls([("read_file", {"path": "agent/tokens/count.py"}), ("list_files", {"pattern": "*"})],
-                  content="Let me look.", reasoning="先看看代码。"),
+        ToolCalls(
+            [("read_file", {"path": "agent/tokens/count.py"}), ("list_files", {"pattern": "*"})],
+            content="Let me look.",
+            reasoning="先看看代码。",
+        ),
         ToolCalls([("list_files", {"pattern": "src/*.py"})]),
         Text(EN * 10, reasoning="思考 " + EN),
         ToolCalls([("read_file", {"path": "README"})]),

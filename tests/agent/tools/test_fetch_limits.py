@@ -116,18 +116,37 @@ async def test_a_trickling_server_is_stopped_by_the_whole_fetchs_deadline(worksp
 
 
 def test_print_mode_ends_against_a_trickling_server(workspace, home, server, slow_site):
-    done = run_main(["--base-url", server.base_url, "--yes", "--fetch-allow-network", "127.0.0.0/8", "-p",
-                     f"fetch {slow_site.url}/trickle"], workspace, home, env={"CODING_AGENT_FETCH_TIMEOUT": "2"},
-                    timeout=90)
+    done = run_main(
+        [
+            "--base-url",
+            server.base_url,
+            "--yes",
+            "--fetch-allow-network",
+            "127.0.0.0/8",
+            "-p",
+            f"fetch {slow_site.url}/trickle",
+        ],
+        workspace,
+        home,
+        env={"CODING_AGENT_FETCH_TIMEOUT": "2"},
+        timeout=90,
+    )
     assert done.returncode == 0, done.stderr
     fetched = [m for m in server.requests[-1]["body"]["messages"] if m["role"] == "tool"]
     assert fetched and "the fetch took longer than 2 s" in fetched[0]["content"]
 
 
-@pytest.mark.parametrize(("address", "carried"), [
-    ("::127.0.0.1", "127.0.0.1"), ("::ffff:10.0.0.1", None), ("64:ff9b::a9fe:a9fe", "169.254.169.254"),
-    ("2002:7f00:1::1", "127.0.0.1"), ("2002:c0a8:101::", "192.168.1.1"),
-    ("2001:0:4136:e378:8000:63bf:80ff:fffe", None)])
+@pytest.mark.parametrize(
+    ("address", "carried"),
+    [
+        ("::127.0.0.1", "127.0.0.1"),
+        ("::ffff:10.0.0.1", None),
+        ("64:ff9b::a9fe:a9fe", "169.254.169.254"),
+        ("2002:7f00:1::1", "127.0.0.1"),
+        ("2002:c0a8:101::", "192.168.1.1"),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", None),
+    ],
+)
 def test_an_ipv6_address_is_checked_by_the_ipv4_address_it_carries(address, carried):
     why = fetch.address_refused(address)
     assert why is not None, address

@@ -23,8 +23,10 @@ from tests.fake_ui import FakeUI
 from tests.test_main import run_main
 
 LOOPBACK = ("127.0.0.0/8",)
-PAGE = ("<html><head><title>T</title><script>stealCookies()</script><style>p{}</style></head><body>"
-        "<h1>Install</h1><p>Run <code>pip install thing</code>. See <a href=\"/docs\">the docs</a>.</p></body></html>")
+PAGE = (
+    "<html><head><title>T</title><script>stealCookies()</script><style>p{}</style></head><body>"
+    '<h1>Install</h1><p>Run <code>pip install thing</code>. See <a href="/docs">the docs</a>.</p></body></html>'
+)
 LONG = "".join(f"{n:05d} " for n in range(10_000))  # 60,000 characters
 
 
@@ -45,10 +47,14 @@ class Site:
                     "/image": (200, "image/png", b"\x89PNG\r\n\x1a\n"),
                     "/missing": (404, "text/plain", b"no such page"),
                 }
-                redirects = {"/to-page": "/page", "/loop": "/loop",
-                             "/to-metadata": "http://169.254.169.254/latest/meta-data/",
-                             "/to-ten": "http://10.0.0.1/", "/to-v6": f"http://[::1]:{site.port}/page",
-                             "/to-internal": f"http://internal.example:{site.port}/page"}
+                redirects = {
+                    "/to-page": "/page",
+                    "/loop": "/loop",
+                    "/to-metadata": "http://169.254.169.254/latest/meta-data/",
+                    "/to-ten": "http://10.0.0.1/",
+                    "/to-v6": f"http://[::1]:{site.port}/page",
+                    "/to-internal": f"http://internal.example:{site.port}/page",
+                }
                 if self.path in redirects:
                     self.send_response(302)
                     self.send_header("Location", redirects[self.path])
@@ -83,8 +89,11 @@ def make_ctx(workspace, answer: str | None = "y", **config: object) -> RunContex
     async def approve(subject: str) -> str:
         return answer or "n"
 
-    state = AppState(config=Config(workspace=workspace, **config), transcript=Transcript("s1", workspace),
-                     emit=FakeUI(approve=approve if answer else None))
+    state = AppState(
+        config=Config(workspace=workspace, **config),
+        transcript=Transcript("s1", workspace),
+        emit=FakeUI(approve=approve if answer else None),
+    )
     return RunContext(deps=state, model=TestModel(), usage=RunUsage())
 
 
@@ -117,8 +126,15 @@ async def test_loopback_is_refused_unless_its_network_is_allowed(workspace, site
     named = await fetch.fetch_url(ctx, f"http://localhost:{site.port}/page")
     assert re.match(r"Error: localhost resolves to (127\.0\.0\.1|::1), a loopback address", named), named
     assert site.requests == []  # refused before any connection
-    for address, why in [("10.1.2.3", "private"), ("169.254.169.254", "link-local"), ("::ffff:127.0.0.1", "loopback"),
-                         ("::1", "loopback"), ("0.0.0.0", "a"), ("100.64.0.1", "public"), ("fe80::1", "link")]:
+    for address, why in [
+        ("10.1.2.3", "private"),
+        ("169.254.169.254", "link-local"),
+        ("::ffff:127.0.0.1", "loopback"),
+        ("::1", "loopback"),
+        ("0.0.0.0", "a"),
+        ("100.64.0.1", "public"),
+        ("fe80::1", "link"),
+    ]:
         assert why in fetch.address_refused(address), address
     assert fetch.address_refused("93.184.216.34") is None
     assert fetch.address_refused("10.1.2.3", ("10.0.0.0/8",)) is None
@@ -164,7 +180,7 @@ async def test_long_text_is_capped_by_the_window_and_read_on_with_offset(workspa
     assert f"[characters 0-{cap} of {len(LONG)}; continue with offset={cap}]" in first
     assert first.endswith(LONG[:cap])
     more = await fetch.fetch_url(ctx, f"{site.url}/long", offset=cap, length=12)
-    assert more.endswith("\n\n" + LONG[cap:cap + 12])
+    assert more.endswith("\n\n" + LONG[cap : cap + 12])
     last = await fetch.fetch_url(ctx, f"{site.url}/long", offset=len(LONG) - 6)
     assert f"[characters {len(LONG) - 6}-{len(LONG)} of {len(LONG)}]" in last
     assert "past the end" in await fetch.fetch_url(ctx, f"{site.url}/long", offset=len(LONG) + 1)
@@ -185,16 +201,21 @@ def test_the_cheap_tier_clears_old_fetch_results():
 
     history = [ModelRequest(parts=[UserPromptPart("look it up")])]
     for n in range(3):
-        history += [ModelResponse(parts=[ToolCallPart("fetch_url", {"url": f"http://x/{n}"}, tool_call_id=f"c{n}")]),
-                    ModelRequest(parts=[ToolReturnPart("fetch_url", LONG[:20_000], tool_call_id=f"c{n}")])]
+        history += [
+            ModelResponse(parts=[ToolCallPart("fetch_url", {"url": f"http://x/{n}"}, tool_call_id=f"c{n}")]),
+            ModelRequest(parts=[ToolReturnPart("fetch_url", LONG[:20_000], tool_call_id=f"c{n}")]),
+        ]
     history.append(ModelResponse(parts=[TextPart("done")]))
     cleared, saved = cheap_tier(history, 8_000)
     assert saved > 0 and cleared[2].parts[0].content != LONG[:20_000]
 
 
 def test_print_mode_declines_a_new_domain_and_exits_3(workspace, home, server, site):
-    result = run_main(["--base-url", server.base_url, "-p", f"fetch {site.url}/page",
-                       "--fetch-allow-network", "127.0.0.1"], workspace, home)
+    result = run_main(
+        ["--base-url", server.base_url, "-p", f"fetch {site.url}/page", "--fetch-allow-network", "127.0.0.1"],
+        workspace,
+        home,
+    )
     assert result.returncode == 3 and "Declined to fetch" in result.stderr and site.requests == []
     bad = run_main(["--base-url", server.base_url, "-p", "hi", "--fetch-allow-network", "nope"], workspace, home)
     assert bad.returncode == 2 and "'nope' is not an address or network" in bad.stderr

@@ -38,22 +38,28 @@ async def test_an_edit_in_a_long_file_keeps_its_line_numbers(ctx, workspace):
     (workspace / "long.txt").write_text(old)
     read_file(ctx, "long.txt")
     result = await edit_file(ctx, "long.txt", "line 15000\n", "changed\n")
-    expected = "".join(difflib.unified_diff(old.splitlines(True), old.replace("line 15000\n", "changed\n")
-                                            .splitlines(True), "a/long.txt", "b/long.txt"))
+    expected = "".join(
+        difflib.unified_diff(
+            old.splitlines(True), old.replace("line 15000\n", "changed\n").splitlines(True), "a/long.txt", "b/long.txt"
+        )
+    )
     assert result.metadata["diff"] == expected
     assert "@@ -14998,7 +14998,7 @@" in expected
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d", ""]), max_size=40),
-       st.lists(st.sampled_from(["a\n", "b\n", "x\n", "y\n"]), max_size=10), st.integers(0, 40),
-       st.integers(0, 5))
+@given(
+    st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d", ""]), max_size=40),
+    st.lists(st.sampled_from(["a\n", "b\n", "x\n", "y\n"]), max_size=10),
+    st.integers(0, 40),
+    st.integers(0, 5),
+)
 def test_the_diff_applies_with_git_apply(tmp_path_factory, lines, inserted, at, dropped):
     # git's own applier (no fuzz, checks "\ No newline at end of file") rather than GNU patch: git is one of
     # the three things the README asks for, patch is not on a minimal system, and the Python appliers
     # (whatthepatch, patch-ng) ignore the missing final newline this test is here to check.
     old = "".join(lines)
-    new = "".join(lines[:at] + inserted + lines[at + dropped:])
+    new = "".join(lines[:at] + inserted + lines[at + dropped :])
     diff = _diff(old.encode(), new.encode(), "f", "en")
     if old == new:
         assert diff == ""
@@ -62,8 +68,9 @@ def test_the_diff_applies_with_git_apply(tmp_path_factory, lines, inserted, at, 
     (folder / "f").write_text(old)
     # Outside any repository git apply works as patch does; the ceiling keeps it from finding one above.
     env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(folder.parent)}
-    done = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], input=diff, text=True, cwd=folder,
-                          capture_output=True, env=env)
+    done = subprocess.run(
+        ["git", "apply", "--whitespace=nowarn", "-"], input=diff, text=True, cwd=folder, capture_output=True, env=env
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (folder / "f").read_text() == new
 

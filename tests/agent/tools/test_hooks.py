@@ -67,8 +67,18 @@ def body_text(server) -> str:
 async def test_pre_tool_use_blocks_with_exit_2_and_the_model_reads_why(make_state, server, workspace, home, hook):
     server.script(ToolCalls([("run_command", {"command": "touch made"})]), Text("ok"))
     state = make_state()
-    use_hooks(state, home, {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": hook(2, stderr="no touching in this repo")}]}]})
+    use_hooks(
+        state,
+        home,
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": hook(2, stderr="no touching in this repo")}],
+                }
+            ]
+        },
+    )
     await on_submit(state, "make a file")
     assert not (workspace / "made").exists()
     assert "no touching in this repo" in body_text(server)
@@ -141,10 +151,17 @@ async def test_after_a_compaction_post_compact_and_session_start_put_rules_back(
     script_forever(server, responder([long_answer(n) for n in range(4)]))
     state = make_state()
     await chat(state, ["one", "two", "three"])
-    rules = json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                               "additionalContext": "Rule: never push to main."}})
-    use_hooks(state, home, {"PostCompact": [{"hooks": [{"command": hook()}]}],
-                            "SessionStart": [{"matcher": "compact", "hooks": [{"command": hook(0, rules)}]}]})
+    rules = json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "Rule: never push to main."}}
+    )
+    use_hooks(
+        state,
+        home,
+        {
+            "PostCompact": [{"hooks": [{"command": hook()}]}],
+            "SessionStart": [{"matcher": "compact", "hooks": [{"command": hook(0, rules)}]}],
+        },
+    )
     result = await compact.run_compact(state)
     await on_submit(state, "next step")
     post, start = hook.seen()
@@ -159,8 +176,10 @@ async def test_a_stop_hook_sends_the_model_back_to_work_once_asked(make_state, s
     flag = tmp_path / "stopped-once"
     script = tmp_path / "stop.sh"
     log = tmp_path / "stop.log"
-    script.write_text(f"cat >> {log}; echo >> {log}; if [ -e {flag} ]; then exit 0; fi; touch {flag}; "
-                      "echo 'tests are still failing' >&2; exit 2\n")
+    script.write_text(
+        f"cat >> {log}; echo >> {log}; if [ -e {flag} ]; then exit 0; fi; touch {flag}; "
+        "echo 'tests are still failing' >&2; exit 2\n"
+    )
     server.script(Text("done, I think"), Text("now really done"))
     state = make_state()
     use_hooks(state, home, {"Stop": [{"hooks": [{"command": f"sh {script}"}]}]})
@@ -173,9 +192,21 @@ async def test_a_stop_hook_sends_the_model_back_to_work_once_asked(make_state, s
 async def test_a_failing_hook_is_one_line_and_the_turn_goes_on(make_state, server, home, hook, tmp_path):
     server.script(Text("answered anyway"))
     state = make_state()
-    use_hooks(state, home, {"UserPromptSubmit": [{"hooks": [
-        {"command": hook(1, stderr="boom")}, {"command": "sleep 30", "timeout": 0.5},
-        {"command": str(tmp_path / "no-such-hook")}]}]})
+    use_hooks(
+        state,
+        home,
+        {
+            "UserPromptSubmit": [
+                {
+                    "hooks": [
+                        {"command": hook(1, stderr="boom")},
+                        {"command": "sleep 30", "timeout": 0.5},
+                        {"command": str(tmp_path / "no-such-hook")},
+                    ]
+                }
+            ]
+        },
+    )
     await on_submit(state, "hello")
     warnings = [n.text for n in state.emit.of(Notice) if n.level == "warn"]
     assert len(warnings) == 3, warnings
@@ -212,7 +243,9 @@ async def test_a_projects_hooks_wait_for_one_approval(make_state, workspace, hom
 
                 async def reply():
                     return answer
+
                 return reply()
+
         return emit
 
     state.emit = ui("n")
@@ -229,9 +262,19 @@ async def test_a_projects_hooks_wait_for_one_approval(make_state, workspace, hom
 
 def test_bad_hook_entries_are_one_line_each(workspace, home):
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({"hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "x"}, {"command": "ok"}]}],
-        "OnFullMoon": [], "Stop": "echo"}}))
+    (home / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "x"}, {"command": "ok"}]}
+                    ],
+                    "OnFullMoon": [],
+                    "Stop": "echo",
+                }
+            }
+        )
+    )
     loaded, warnings = hooks.load(files.load(workspace), "en")
     assert [h.command for h in loaded.active] == ["ok"]
     assert len(warnings) == 3 and any("OnFullMoon" in w for w in warnings)
@@ -262,11 +305,24 @@ async def test_a_matcher_of_claude_codes_tool_names_finds_ours(make_state, serve
     """`MultiEdit|WebFetch`, as a Claude Code user wrote it, matches our edit_file and fetch_url (the one
     map of Claude Code's names is agent.tools.preapproval's)."""
     (workspace / "a.txt").write_text("one\n")
-    server.script(ToolCalls([("read_file", {"path": "a.txt"})]),
-                  ToolCalls([("edit_file", {"path": "a.txt", "old_string": "one", "new_string": "two"})]), Text("ok"))
+    server.script(
+        ToolCalls([("read_file", {"path": "a.txt"})]),
+        ToolCalls([("edit_file", {"path": "a.txt", "old_string": "one", "new_string": "two"})]),
+        Text("ok"),
+    )
     state = make_state()
-    use_hooks(state, home, {"PreToolUse": [{"matcher": "MultiEdit|WebFetch", "hooks": [
-        {"type": "command", "command": hook(2, stderr="held by the hook")}]}]})
+    use_hooks(
+        state,
+        home,
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "MultiEdit|WebFetch",
+                    "hooks": [{"type": "command", "command": hook(2, stderr="held by the hook")}],
+                }
+            ]
+        },
+    )
     await on_submit(state, "edit it")
     assert (workspace / "a.txt").read_text() == "one\n"
     assert [e["tool_name"] for e in hook.seen()] == ["edit_file"]

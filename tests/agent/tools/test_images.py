@@ -22,6 +22,7 @@ from tests.builders import long_answer, responder, script_forever
 
 def png(width: int, height: int) -> bytes:
     """A real PNG (grey pixels), built by hand: no imaging library needed."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
@@ -31,8 +32,13 @@ def png(width: int, height: int) -> bytes:
 
 
 def image_parts(body):
-    return [(n, part) for n, m in enumerate(body["messages"]) if isinstance(m.get("content"), list)
-            for part in m["content"] if part.get("type") == "image_url"]
+    return [
+        (n, part)
+        for n, m in enumerate(body["messages"])
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if part.get("type") == "image_url"
+    ]
 
 
 async def test_a_mentioned_image_goes_as_an_image_url_part(make_state, server, workspace):
@@ -79,8 +85,9 @@ async def test_a_model_without_images_gets_a_clear_line_not_a_400(make_state, se
     await main.on_submit(state, "look at @shot.png")
     assert image_parts(server.requests[-1]["body"]) == []
     warned = [n.text for n in state.emit.of(Notice) if n.level == "warn"]
-    assert any("deepseek-v4-pro" in w and ("不接受图片" if lang == "zh" else "does not take images") in w
-               for w in warned)
+    assert any(
+        "deepseek-v4-pro" in w and ("不接受图片" if lang == "zh" else "does not take images") in w for w in warned
+    )
     await main.on_submit(state, "read shot.png")
     tool = [m for m in server.requests[-1]["body"]["messages"] if m["role"] == "tool"][-1]
     assert tool["content"].startswith("Error: shot.png is an image") or "不接受图片" in tool["content"]

@@ -26,8 +26,9 @@ NOTE = "Release notes: version 7 ships on Friday."
 
 async def started(state, home, **settings) -> list[str]:
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps(
-        {"mcpServers": {"feat": {"command": sys.executable, "args": [SERVER]}}, **settings}))
+    (home / "settings.json").write_text(
+        json.dumps({"mcpServers": {"feat": {"command": sys.executable, "args": [SERVER]}}, **settings})
+    )
     state.config.settings = files.load(state.workspace)
     state.mcp, warnings = mcp_servers.load(state.config.settings, state.workspace, "en")
     mcp_servers.start(state, True)
@@ -99,8 +100,11 @@ async def test_the_model_lists_and_reads_resources_with_tools(make_state, server
     state = make_state()
     stop(state)
     await started(state, home)
-    server.script(ToolCalls([("list_mcp_resources", {})]),
-                  ToolCalls([("read_mcp_resource", {"server": "feat", "uri": "notes://release"})]), Text("Done."))
+    server.script(
+        ToolCalls([("list_mcp_resources", {})]),
+        ToolCalls([("read_mcp_resource", {"server": "feat", "uri": "notes://release"})]),
+        Text("Done."),
+    )
     await run_turn(state, "read the release notes")
     assert "notes://release  release  The release notes." in result_of(state.emit, "list_mcp_resources").content
     assert result_of(state.emit, "read_mcp_resource").content == NOTE
@@ -149,8 +153,10 @@ class Answers(EventLog):
     def __call__(self, event):
         super().__call__(event)
         if isinstance(event, Question):
+
             async def reply() -> str:
                 return self.answers.pop(0)
+
             return reply()
         return None
 

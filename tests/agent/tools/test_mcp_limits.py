@@ -163,14 +163,16 @@ def test_the_cut_keeps_images_and_drops_a_big_structured_answer(tmp_path, home):
 
     image = mcp_types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
     words = "word " * 50_000
-    big = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=words), image],
-                                   structured_content={"result": words})
+    big = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text=words), image], structured_content={"result": words}
+    )
     cut = cap_result(big, 1_000, tmp_path / "a.txt")
     assert cut.content[1] is image and cut.structured_content is None
     assert tokens.count_text(cut.content[0].text) <= 1_000
     assert (tmp_path / "a.txt").read_text().replace("\n", "") == words
-    small = mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="ok")],
-                                     structured_content={"rows": [1, 2, 3]})
+    small = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text="ok")], structured_content={"rows": [1, 2, 3]}
+    )
     assert cap_result(small, 1_000, tmp_path / "b.txt") is small
     rows = mcp_types.CallToolResult(content=[], structured_content={"rows": list(range(100_000))})
     cut = cap_result(rows, 1_000, tmp_path / "c.txt")
@@ -241,8 +243,9 @@ def test_bad_limits_are_one_line_each(make_state, home, monkeypatch):
 # --- a server that never starts --------------------------------------------------------------
 
 
-async def test_a_server_that_never_starts_is_failed_once_and_retried_on_request(make_state, server, home, stop,
-                                                                               tmp_path, monkeypatch):
+async def test_a_server_that_never_starts_is_failed_once_and_retried_on_request(
+    make_state, server, home, stop, tmp_path, monkeypatch
+):
     monkeypatch.setenv("MCP_TIMEOUT", "1500")
     silent = tmp_path / "silent"
     silent.touch()

@@ -16,13 +16,20 @@ from ui.registry import CommandHost
 
 
 def test_import_words_outside_code_only():
-    text = ("See @README.md and @docs/git.md.\n"
-            "Mail me at me@example.com; `@not/this.md` is code.\n"
-            "```\n@nor/this.md\n```\n"
-            "- @~/.claude/mine.md\n"
-            "@first/word.md and @name\\ with\\ space.md\n")
-    assert import_names(text) == ["README.md", "docs/git.md.", "~/.claude/mine.md", "first/word.md",
-                                  "name with space.md"]
+    text = (
+        "See @README.md and @docs/git.md.\n"
+        "Mail me at me@example.com; `@not/this.md` is code.\n"
+        "```\n@nor/this.md\n```\n"
+        "- @~/.claude/mine.md\n"
+        "@first/word.md and @name\\ with\\ space.md\n"
+    )
+    assert import_names(text) == [
+        "README.md",
+        "docs/git.md.",
+        "~/.claude/mine.md",
+        "first/word.md",
+        "name with space.md",
+    ]
 
 
 def test_imports_are_read_relative_to_their_file_and_listed_after_it(workspace, home):
@@ -66,7 +73,11 @@ def test_a_projects_file_imports_nothing_from_outside_the_workspace(workspace, h
     assert [m.path.name for m in memory.files] == ["AGENTS.md"]
     assert "PRIVATE KEY" not in memory_files.instructions(workspace, "en")
     assert {(s.name, s.why) for s in memory.skipped} == {
-        ("../id_rsa", "outside"), (str(secret), "outside"), ("link.md", "outside"), ("pipe.md", "not_regular")}
+        ("../id_rsa", "outside"),
+        (str(secret), "outside"),
+        ("link.md", "outside"),
+        ("pipe.md", "not_regular"),
+    }
 
 
 def test_a_fifo_import_never_blocks(workspace, home):
@@ -89,7 +100,11 @@ def test_the_users_claude_md_and_its_imports(workspace, home, tmp_path):
     (home / "AGENTS.md").write_text("Ours too.")
     memory = memory_files.scan(workspace)
     assert [(m.path.name, m.scope) for m in memory.files] == [
-        ("CLAUDE.md", "user"), ("style.md", "user"), ("team.md", "project"), ("AGENTS.md", "user")]
+        ("CLAUDE.md", "user"),
+        ("style.md", "user"),
+        ("team.md", "project"),
+        ("AGENTS.md", "user"),
+    ]
     # team.md is the project's text whoever imports it: it may not reach into the user's folder.
     assert [(s.importer.name, s.why) for s in memory.skipped] == [("team.md", "outside")]
 

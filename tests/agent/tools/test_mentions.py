@@ -1,4 +1,3 @@
-
 import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import (

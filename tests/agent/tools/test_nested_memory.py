@@ -46,7 +46,8 @@ async def test_a_read_below_a_folder_brings_its_memory_once(make_state, server, 
     assert '<memory-file path=\\"pkg/CLAUDE.md\\">' in sent
     assert [n.text for n in state.emit.of(Notice) if "Loaded" in n.text] == [
         "Loaded pkg/CLAUDE.md: the instructions for the files in its folder",
-        "Loaded pkg/style.md: the instructions for the files in its folder"]
+        "Loaded pkg/style.md: the instructions for the files in its folder",
+    ]
     server.script(ToolCalls([("read_file", {"path": "pkg/deep/b.py"})]), Text("b read"))
     await run_turn(state, "read b")
     assert _sent(server).count(RULE) == 1  # loaded already: the history holds it
@@ -58,8 +59,10 @@ async def test_a_read_below_a_folder_brings_its_memory_once(make_state, server, 
 async def test_two_reads_side_by_side_load_it_once(make_state, server, workspace):
     _project(workspace)
     state = make_state()
-    server.script(ToolCalls([("read_file", {"path": "pkg/deep/a.py"}), ("read_file", {"path": "pkg/deep/b.py"})]),
-                  Text("both read"))
+    server.script(
+        ToolCalls([("read_file", {"path": "pkg/deep/a.py"}), ("read_file", {"path": "pkg/deep/b.py"})]),
+        Text("both read"),
+    )
     await run_turn(state, "read both")
     assert _sent(server).count(RULE) == 1
 
@@ -67,8 +70,12 @@ async def test_two_reads_side_by_side_load_it_once(make_state, server, workspace
 async def test_kept_after_a_summary(make_state, server, workspace):
     _project(workspace)
     state = make_state()
-    script_forever(server, responder([ToolCalls([("read_file", {"path": "pkg/deep/a.py"})]), Text("read"),
-                                      *[long_answer(n) for n in range(4)]]))
+    script_forever(
+        server,
+        responder(
+            [ToolCalls([("read_file", {"path": "pkg/deep/a.py"})]), Text("read"), *[long_answer(n) for n in range(4)]]
+        ),
+    )
     await chat(state, ["read a", "one", "two", "three"])
     assert nested_memory.present(state.history) == {"pkg/CLAUDE.md", "pkg/style.md"}
     result = await compact.run_compact(state)
@@ -91,8 +98,13 @@ async def test_kept_when_the_cheap_tier_clears_the_read(make_state, server, work
     await chat(state, ["read pkg/deep/a.py", *[f"read big{i}.txt" for i in range(5)]])
     result = await compact.run_compact(state, trigger="auto")
     assert result.tier == "cheap"
-    returns = [p.content for m in state.history if m.kind == "request" for p in m.parts
-               if p.part_kind == "tool-return" and isinstance(p.content, str)]
+    returns = [
+        p.content
+        for m in state.history
+        if m.kind == "request"
+        for p in m.parts
+        if p.part_kind == "tool-return" and isinstance(p.content, str)
+    ]
     assert "[Old tool result cleared" in returns[0] and RULE in returns[0]
     assert nested_memory.present(state.history) == {"pkg/CLAUDE.md", "pkg/style.md"}
 
@@ -114,7 +126,8 @@ async def test_a_subfolders_file_that_leads_out_or_blocks_is_not_read(make_state
         make(workspace / name / "AGENTS.md")
         (workspace / name / "f.txt").write_text("file")
     state = make_state()
-    server.script(ToolCalls([("read_file", {"path": "out/f.txt"}), ("read_file", {"path": "fifo/f.txt"})]),
-                  Text("read"))
+    server.script(
+        ToolCalls([("read_file", {"path": "out/f.txt"}), ("read_file", {"path": "fifo/f.txt"})]), Text("read")
+    )
     await run_turn(state, "read them")
     assert "SECRET" not in _sent(server) and "memory-file" not in _sent(server)

@@ -18,19 +18,48 @@ from tests.fake_ui import FakeUI
 # A rule allowing `ls` with any arguments, and what it must not allow.
 LS_ALLOWED = ["ls", "ls -la", "ls 'a b'", 'ls "docs dir"', "ls 2>&1", "ls ~/src", "ls -- '$(rm x)'"]
 LS_REFUSED = [
-    "ls; rm -rf x", "ls && rm -rf x", "ls || rm -rf x", "ls | sh", "ls & rm x", "ls &",
-    "ls $(rm -rf x)", 'ls "$(rm -rf x)"', "ls `rm -rf x`", "ls <(rm x)", "ls >(rm x)",
-    "ls > .git/hooks/pre-commit", "ls >> notes", "ls < /etc/passwd", "ls 2> err", "ls &> out",
-    "LD_PRELOAD=/tmp/x.so ls", "PATH=. ls", "ls\nrm -rf x", "ls\rrm -rf x", "(ls)", "{ ls; }",
-    "ls $HOME", "ls ${IFS}x", "ls <<EOF\nx\nEOF", "lsblk", "/bin/ls", "if ls; then rm x; fi",
-    "ls $((1+1))", "ls \\\nrm", "exec ls", "ls 'unclosed",
+    "ls; rm -rf x",
+    "ls && rm -rf x",
+    "ls || rm -rf x",
+    "ls | sh",
+    "ls & rm x",
+    "ls &",
+    "ls $(rm -rf x)",
+    'ls "$(rm -rf x)"',
+    "ls `rm -rf x`",
+    "ls <(rm x)",
+    "ls >(rm x)",
+    "ls > .git/hooks/pre-commit",
+    "ls >> notes",
+    "ls < /etc/passwd",
+    "ls 2> err",
+    "ls &> out",
+    "LD_PRELOAD=/tmp/x.so ls",
+    "PATH=. ls",
+    "ls\nrm -rf x",
+    "ls\rrm -rf x",
+    "(ls)",
+    "{ ls; }",
+    "ls $HOME",
+    "ls ${IFS}x",
+    "ls <<EOF\nx\nEOF",
+    "lsblk",
+    "/bin/ls",
+    "if ls; then rm x; fi",
+    "ls $((1+1))",
+    "ls \\\nrm",
+    "exec ls",
+    "ls 'unclosed",
 ]
 
 
 def perms(allow=(), ask=(), deny=(), mode=None) -> Permissions:
     p = Permissions(mode=mode)
-    p.rules = {"allow": [parse_rule(r) for r in allow], "ask": [parse_rule(r) for r in ask],
-               "deny": [parse_rule(r) for r in deny]}
+    p.rules = {
+        "allow": [parse_rule(r) for r in allow],
+        "ask": [parse_rule(r) for r in ask],
+        "deny": [parse_rule(r) for r in deny],
+    }
     return p
 
 
@@ -46,23 +75,26 @@ def test_a_prefix_rule_never_allows_more_than_it_says(rule, command, workspace):
     assert decide(perms(allow=[rule]), "run_command", workspace, command=command)[0] == "none"
 
 
-@pytest.mark.parametrize(("rule", "command", "allowed"), [
-    ("Bash(npm test)", "npm test", True),
-    ("Bash(npm test)", "npm test --watch", False),
-    ("Bash(npm test)", "npm test; rm x", False),
-    ("Bash(npm run test:*)", "npm run test -- --ci", True),
-    ("Bash(npm run test:*)", "npm run testing", False),
-    ("Bash(npm run test:*)", "npm run lint", False),
-    ("Bash(git * main)", "git push origin main", True),
-    ("Bash(git * main)", "git push origin main; rm x", False),
-    ("Bash(git * main)", "git push origin dev", False),
-    ("Bash(git diff *)", "git diff", True),
-    ("Bash(git diff *)", "git diffx", False),
-    # An exact rule matches exactly that line, compound or not: it says no more than that.
-    ("run_command(make && make install)", "make && make install", True),
-    ("run_command(make && make install)", "make && make install; rm x", False),
-    ("Bash", "anything at all; really", True),
-])
+@pytest.mark.parametrize(
+    ("rule", "command", "allowed"),
+    [
+        ("Bash(npm test)", "npm test", True),
+        ("Bash(npm test)", "npm test --watch", False),
+        ("Bash(npm test)", "npm test; rm x", False),
+        ("Bash(npm run test:*)", "npm run test -- --ci", True),
+        ("Bash(npm run test:*)", "npm run testing", False),
+        ("Bash(npm run test:*)", "npm run lint", False),
+        ("Bash(git * main)", "git push origin main", True),
+        ("Bash(git * main)", "git push origin main; rm x", False),
+        ("Bash(git * main)", "git push origin dev", False),
+        ("Bash(git diff *)", "git diff", True),
+        ("Bash(git diff *)", "git diffx", False),
+        # An exact rule matches exactly that line, compound or not: it says no more than that.
+        ("run_command(make && make install)", "make && make install", True),
+        ("run_command(make && make install)", "make && make install; rm x", False),
+        ("Bash", "anything at all; really", True),
+    ],
+)
 def test_command_rules(rule, command, allowed, workspace):
     assert (decide(perms(allow=[rule]), "run_command", workspace, command=command)[0] == "allow") is allowed
 
@@ -160,9 +192,19 @@ def test_a_projects_allow_rules_wait_for_its_approval(workspace, home):
     from agent.provider import settings as files
 
     (workspace / ".coding-agent").mkdir()
-    (workspace / ".coding-agent" / "settings.json").write_text(json.dumps(
-        {"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)"], "defaultMode": "bypassPermissions",
-                         "alow": ["typo"], "additionalDirectories": ["../lib"]}}))
+    (workspace / ".coding-agent" / "settings.json").write_text(
+        json.dumps(
+            {
+                "permissions": {
+                    "allow": ["Bash"],
+                    "deny": ["Bash(rm:*)"],
+                    "defaultMode": "bypassPermissions",
+                    "alow": ["typo"],
+                    "additionalDirectories": ["../lib"],
+                }
+            }
+        )
+    )
     (home).mkdir(exist_ok=True)
     (home / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(ls:*)"]}}))
     p, warnings = permissions.load(files.load(workspace), None, False, "en")
@@ -182,7 +224,11 @@ def test_shift_tab_cycles_the_modes(state):
     assert seen == ["acceptEdits", "plan", "default", "acceptEdits"]
     state.permissions, _ = permissions.load(None, None, True, "en")
     assert [state.permissions.next_mode(state) for _ in range(4)] == [
-        "default", "acceptEdits", "plan", "bypassPermissions"]
+        "default",
+        "acceptEdits",
+        "plan",
+        "bypassPermissions",
+    ]
 
 
 async def test_a_read_rule_is_kept_in_a_real_turn(make_state, server, workspace):

@@ -29,8 +29,17 @@ def _tool_answers(body: dict) -> list[str]:
 async def _read_twice(state, server, path: str = "config.py", between=None) -> list[str]:
     """Two turns that read `path`; `between` runs after the first. The tool answers of the request
     that follows the second read."""
-    script_forever(server, responder([ToolCalls([("read_file", {"path": path})]), Text("read it"),
-                                      ToolCalls([("read_file", {"path": path})]), Text("read it again")]))
+    script_forever(
+        server,
+        responder(
+            [
+                ToolCalls([("read_file", {"path": path})]),
+                Text("read it"),
+                ToolCalls([("read_file", {"path": path})]),
+                Text("read it again"),
+            ]
+        ),
+    )
     await on_submit(state, f"look at {path}")
     if between is not None:
         await between()
@@ -75,8 +84,17 @@ async def test_a_file_changed_with_its_size_and_time_kept_is_read_out_in_full(ma
 async def test_another_range_is_not_taken_for_the_same_read(make_state, server, workspace):
     state = make_state()
     (workspace / "config.py").write_text(TEXT)
-    script_forever(server, responder([ToolCalls([("read_file", {"path": "config.py"})]), Text("read"),
-                                      ToolCalls([("read_file", {"path": "config.py", "offset": 5})]), Text("again")]))
+    script_forever(
+        server,
+        responder(
+            [
+                ToolCalls([("read_file", {"path": "config.py"})]),
+                Text("read"),
+                ToolCalls([("read_file", {"path": "config.py", "offset": 5})]),
+                Text("again"),
+            ]
+        ),
+    )
     await on_submit(state, "look at config.py")
     await on_submit(state, "look at it from line 5")
     assert "value_4 = compute(4)" in _tool_answers(server.requests[-1]["body"])[1]
@@ -104,8 +122,17 @@ async def test_a_read_compacted_away_is_read_out_in_full(make_state, server, wor
         (workspace / name).write_text(f"x = '{name}'\n")
 
     async def summarize() -> None:  # five newer reads: a summary restores those, not config.py
-        script_forever(server, responder([ToolCalls([("read_file", {"path": n}) for n in others]), long_answer(),
-                                          ToolCalls([("read_file", {"path": "config.py"})]), Text("again")]))
+        script_forever(
+            server,
+            responder(
+                [
+                    ToolCalls([("read_file", {"path": n}) for n in others]),
+                    long_answer(),
+                    ToolCalls([("read_file", {"path": "config.py"})]),
+                    Text("again"),
+                ]
+            ),
+        )
         await on_submit(state, "read the others")
         await compact.run_compact(state)
         assert not any("value_0" in str(getattr(p, "content", "")) for m in state.history for p in m.parts)
@@ -118,8 +145,10 @@ async def test_a_read_compacted_away_is_read_out_in_full(make_state, server, wor
 
 
 def _read(call_id: str, content: str, path: str = "config.py") -> list:
-    return [ModelResponse(parts=[ToolCallPart("read_file", {"path": path}, tool_call_id=call_id)]),
-            ModelRequest(parts=[ToolReturnPart("read_file", content, tool_call_id=call_id)])]
+    return [
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": path}, tool_call_id=call_id)]),
+        ModelRequest(parts=[ToolReturnPart("read_file", content, tool_call_id=call_id)]),
+    ]
 
 
 NOTE = t("read_unchanged", "en", path="config.py")
@@ -127,8 +156,12 @@ NOTE = t("read_unchanged", "en", path="config.py")
 
 def test_clearing_keeps_a_read_a_note_points_to_and_clears_the_note_with_it():
     big = "\n".join(f"{n:6}\tline {n} of the file with some words" for n in range(400))
-    history = [ModelRequest(parts=[UserPromptPart("read it")]), *_read("a", big), *_read("b", NOTE),
-               ModelResponse(parts=[])]
+    history = [
+        ModelRequest(parts=[UserPromptPart("read it")]),
+        *_read("a", big),
+        *_read("b", NOTE),
+        ModelResponse(parts=[]),
+    ]
     # A note is not a later read: the text it points to is not superseded by it.
     kept, _ = clear_tool_results(history, keep_tokens=100_000)
     assert kept[2].parts[0].content == big and kept[4].parts[0].content == NOTE

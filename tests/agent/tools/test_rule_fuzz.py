@@ -14,24 +14,106 @@ import pytest
 from agent.tools.permissions import Permissions, decide
 from agent.tools.rule_match import parse_rule
 
-WRAPPERS = ["", "env", "env -i", "env A=1", "nice", "nice -n 3", "nohup", "timeout 5", "stdbuf -oL", "command",
-            "exec", "time", "time -o /dev/null", "xargs", "setsid", "builtin"]
+WRAPPERS = [
+    "",
+    "env",
+    "env -i",
+    "env A=1",
+    "nice",
+    "nice -n 3",
+    "nohup",
+    "timeout 5",
+    "stdbuf -oL",
+    "command",
+    "exec",
+    "time",
+    "time -o /dev/null",
+    "xargs",
+    "setsid",
+    "builtin",
+]
 NAMES = ["rm", "'rm'", "\\rm", 'r"m"', "$(echo rm)", "r${x}m", "rm$IFS-f", '"$(echo rm)"', "`echo rm`"]
 CONTEXTS = [
-    "{c}", "ls; {c}", "true && {c}", "false || {c}", "echo x | {c}", "echo $({c})", "echo `{c}`", "({c})",
-    "{{ {c}; }}", "if true; then {c}; fi", "for i in 1; do {c}; done", "g() {{ {c}; }}; g", "sh -c '{c}'",
-    "bash -c '{c}'", "eval '{c}'", "echo ~$({c})", "echo ${{x:-$({c})}}", "find . -maxdepth 0 -exec {c} \\;",
-    "echo x | xargs {c}", "A=1 {c}", "! {c}", "case a in a) {c};; esac", "{c} & wait", 'echo "$({c})"',
-    "echo ~x`{c}`", "x=~$({c})", "echo a$({c})b", "cat <<E\n$({c})\nE", "while {c}; do break; done",
-    "echo {c} | sh", 'echo "~$({c})"', "echo $(echo $({c}))", "echo ${{x:=$({c})}}", 'echo "${{x:-`{c}`}}"',
-    '[ -n "$({c})" ]', "test -n `{c}`", "trap '{c}' EXIT", "alias q='{c}'\nq", "echo '{c}' | bash",
+    "{c}",
+    "ls; {c}",
+    "true && {c}",
+    "false || {c}",
+    "echo x | {c}",
+    "echo $({c})",
+    "echo `{c}`",
+    "({c})",
+    "{{ {c}; }}",
+    "if true; then {c}; fi",
+    "for i in 1; do {c}; done",
+    "g() {{ {c}; }}; g",
+    "sh -c '{c}'",
+    "bash -c '{c}'",
+    "eval '{c}'",
+    "echo ~$({c})",
+    "echo ${{x:-$({c})}}",
+    "find . -maxdepth 0 -exec {c} \\;",
+    "echo x | xargs {c}",
+    "A=1 {c}",
+    "! {c}",
+    "case a in a) {c};; esac",
+    "{c} & wait",
+    'echo "$({c})"',
+    "echo ~x`{c}`",
+    "x=~$({c})",
+    "echo a$({c})b",
+    "cat <<E\n$({c})\nE",
+    "while {c}; do break; done",
+    "echo {c} | sh",
+    'echo "~$({c})"',
+    "echo $(echo $({c}))",
+    "echo ${{x:=$({c})}}",
+    'echo "${{x:-`{c}`}}"',
+    '[ -n "$({c})" ]',
+    "test -n `{c}`",
+    "trap '{c}' EXIT",
+    "alias q='{c}'\nq",
+    "echo '{c}' | bash",
     "echo '{c}' > .e; BASH_ENV=.e bash -c true",
 ]
 # What may follow `ls` in a line an allow rule is asked about.
-ARGS = ["-la", "x", "'a b'", '"c d"', "~", "~/src", "HEAD~1", "2>&1", "--", "'$(touch q)'", '"$(touch q)"',
-        "$(touch q)", "`touch q`", "~$(touch q)", "~x`touch q`", "~${x:-$(touch q)}", "${x:-$(touch q)}", "; touch q",
-        "&& touch q", "| touch q", "> out", "*", "\\$(touch q)", "$'\\x41'", "\ntouch q", "#$(touch q)", "~/$(touch q)",
-        "~root", "{a,b}", "a=$(touch q)", "<(touch q)", "$IFS", "\\\ntouch q", "~'$(touch q)'"]
+ARGS = [
+    "-la",
+    "x",
+    "'a b'",
+    '"c d"',
+    "~",
+    "~/src",
+    "HEAD~1",
+    "2>&1",
+    "--",
+    "'$(touch q)'",
+    '"$(touch q)"',
+    "$(touch q)",
+    "`touch q`",
+    "~$(touch q)",
+    "~x`touch q`",
+    "~${x:-$(touch q)}",
+    "${x:-$(touch q)}",
+    "; touch q",
+    "&& touch q",
+    "| touch q",
+    "> out",
+    "*",
+    "\\$(touch q)",
+    "$'\\x41'",
+    "\ntouch q",
+    "#$(touch q)",
+    "~/$(touch q)",
+    "~root",
+    "{a,b}",
+    "a=$(touch q)",
+    "<(touch q)",
+    "$IFS",
+    "\\\ntouch q",
+    "~'$(touch q)'",
+]
+
+
 def verdict(kind: str, rule: str, line: str) -> str:
     p = Permissions()
     p.rules = {k: [parse_rule(rule)] if k == kind else [] for k in ("allow", "ask", "deny")}
@@ -55,8 +137,14 @@ def shell(tmp_path: Path):
     def run(line: str) -> set[str]:
         (tmp_path / "ran").unlink(missing_ok=True)
         try:
-            subprocess.run(["/bin/sh", "-c", line], cwd=tmp_path / "work", env=env, capture_output=True, timeout=10,
-                           stdin=subprocess.DEVNULL)
+            subprocess.run(
+                ["/bin/sh", "-c", line],
+                cwd=tmp_path / "work",
+                env=env,
+                capture_output=True,
+                timeout=10,
+                stdin=subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired:
             pass
         log = (tmp_path / "ran").read_text() if (tmp_path / "ran").exists() else ""

@@ -50,10 +50,26 @@ def test_deny_and_ask_rules_see_each_shape(shape, rule):
 
 # Fail closed must not mean "deny everything": these run nothing the rule names, and are not denied.
 HARMLESS = [
-    "ls -la", "git status", "echo rm", "grep -rn 'rm -f' .", "rmdir build", "timeout 5 ls", "sh -c 'ls'",
-    "find . -name '*.py'", "find . -name x -exec ls {} +", "env FOO=1 make", "xargs -n1 echo", "git log HEAD~1",
-    "cat <<EOF\nhello $USER\nEOF", "[ -f x ] && ls", "f() { ls; }; f", "npm run build 2>&1 | tail -5",
-    "nice -n 5 make", "echo rm -f x | tee notes", "ls *.py", "command -v git",
+    "ls -la",
+    "git status",
+    "echo rm",
+    "grep -rn 'rm -f' .",
+    "rmdir build",
+    "timeout 5 ls",
+    "sh -c 'ls'",
+    "find . -name '*.py'",
+    "find . -name x -exec ls {} +",
+    "env FOO=1 make",
+    "xargs -n1 echo",
+    "git log HEAD~1",
+    "cat <<EOF\nhello $USER\nEOF",
+    "[ -f x ] && ls",
+    "f() { ls; }; f",
+    "npm run build 2>&1 | tail -5",
+    "nice -n 5 make",
+    "echo rm -f x | tee notes",
+    "ls *.py",
+    "command -v git",
 ]
 
 
@@ -73,26 +89,29 @@ def test_a_wildcard_allow_rule_never_covers_a_hidden_substitution(shape):
     assert verdict(perms(allow=ALLOW_RULES), shape.replace("@", "made")) == "none"
 
 
-@pytest.mark.parametrize(("rule", "command", "allowed"), [
-    ("Bash(git status:*)", "git status", True),
-    ("Bash(git status:*)", "git status -s -- ~/src 'a b'", True),
-    ("Bash(git status:*)", "git status ~other", False),  # another user's home: the shell decides it
-    ("Bash(git status:*)", "git status *", False),  # a glob the shell expands (to `--output=...`?)
-    ("Bash(git diff:*)", "git diff HEAD~1", True),
-    ("Bash(npm test:*)", "timeout 60 npm test", True),  # a plain wrapper in front, as Claude Code
-    ("Bash(npm test:*)", "nice -n 5 nohup npm test -- --ci", True),
-    ("Bash(npm test:*)", "env LD_PRELOAD=x.so npm test", False),  # env is no plain wrapper
-    ("Bash(npm test:*)", "xargs npm test", False),
-    ("Bash(npm test:*)", "\\time -o ~/.bashrc npm test", False),  # /usr/bin/time -o writes a file
-    ("Bash(ls*)", "lsof -i", True),  # no space before the star: no word boundary
-    ("Bash(git log *)", "git log --oneline 'a b'", True),
-    ("Bash(git log *)", "'git log' x", False),  # one word: a program named "git log"
-    ("Bash(echo a\\*b *)", "echo 'a*b' c", True),  # `\*` is a literal star
-    ("Bash(echo a\\*b *)", "echo axb c", False),
-    ("Bash(echo a\\*b *)", "echo a*b c", False),  # unquoted, the shell expands it
-    ("Bash(rm \\*.pyc)", "rm *.pyc", True),  # exact, with an escaped star
-    ("Bash(rm \\*.pyc)", "rm -rf precious x.pyc", False),
-])
+@pytest.mark.parametrize(
+    ("rule", "command", "allowed"),
+    [
+        ("Bash(git status:*)", "git status", True),
+        ("Bash(git status:*)", "git status -s -- ~/src 'a b'", True),
+        ("Bash(git status:*)", "git status ~other", False),  # another user's home: the shell decides it
+        ("Bash(git status:*)", "git status *", False),  # a glob the shell expands (to `--output=...`?)
+        ("Bash(git diff:*)", "git diff HEAD~1", True),
+        ("Bash(npm test:*)", "timeout 60 npm test", True),  # a plain wrapper in front, as Claude Code
+        ("Bash(npm test:*)", "nice -n 5 nohup npm test -- --ci", True),
+        ("Bash(npm test:*)", "env LD_PRELOAD=x.so npm test", False),  # env is no plain wrapper
+        ("Bash(npm test:*)", "xargs npm test", False),
+        ("Bash(npm test:*)", "\\time -o ~/.bashrc npm test", False),  # /usr/bin/time -o writes a file
+        ("Bash(ls*)", "lsof -i", True),  # no space before the star: no word boundary
+        ("Bash(git log *)", "git log --oneline 'a b'", True),
+        ("Bash(git log *)", "'git log' x", False),  # one word: a program named "git log"
+        ("Bash(echo a\\*b *)", "echo 'a*b' c", True),  # `\*` is a literal star
+        ("Bash(echo a\\*b *)", "echo axb c", False),
+        ("Bash(echo a\\*b *)", "echo a*b c", False),  # unquoted, the shell expands it
+        ("Bash(rm \\*.pyc)", "rm *.pyc", True),  # exact, with an escaped star
+        ("Bash(rm \\*.pyc)", "rm -rf precious x.pyc", False),
+    ],
+)
 def test_claude_codes_rule_forms_still_mean_what_they_say(rule, command, allowed, workspace):
     assert (decide(perms(allow=[rule]), "run_command", workspace, command=command)[0] == "allow") is allowed
 
@@ -126,7 +145,11 @@ def test_the_sandbox_asks_the_same_question():
 
     p = perms(deny=["Bash(rm:*)"], ask=["Bash(git push:*)"], allow=["Bash(ls:*)"])
     assert [command_decision(p, c)[0] for c in ("env rm x", "timeout 9 git push", "ls -la", "make")] == [
-        "deny", "ask", "allow", "none"]
+        "deny",
+        "ask",
+        "allow",
+        "none",
+    ]
 
 
 def test_no_parser_no_rules():

@@ -55,9 +55,7 @@ async def test_run_command_yes_exit_code_and_cwd(ctx: RunContext[AppState], work
     assert await run_command(ctx, "true") == "(no output)\n[exit code: 0]"
 
 
-async def test_run_command_env_has_no_api_keys(
-    ctx: RunContext[AppState], monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_run_command_env_has_no_api_keys(ctx: RunContext[AppState], monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ["API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY", "MY_SERVICE_API_KEY"]:
         monkeypatch.setenv(name, "secret-value")
     monkeypatch.setenv("OTHER_SETTING", "visible")

@@ -154,8 +154,9 @@ def test_print_mode_json_counts_the_sub_agents(workspace, home, server):
     from tests.test_main import run_main
 
     (workspace / "a.txt").write_text("alpha\n")
-    result = run_main(["--base-url", server.base_url, "-p", "task read a.txt", "--output-format", "json"],
-                      workspace, home)
+    result = run_main(
+        ["--base-url", server.base_url, "-p", "task read a.txt", "--output-format", "json"], workspace, home
+    )
     assert result.returncode == 0, result.stderr
     out = json_.loads(result.stdout)
     served = [r for r in server.requests if is_child(r["body"])]

@@ -65,15 +65,18 @@ async def test_an_unknown_sub_agent_is_told_with_the_defined_ones(make_state, se
     server.script(ToolCalls([("task", {"description": "x", "prompt": "read a.py", "subagent_type": "nobody"})]))
     await main.on_submit(state, "go")
     assert tool_results(server.requests[-1]["body"]) == [
-        "Error: no sub-agent is named 'nobody'; the defined ones: helper"]
+        "Error: no sub-agent is named 'nobody'; the defined ones: helper"
+    ]
 
 
 async def test_without_definitions_the_task_tool_is_as_it_was(make_state, server, workspace):
     state = make_state()
     await main.on_submit(state, "hello")
     [task_tool] = [t["function"] for t in server.requests[-1]["body"]["tools"] if t["function"]["name"] == "task"]
-    assert "subagent_type" not in task_tool["parameters"]["properties"] and "Sub-agents defined" not in \
-        task_tool["description"]
+    assert (
+        "subagent_type" not in task_tool["parameters"]["properties"]
+        and "Sub-agents defined" not in task_tool["description"]
+    )
     assert not any(is_child(r["body"]) for r in server.requests)
 
 

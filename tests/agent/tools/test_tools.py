@@ -114,8 +114,9 @@ def test_read_file_output_capped_with_offset_note(ctx: RunContext[AppState], wor
     assert len(out) <= reading.READ_CAP + 200
     last = out.splitlines()[-1]
     # Issue 20: the cap relative to the window (16,384 tokens of a 131k one) comes before 100k characters.
-    assert last.startswith("[output capped at 16384 tokens (a share of the context window); the file has 1500 lines; "
-                           "continue with offset=")
+    assert last.startswith(
+        "[output capped at 16384 tokens (a share of the context window); the file has 1500 lines; continue with offset="
+    )
     offset = int(last.rsplit("=", 1)[1].rstrip("]"))
     assert read_file(ctx, "wide.txt", offset=offset).startswith(f"{offset:6}\t")
 

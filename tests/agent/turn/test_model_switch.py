@@ -30,8 +30,11 @@ def hour(request, server, monkeypatch) -> str:
     """The clock stopped at an hour of that kind, for the agent and for the server's `created` alike: the
     figures are checked at that hour's prices, whichever hour the test runs at."""
     day = datetime(2026, 12, 2, tzinfo=prices.BEIJING)  # a Wednesday, no holiday
-    moment = next(at for at in (day + timedelta(hours=h) for h in range(24))
-                  if prices.period("deepseek-v4-pro", at) == request.param)
+    moment = next(
+        at
+        for at in (day + timedelta(hours=h) for h in range(24))
+        if prices.period("deepseek-v4-pro", at) == request.param
+    )
 
     class At(datetime):
         @classmethod
@@ -140,12 +143,19 @@ async def test_status_prices_each_models_tokens_at_its_own_prices(make_state, se
     before = [dict(r) for r in server.requests]
     await dispatch(app, "/model deepseek-v4-pro")
     await main.submit(app, "on pro")
-    since = server.requests[len(before):]
+    since = server.requests[len(before) :]
 
     def billed(requests, rates) -> float:
         hit, miss, out = rates
-        return sum(r["cache_hit_tokens"] * hit + (r["prompt_tokens"] - r["cache_hit_tokens"]) * miss
-                   + r["completion_tokens"] * out for r in requests) / 1e6
+        return (
+            sum(
+                r["cache_hit_tokens"] * hit
+                + (r["prompt_tokens"] - r["cache_hit_tokens"]) * miss
+                + r["completion_tokens"] * out
+                for r in requests
+            )
+            / 1e6
+        )
 
     total = state.stats.cost_hit + state.stats.cost_miss + state.stats.cost_output
     expected = billed(before, PAGE["deepseek-flash"][hour]) + billed(since, PAGE["deepseek-v4-pro"][hour])

@@ -51,8 +51,12 @@ async def test_rewind_across_a_compaction_and_back(make_state, server, workspace
     host = Host(state, ["2"])
     await dispatch(host, "/rewind")
     lines = host.listing()
-    assert [line.split(". ", 1)[1][:15] for line in lines] == ["first question ", "second question", "third question ",
-                                                               "after the compa"]
+    assert [line.split(". ", 1)[1][:15] for line in lines] == [
+        "first question ",
+        "second question",
+        "third question ",
+        "after the compa",
+    ]
     assert "compacted" in lines[1] and "compacted" not in lines[3]
     # Before the second turn: the first one, as it was before any summary.
     assert prompts(state.history) == ["first question"]

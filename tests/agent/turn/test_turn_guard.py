@@ -16,8 +16,16 @@ LIST = [("list_files", {"pattern": "*.txt"})]
 
 
 def _too_long(counted: int = 19_000) -> ModelHTTPError:
-    return ModelHTTPError(400, "scripted", {"error": {"message": f"This model's maximum context length is 16000 "
-                                                     f"tokens. However, you requested {counted} tokens."}})
+    return ModelHTTPError(
+        400,
+        "scripted",
+        {
+            "error": {
+                "message": f"This model's maximum context length is 16000 "
+                f"tokens. However, you requested {counted} tokens."
+            }
+        },
+    )
 
 
 def _prompts(messages) -> list[str]:
@@ -54,8 +62,10 @@ async def test_after_a_compaction_the_run_goes_on_from_the_compacted_history(off
     script = ScriptedModel("Hello.", LIST, LIST, "One file.")
     state.scratch.agent = script.agent(state)
     assert (await run_turn(state, "hi")).ok
-    summary = [ModelRequest(parts=[UserPromptPart("Summary: the user said hi.")]),
-               ModelResponse(parts=[TextPart("Understood.")])]
+    summary = [
+        ModelRequest(parts=[UserPromptPart("Summary: the user said hi.")]),
+        ModelResponse(parts=[TextPart("Understood.")]),
+    ]
     calls = 0
 
     async def hook(st, messages):

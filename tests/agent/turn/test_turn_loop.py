@@ -44,8 +44,10 @@ async def test_the_request_limit_is_the_users_and_says_so(make_state, server, wo
 
 async def test_the_loop_says_what_it_waits_for(make_state, server, monkeypatch):
     monkeypatch.setenv("CODING_AGENT_MAX_RETRIES", "2")
-    server.script(Error(429, "Rate limit reached", headers={"retry-after": "1"}), ToolCalls([("run_command",
-                  {"command": "echo hi"})]))
+    server.script(
+        Error(429, "Rate limit reached", headers={"retry-after": "1"}),
+        ToolCalls([("run_command", {"command": "echo hi"})]),
+    )
     state = make_state()
     outcome = await run_turn(state, "go")
     assert outcome.ok, outcome.error

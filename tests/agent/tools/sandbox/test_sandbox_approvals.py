@@ -40,8 +40,11 @@ class User:
 def context(workspace, answer="n", mode="workspace-write", yes=False, allow=(), ask=(), deny=(), outside=()):
     config = Config(workspace=workspace, lang="en", yes=yes, sandbox=SandboxPolicy(mode=mode))
     state = AppState(config=config, transcript=Transcript("s1", workspace))
-    state.permissions.rules = {"allow": [parse_rule(r) for r in (*allow, *outside)],
-                               "ask": [parse_rule(r) for r in ask], "deny": [parse_rule(r) for r in deny]}
+    state.permissions.rules = {
+        "allow": [parse_rule(r) for r in (*allow, *outside)],
+        "ask": [parse_rule(r) for r in ask],
+        "deny": [parse_rule(r) for r in deny],
+    }
     state.permissions.outside_sandbox = [parse_rule(r) for r in outside]
     user = User(answer)
     state.emit = ui = FakeUI(approve=user)
@@ -87,8 +90,9 @@ def test_the_settings_file_form_of_such_a_rule(workspace, home):
     from agent.provider import settings as files
 
     home.mkdir(exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({"permissions": {"allow": [
-        "Bash(ls:*)", {"rule": "Bash(git push:*)", "sandbox": False}]}}))
+    (home / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(ls:*)", {"rule": "Bash(git push:*)", "sandbox": False}]}})
+    )
     perms, warnings = permissions.load(files.load(workspace), None, False, "en")
     assert warnings == []
     assert [r.text for r in perms.rules["allow"]] == ["Bash(ls:*)", "Bash(git push:*)"]

@@ -36,9 +36,12 @@ def test_protected_paths_stay_read_only_and_absent_ones_cannot_be_made(workspace
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     config = (workspace / ".git" / "config").read_text()
     (workspace / ".claude").mkdir()
-    out = run(sandbox, "echo x > .git/hooks/pre-commit; echo x >> .git/config; mkdir -p .coding-agent;"
-                       " echo x > .coding-agent/settings.json; echo x > .claude/settings.json; echo x > AGENTS.md;"
-                       " mv .git moved; echo x > .git/description && echo GIT-STILL-WORKS")
+    out = run(
+        sandbox,
+        "echo x > .git/hooks/pre-commit; echo x >> .git/config; mkdir -p .coding-agent;"
+        " echo x > .coding-agent/settings.json; echo x > .claude/settings.json; echo x > AGENTS.md;"
+        " mv .git moved; echo x > .git/description && echo GIT-STILL-WORKS",
+    )
     assert "GIT-STILL-WORKS" in out
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
     assert (workspace / ".git" / "config").read_text() == config
@@ -122,8 +125,18 @@ def test_the_grep_worker_runs_in_it_with_nothing_to_write(workspace):
 
     sandbox = bubblewrap(workspace)
     (workspace / "a.txt").write_text("needle here\n")
-    outcome = asyncio.run(grep_run("needle", [(str(workspace / "a.txt"), "a.txt")], line_cap=100, show_cap=100,
-                                   max_matches=10, timeout=20, env=command_env(), sandbox=sandbox))
+    outcome = asyncio.run(
+        grep_run(
+            "needle",
+            [(str(workspace / "a.txt"), "a.txt")],
+            line_cap=100,
+            show_cap=100,
+            max_matches=10,
+            timeout=20,
+            env=command_env(),
+            sandbox=sandbox,
+        )
+    )
     assert outcome.lines == ["a.txt:1:needle here"]
     with sandbox.launch([sys.executable, "-c", "open('w.txt', 'w')"], workspace, command_env(), write=False) as launch:
         done = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True)
@@ -142,7 +155,6 @@ def test_a_command_of_root_starts_inside_its_pids_cgroup(workspace):
         pytest.skip("not root, or no pids cgroup can be made here: the limit is RLIMIT_NPROC")
     out = run(bubblewrap(workspace), "cat /proc/self/cgroup")
     assert f"coding-agent-{os.getpid()}-" in out, out
-
 
 
 def test_a_command_right_after_another_sees_the_absent_paths_as_absent(workspace):
@@ -167,8 +179,9 @@ def test_a_command_beside_a_running_one_cannot_fill_its_empty_git_placeholder(wo
     sandbox = bubblewrap(workspace)
 
     async def overlapping() -> str:
-        first = asyncio.create_task(execute("touch started; while [ ! -e go ]; do sleep 0.05; done; echo first",
-                                            workspace, 60, sandbox))
+        first = asyncio.create_task(
+            execute("touch started; while [ ! -e go ]; do sleep 0.05; done; echo first", workspace, 60, sandbox)
+        )
         while not (workspace / "started").exists() and not first.done():
             await asyncio.sleep(0.02)
         second = await execute("mkdir .git/objects && echo ref > .git/HEAD && echo PLANTED", workspace, 30, sandbox)

@@ -21,8 +21,9 @@ def play(workspace, home, command: str, switch: str, *args: str) -> subprocess.C
     (home / ARMING_FILE).touch()  # the harness's mark: only here does the switch count
     with FakeOpenAI() as server:
         server.script(ToolCalls([("run_command", {"command": command})]))
-        return harness.run_agent(workspace, home, server, "-p", "go", *args, API_KEY="k",
-                                 CODING_AGENT_SANDBOX_TEST=switch)
+        return harness.run_agent(
+            workspace, home, server, "-p", "go", *args, API_KEY="k", CODING_AGENT_SANDBOX_TEST=switch
+        )
 
 
 def test_with_no_sandbox_it_says_so_once_and_asks_as_before(workspace, home):

@@ -14,8 +14,11 @@ def test_writes_go_where_the_policy_says(workspace, tmp_path):
     (workspace / "src").mkdir()
     (workspace / "notes.txt").write_text("a\n")
     outside = tmp_path / "outside.txt"
-    out = run(sandbox, f"echo b >> notes.txt; echo x > src/new.py; echo t > $TMPDIR/t && echo TMP-OK; "
-                       f"echo x > {outside}; touch new-at-the-top")
+    out = run(
+        sandbox,
+        f"echo b >> notes.txt; echo x > src/new.py; echo t > $TMPDIR/t && echo TMP-OK; "
+        f"echo x > {outside}; touch new-at-the-top",
+    )
     assert (workspace / "notes.txt").read_text() == "a\nb\n" and (workspace / "src" / "new.py").exists()
     assert "TMP-OK" in out
     assert not outside.exists()
@@ -27,8 +30,11 @@ def test_protected_paths_stay_read_only(workspace):
     sandbox = landlock(workspace)
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     config = (workspace / ".git" / "config").read_text()
-    out = run(sandbox, "echo x > .git/hooks/pre-commit; echo x >> .git/config; mkdir .coding-agent; "
-                       "echo x > .mcp.json; echo x > .git/description && echo OBJECTS-WRITABLE")
+    out = run(
+        sandbox,
+        "echo x > .git/hooks/pre-commit; echo x >> .git/config; mkdir .coding-agent; "
+        "echo x > .mcp.json; echo x > .git/description && echo OBJECTS-WRITABLE",
+    )
     assert "OBJECTS-WRITABLE" in out
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
     assert (workspace / ".git" / "config").read_text() == config
@@ -38,8 +44,11 @@ def test_protected_paths_stay_read_only(workspace):
 def test_the_agents_memory_and_environment_are_out_of_reach(workspace):
     sandbox = landlock(workspace)
     me = os.getpid()
-    out = run(sandbox, f"cat /proc/{me}/environ > /dev/null && echo ENVIRON-READ; "
-                       f"head -c 1 /proc/{me}/mem > /dev/null && echo MEM-READ; echo done")
+    out = run(
+        sandbox,
+        f"cat /proc/{me}/environ > /dev/null && echo ENVIRON-READ; "
+        f"head -c 1 /proc/{me}/mem > /dev/null && echo MEM-READ; echo done",
+    )
     assert "done" in out and "ENVIRON-READ" not in out and "MEM-READ" not in out
 
 
@@ -69,8 +78,15 @@ def test_a_command_is_never_run_unconfined_when_the_ruleset_fails(workspace):
     sandbox = landlock(workspace)
     (workspace / "a-file").write_text("x")
     # Folder rights on a file: the kernel refuses the rule, so the launcher must refuse to run.
-    task = {"abi": sandbox.mechanism.abi, "network": False, "nproc": None, "cwd": str(workspace),
-            "dirs": [str(workspace / "a-file")], "files": [], "argv": ["/bin/sh", "-c", "touch ran-unconfined"]}
+    task = {
+        "abi": sandbox.mechanism.abi,
+        "network": False,
+        "nproc": None,
+        "cwd": str(workspace),
+        "dirs": [str(workspace / "a-file")],
+        "files": [],
+        "argv": ["/bin/sh", "-c", "touch ran-unconfined"],
+    }
     code = f"import sys; sys.path.insert(0, {ROOT!r}); from agent.tools.sandbox.landlock import main; main()"
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code, *encode(task)], capture_output=True, text=True)
     assert done.returncode == 126 and "sandbox (Landlock)" in done.stderr

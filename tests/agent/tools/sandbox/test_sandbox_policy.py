@@ -41,8 +41,10 @@ def test_workspace_write_is_the_default_and_says_where_it_came_from(layers):
 def test_the_users_own_file_may_loosen_it(layers, tmp_path):
     extra = tmp_path / "cache"
     extra.mkdir()
-    write(layers["user"], {"sandbox": {"mode": "read-only", "network": True, "writableRoots": [str(extra)],
-                                       "maxProcesses": 4096}})
+    write(
+        layers["user"],
+        {"sandbox": {"mode": "read-only", "network": True, "writableRoots": [str(extra)], "maxProcesses": 4096}},
+    )
     config, warnings = start([])
     assert warnings == []
     assert config.sandbox == SandboxPolicy("read-only", True, (extra.resolve(),), 4096, "user")
@@ -52,8 +54,17 @@ def test_the_users_own_file_may_loosen_it(layers, tmp_path):
 def test_a_projects_file_may_not_loosen_it_and_says_so(layers, tmp_path, layer):
     extra = tmp_path / "anywhere"
     extra.mkdir()
-    write(layers[layer], {"sandbox": {"mode": "danger-full-access", "network": True, "writableRoots": [str(extra)],
-                                      "maxProcesses": 100_000}})
+    write(
+        layers[layer],
+        {
+            "sandbox": {
+                "mode": "danger-full-access",
+                "network": True,
+                "writableRoots": [str(extra)],
+                "maxProcesses": 100_000,
+            }
+        },
+    )
     config, warnings = start([])
     assert config.sandbox == SandboxPolicy()
     assert len(warnings) == 4
@@ -88,13 +99,28 @@ def test_a_bad_environment_value_stops_with_one_line(monkeypatch, capsys):
 
 
 def test_bad_values_are_named_and_the_rest_is_used(layers, tmp_path):
-    write(layers["user"], {"sandbox": {"mode": "yolo", "network": "yes", "writableRoots": ["relative/dir",
-                                       str(tmp_path / "missing")], "maxProcesses": 3, "allowedHosts": ["x"]}})
+    write(
+        layers["user"],
+        {
+            "sandbox": {
+                "mode": "yolo",
+                "network": "yes",
+                "writableRoots": ["relative/dir", str(tmp_path / "missing")],
+                "maxProcesses": 3,
+                "allowedHosts": ["x"],
+            }
+        },
+    )
     config, warnings = start([])
     assert config.sandbox == SandboxPolicy()
     text = "\n".join(warnings)
-    for name in ("sandbox.mode", "sandbox.network", "sandbox.writableRoots", "sandbox.maxProcesses",
-                 "sandbox.allowedHosts"):
+    for name in (
+        "sandbox.mode",
+        "sandbox.network",
+        "sandbox.writableRoots",
+        "sandbox.maxProcesses",
+        "sandbox.allowedHosts",
+    ):
         assert name in text, name
     write(layers["user"], {"sandbox": {"writableRoots": [str(tmp_path / "missing")]}})
     _config, warnings = start([])
@@ -104,8 +130,16 @@ def test_bad_values_are_named_and_the_rest_is_used(layers, tmp_path):
 def test_the_protected_paths_of_a_folder(tmp_path):
     (tmp_path / ".git" / "hooks").mkdir(parents=True)
     names = {p.relative_to(tmp_path).as_posix() for p in policy.protected_paths(tmp_path)}
-    assert names == {".git", ".coding-agent", ".claude", ".mcp.json", "AGENTS.md", "CLAUDE.md", ".git/hooks",
-                     ".git/config"}
+    assert names == {
+        ".git",
+        ".coding-agent",
+        ".claude",
+        ".mcp.json",
+        "AGENTS.md",
+        "CLAUDE.md",
+        ".git/hooks",
+        ".git/config",
+    }
 
 
 def test_status_and_config_say_the_mode_and_why(workspace, monkeypatch):
@@ -117,15 +151,20 @@ def test_status_and_config_say_the_mode_and_why(workspace, monkeypatch):
     line = status.status_line(config, workspace, "en")
     assert line.startswith("Sandbox: workspace-write (bubblewrap 0.8.0) · network off · process limit ")
     assert status.start_notice(config, workspace, "en") is None
-    monkeypatch.setattr(detect, "find", lambda ws: detect.Mechanism(
-        "none", missing=(("sandbox_missing_bwrap", ""), ("sandbox_missing_landlock", ""))))
+    monkeypatch.setattr(
+        detect,
+        "find",
+        lambda ws: detect.Mechanism("none", missing=(("sandbox_missing_bwrap", ""), ("sandbox_missing_landlock", ""))),
+    )
     assert status.status_line(config, workspace, "en") == (
-        "Sandbox: none: bubblewrap not found; Landlock unavailable — commands run unsandboxed")
+        "Sandbox: none: bubblewrap not found; Landlock unavailable — commands run unsandboxed"
+    )
     text, level = status.start_notice(config, workspace, "en")
     assert level == "warn" and "No OS sandbox here (bubblewrap not found; Landlock unavailable)" in text
     config.sandbox = SandboxPolicy(mode="danger-full-access", origin="flag")
     assert status.status_line(config, workspace, "en") == (
-        "Sandbox: danger-full-access (flag): commands run with your full rights")
+        "Sandbox: danger-full-access (flag): commands run with your full rights"
+    )
     assert status.start_notice(config, workspace, "en") is None
     assert status.config_lines(config.sandbox, "en")[0].split() == ["sandbox", "danger-full-access", "flag"]
     assert status.status_line(Config(workspace=workspace), workspace, "en") is None  # no policy: as before
