@@ -24,27 +24,14 @@ if TYPE_CHECKING:
 
 NAMESPACES = ("--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-ipc")
 SESSION = ("--die-with-parent", "--new-session", "--cap-drop", "ALL")
+SYSTEM = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")  # everything read-only, its own /dev and /proc
 # With the network on, the resolver systemd-resolved offers lives under the hidden /run.
 RESOLVER = "/run/systemd/resolve"
 
 
 def probe_argv(program: str) -> list[str]:
     """A sandbox as every command gets it, running `true`: whether bubblewrap works here."""
-    return [
-        program,
-        *NAMESPACES,
-        "--unshare-net",
-        *SESSION,
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--",
-        "true",
-    ]
+    return [program, *NAMESPACES, "--unshare-net", *SESSION, *SYSTEM, "--", "true"]
 
 
 def _pairs(flag: str, paths: list[Path]) -> list[str]:
@@ -55,21 +42,7 @@ def _pairs(flag: str, paths: list[Path]) -> list[str]:
 
 
 def argv(program: str, layout: Layout, inner: list[str]) -> list[str]:
-    out = [
-        program,
-        *NAMESPACES,
-        *([] if layout.network else ["--unshare-net"]),
-        *SESSION,
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/run",
-    ]
+    out = [program, *NAMESPACES, *([] if layout.network else ["--unshare-net"]), *SESSION, *SYSTEM, "--tmpfs", "/run"]
     if layout.network:
         out += ["--ro-bind-try", RESOLVER, RESOLVER]
     out += ["--bind", str(layout.tmp), "/tmp"]
