@@ -52,6 +52,6 @@ REPL_TEXTS: dict[str, tuple[str, str]] = {
     ),
     "edit_field_keys": (
         "(Enter: new line · Esc then Enter: done · Ctrl-C: cancel)\n",
-        "（Enter：换行 · 先按 Esc 再按 Enter：完成 · Ctrl-C：取消）\n",
+        "（`Enter`：换行 · 先按 `Esc` 再按 `Enter`：完成 · `Ctrl-C`：取消）\n",
     ),
 }
