@@ -83,7 +83,7 @@ def warm_live(history: list) -> None:
 async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict[str, float]:
     import compact
     import session
-    from agent.compaction import flow, request, summary, watermark
+    from agent.compaction import flow, request, restore, summary, watermark
     from tests.fake_openai import Text
 
     state = common.make_state(server.base_url, ws, window)
@@ -113,8 +113,8 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
         (session, "archive_session", "archive (copy + fsync)"),
         (summary, "files_touched", "summary: files touched"),
         (summary, "carried_and_older", "summary: user messages"),
-        (flow, "restore_files", "restore files"),
-        (flow, "summary_messages", "summary message"),
+        (restore, "restore_files", "restore files"),
+        (restore, "summary_messages", "summary message"),
         (session, "rewrite_messages", "rewrite (+ fsync)"),
         (flow, "checkpoints_cut", "drop checkpoints"),
     ]
