@@ -37,7 +37,6 @@ class Sandbox:
     def launch(self, inner: list[str], cwd: Path, env: dict[str, str], write: bool = True) -> Iterator[Launch]:
         """The command line that runs `inner` confined (`write`: with the policy's writable folders;
         without, only the private temp folder, as for grep). Placeholders go when the last ends."""
-        settle()  # the last command's placeholders gone first: the layout must not take them for real paths
         with _lock:
             ours = frozenset(_made)
         layout = plan(self.policy, self.workspace, cwd, write, ours)
