@@ -103,6 +103,8 @@ def _protect(layout: Layout, path: Path, placeholders: frozenset[Path]) -> None:
     if path in placeholders:
         layout.absent.append(path)
         return
+    if any(path.is_relative_to(p) for p in placeholders):
+        return  # inside an absent path's empty read-only placeholder: nothing to protect or make there
     if path.is_symlink():
         layout.links[path] = link_of(path)
         path = path.resolve()
