@@ -1,7 +1,7 @@
 """The diff a write shows the user, bounded so that no file can make it slow.
 
 difflib's matcher is quadratic in the lines that differ when they share many candidate matches
-(old lines 0..n, new ones interleaved): 34 s at 8,000 lines, minutes at 20,000, on the event loop
+(old lines 0..n, new ones interleaved): minutes at tens of thousands of lines, on the event loop
 where Ctrl-C could not reach it. Here the common head and tail are cut off first (linear), and
 when what is left would still take the matcher long (more than MAX_PAIRS line pairs to compare)
 the change is shown another way instead, linear in the lines: every line of the new file that the
@@ -31,18 +31,48 @@ def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
     return head, tail
 
 
+class _Middle(difflib.SequenceMatcher):
+    """A matcher that compares only what lies between the common head and tail, which it reports as
+    equal: its hunks are grouped over the whole file, so each keeps its full context."""
+
+    def __init__(self, a: list[str], b: list[str], head: int, tail: int) -> None:
+        super().__init__(None, a[head : len(a) - tail], b[head : len(b) - tail])
+        self.ends = head, len(a) - tail, len(b) - tail, len(a), len(b)
+
+    def get_opcodes(self) -> list[tuple[str, int, int, int, int]]:
+        head, a_end, b_end, a_len, b_len = self.ends
+        codes = [("equal", 0, head, 0, head)] if head else []
+        codes += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in super().get_opcodes()]
+        if a_end < a_len:
+            codes.append(("equal", a_end, a_len, b_end, b_len))
+        return codes
+
+
+def _range(start: int, length: int) -> str:
+    # unified diff's numbering: an empty range names the line before it.
+    first = start + 1 if length else start
+    return str(first) if length == 1 else f"{first},{length}"
+
+
 def _unified(a: list[str], b: list[str], name: str, lang: str) -> str:
     head, tail = _common_ends(a, b)
     if (len(a) - head - tail) * (len(b) - head - tail) > MAX_PAIRS:
         return _set_difference(a, b, head, tail, name, lang)
-    context = 3  # unified_diff's default; the ends cut off keep that many lines for it
-    start = max(0, head - context)
-    a_mid, b_mid = a[start : len(a) - max(0, tail - context)], b[start : len(b) - max(0, tail - context)]
-    lines = list(difflib.unified_diff(a_mid, b_mid, f"a/{name}", f"b/{name}"))
-    # unified_diff numbers the lines of what it was given: move the hunks back to the file's lines.
-    lines = [_shift(line, start) for line in lines]
+    out: list[str] = []
+    for group in _Middle(a, b, head, tail).get_grouped_opcodes(3):
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2] - first[1])} +{_range(first[3], last[4] - first[3])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            out += ["-" + line for line in a[i1:i2]]
+            out += ["+" + line for line in b[j1:j2]]
+    if not out:
+        return ""
     no_eol = "\n\\ No newline at end of file\n"
-    return "".join(line if line.endswith("\n") else line + no_eol for line in lines)
+    out = [f"--- a/{name}\n", f"+++ b/{name}\n", *out]
+    return "".join(line if line.endswith("\n") else line + no_eol for line in out)
 
 
 def _set_difference(a: list[str], b: list[str], head: int, tail: int, name: str, lang: str) -> str:
@@ -55,18 +85,6 @@ def _set_difference(a: list[str], b: list[str], head: int, tail: int, name: str,
                 end = "" if line.endswith("\n") else "\n\\ No newline at end of file\n"
                 out.append(f"{sign}{n}: {line}{end}")
     return "".join(out)
-
-
-def _shift(line: str, by: int) -> str:
-    if not by or not line.startswith("@@ "):
-        return line
-    old, new = line.split(" ")[1:3]
-
-    def moved(part: str) -> str:
-        first, _, count = part[1:].partition(",")
-        return f"{part[0]}{int(first) + by}" + (f",{count}" if count else "")
-
-    return f"@@ {moved(old)} {moved(new)} @@" + line.split("@@", 2)[2]
 
 
 def _lines(data: bytes) -> list[str]:
