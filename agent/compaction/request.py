@@ -1,12 +1,11 @@
 """The one LLM call of a compaction, shaped to be served from the provider's prefix cache, and which
 part of the history it holds.
 
-The design used a separate agent without tools. That changes the request's prefix (no tool
-definitions), so DeepSeek bills the whole history at the cache-miss price, 12-50x the hit price.
-Instead the request is exactly what the last request of the turn sent (same instructions, same
-tools, same tool_choice, "auto": DeepSeek refuses any other in thinking mode and Ollama ignores it),
-with the compaction prompt appended as the final user message. A tool the model calls anyway is
-answered "tools are off" (agent.tools.capabilities.ToolsOff), never run.
+A separate agent without tools would change the request's prefix, and DeepSeek would bill the whole
+history at the cache-miss price, 12-50x the hit price. So the request is exactly what the turn's last
+request sent (same instructions, tools and tool_choice, "auto": DeepSeek refuses any other in
+thinking mode and Ollama ignores it), with the compaction prompt as the final user message. A tool
+the model calls anyway is answered "tools are off" (agent.tools.capabilities.ToolsOff), never run.
 """
 
 from __future__ import annotations
@@ -53,8 +52,7 @@ UNSENT_IN_SUMMARY = 1_000
 
 
 class NotASummary(CompactError):
-    """The reply is not a whole summary: none of a summary's shape (summary.is_summary_shaped), empty,
-    cut off at max_tokens, or without section 6 (summary.has_next_step). Asked once more, firmly."""
+    """The reply is not a whole summary (_read_reply says why): asked once more, firmly."""
 
 
 # --- which part of the history the request holds -----------------------------------------------
@@ -87,14 +85,14 @@ def cached(recorder: RequestRecorder, history: Sequence[ModelMessage]) -> Cached
 def sent_split(
     history: Sequence[ModelMessage], figs: Figures, seen: Cached, prompt: str, keep_unsent: bool = True
 ) -> int | None:
-    """Where to cut, when the whole history no longer fits a compaction request or much of it was never
-    sent (more than UNSENT_IN_SUMMARY; not for /compact, `keep_unsent` False: the user asked for all of
-    it): after the messages the provider caches, when they fit. Their summary is then served from the
-    cache, and the rest is kept verbatim after it (cut to the room of the tail and the restored files
-    when larger); clearing results or leaving out the oldest messages instead would change the prefix
-    and bill the whole request at the miss price. After an undo's restored history, the turns made
-    since must fit after the summary (the user's words are never cut): else the request also takes
-    the first of them, as few as leave a tail that fits."""
+    """Where to cut when the whole history no longer fits a compaction request or more than
+    UNSENT_IN_SUMMARY of it was never sent (`keep_unsent` False, /compact: the user asked for all of
+    it): after the messages the provider caches, when they fit. Their summary is served from the
+    cache and the rest is kept verbatim after it (cut to the room of the tail and the restored files);
+    clearing results or leaving out the oldest messages would change the prefix and bill the whole
+    request at the miss price. After an undo's restored history, the turns made since must fit after
+    the summary (the user's words are never cut): else the request also takes as few of them as leave
+    a tail that fits."""
     n = seen.length
     if n is None or not 0 < n < len(history):
         return None
@@ -173,13 +171,9 @@ async def request_summary(
         reply = _read_reply(state, await _call(agent, state, messages, firmer), left_out)
     if state.stats.usage_missing and left_out == 0:
         # A server without usage (Ollama) drops the oldest messages past its own context size without
-        # a word: a summary that knows the newest request but not the first one is the trace it leaves.
+        # a word: a summary that quotes the newest request but not the first one is the trace it leaves.
         users = user_messages(history)
-        if (
-            len(users) > 1
-            and not missing_user_messages(reply.summary, users[-1:], state.lang)
-            and missing_user_messages(reply.summary, users[:1], state.lang)
-        ):
+        if len(users) > 1 and missing_user_messages(reply.summary, [users[0], users[-1]], state.lang) == users[:1]:
             state.emit(Notice(t("server_cut_context", state.lang, window=state.config.context_window), level="warn"))
     return reply
 
@@ -187,20 +181,6 @@ async def request_summary(
 def _same(a: Sequence[ModelMessage], b: Sequence[ModelMessage]) -> bool:
     # By value: a refit may rebuild messages (a cut, a cleared result) into equal copies.
     return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b, strict=True))
-
-
-def summary_max_tokens(state: AppState, request_tokens: int = 0) -> int:
-    """The summary's output budget. In thinking mode max_tokens covers the reasoning too: as much
-    again for it, as far as the window has room after the request (never below the summary's own
-    reserve, which the request was fitted to leave) and the model's ceiling allows."""
-    from agent.config import max_output
-
-    reserve = output_reserve(state.config.context_window)
-    budget = max(
-        reserve, min(2 * reserve if state.config.thinks else reserve, state.config.context_window - request_tokens)
-    )
-    ceiling = max_output(state.config.model)
-    return min(budget, ceiling) if ceiling else budget
 
 
 async def _call(
@@ -212,15 +192,22 @@ async def _call(
     from pydantic_ai import Agent
     from pydantic_ai.exceptions import ModelHTTPError
 
+    from agent.config import max_output
     from agent.provider.model import model_settings
     from agent.tools.capabilities import Retries
 
     request_tokens = history_tokens(state, messages) + tokens.count_text(prompt)
-    settings: dict[str, Any] = {"max_tokens": summary_max_tokens(state, request_tokens)}
+    # In thinking mode max_tokens covers the reasoning too: as much again for it, as far as the window
+    # has room after the request (never below the reserve the request was fitted to leave) and the
+    # model's ceiling allows.
+    window = state.config.context_window
+    reserve = output_reserve(window)
+    max_tokens = max(reserve, min(2 * reserve if state.config.thinks else reserve, window - request_tokens))
+    settings: dict[str, Any] = {"max_tokens": min(max_tokens, max_output(state.config.model) or max_tokens)}
     try:
         responses = await _responses_reusing(agent, state, messages, prompt, settings)
         watermark.observe(state, request_tokens, responses[0].usage.input_tokens)
-        if not _calls_tools(responses[-1]):
+        if not responses[-1].tool_calls:
             return responses
         debuglog.log("compact_kept_calling_tools", rounds=len(responses))
         state.emit(Notice(t("compact_kept_calling", state.lang, n=len(responses)), level="warn"))
@@ -237,10 +224,6 @@ async def _call(
         capabilities=[Retries()],
     )
     return responses + await _responses(bare, state, messages, prompt, settings)
-
-
-def _calls_tools(response: ModelResponse) -> bool:
-    return any(p.part_kind == "tool-call" for p in response.parts)
 
 
 async def _responses_reusing(
@@ -277,7 +260,7 @@ async def _responses(
                     async for _event in stream:
                         pass
                 responses.append(stream.response)
-                if not _calls_tools(stream.response) or len(responses) > MAX_TOOL_ROUNDS:
+                if not stream.response.tool_calls or len(responses) > MAX_TOOL_ROUNDS:
                     return responses
     if not responses:
         raise RuntimeError("the compaction request produced no response")
@@ -285,20 +268,14 @@ async def _responses(
 
 
 def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) -> SummaryReply:
-    stats = state.stats
-    total_in = total_out = total_hits = 0
-    for response in responses:
-        usage = response.usage
-        hits = stats.add(usage)
-        stats.compaction_tokens += usage.input_tokens + usage.output_tokens
-        total_in, total_out, total_hits = (
-            total_in + usage.input_tokens,
-            total_out + usage.output_tokens,
-            total_hits + hits,
-        )
+    usages, total_hits = [r.usage for r in responses], 0
+    for usage in usages:
+        hits = state.stats.add(usage)
+        total_hits += hits
+        state.stats.compaction_tokens += usage.input_tokens + usage.output_tokens
         debuglog.log("compact_usage", input=usage.input_tokens, output=usage.output_tokens, cache_hit=hits)
     last = responses[-1]
-    if _calls_tools(last):
+    if last.tool_calls:
         raise CompactError(t("compact_tool_call", state.lang))
     if last.finish_reason == "length":
         # A summary cut off mid-way would lose whatever its missing sections held: never committed.
@@ -307,6 +284,7 @@ def _read_reply(state: AppState, responses: list[ModelResponse], left_out: int) 
     text = "".join(p.content for p in last.parts if p.part_kind == "text")
     if not is_summary_shaped(text):
         raise NotASummary(t("compact_not_a_summary", state.lang, chars=len(text)))
+    total_in, total_out = sum(u.input_tokens for u in usages), sum(u.output_tokens for u in usages)
     reply = SummaryReply(extract_summary(text), left_out, total_in, total_out, total_hits)
     if not reply.summary:
         raise NotASummary(t("compact_empty", state.lang))

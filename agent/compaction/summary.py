@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from agent.marks import (
@@ -91,9 +92,8 @@ def section_titles() -> tuple[str, ...]:
 
 
 def is_summary_shaped(reply: str) -> bool:
-    """Whether a reply is a summary at all: a small model may answer "I'm ready to help. What's the
-    task?", which committed would replace the whole conversation. It has the <summary> block, a
-    numbered section, or names a section, in either language."""
+    """Whether a reply is a summary at all (its block, a numbered section or a section's title): a small
+    model may answer "I'm ready to help. What's the task?", which would replace the whole conversation."""
     lowered = " ".join(reply.lower().split())
     return "<summary>" in reply or bool(_NUMBERED.search(reply)) or any(t in lowered for t in section_titles())
 
@@ -110,19 +110,13 @@ def has_next_step(summary: str) -> bool:
 def strip_wrapper(summary: str) -> str:
     """The model's summary without the lines of our own summary message it copied (header, transcript
     note, titles): quoting the previous summary message would nest it one level deeper each time."""
-    fixed = [
-        text for lang in ("en", "zh") for line in _wrapper_lines(lang) if len(text := line.split("{")[0].strip()) >= 12
-    ]
+    fixed: list[str] = []
+    for lang in ("en", "zh"):
+        words = sections(lang)
+        lines = load_prompt("summary_wrapper", lang).splitlines() + load_prompt("summary_users", lang).splitlines()
+        lines += [words["user_messages_title"], words["files_title"], words["archives_more"], words["task_title"]]
+        fixed += [text for line in lines if len(text := line.split("{")[0].strip()) >= 12]
     return "\n".join(line for line in summary.splitlines() if not any(text in line for text in fixed)).strip()
-
-
-def _wrapper_lines(lang: str) -> list[str]:
-    words = sections(lang)
-    return (
-        load_prompt("summary_wrapper", lang).splitlines()
-        + load_prompt("summary_users", lang).splitlines()
-        + [words["user_messages_title"], words["files_title"], words["archives_more"], words["task_title"]]
-    )
 
 
 @cache
@@ -134,9 +128,8 @@ def sections(lang: str) -> dict[str, str]:
 
 
 def user_messages(messages: Sequence[ModelMessage]) -> list[str]:
-    """The user's own words, oldest first: prompts only (not tool results, not summaries, not
-    hooks' text; a note where
-    messages were left out gives back the user's words it carries)."""
+    """The user's own words, oldest first: prompts only (not tool results, summaries or hooks' text;
+    a note where messages were left out gives back the user's words it carries)."""
     found: list[str] = []
     for message in messages:
         if message.kind != "request" or is_summary(message) or is_hook_message(message):
@@ -164,19 +157,16 @@ def carried_and_older(messages: Sequence[str], budget: int, lang: str) -> tuple[
     how many are left that not even so fit (the transcripts have them)."""
     cut = sections(lang)["cut"]
     newest = [_cut(m, USER_MESSAGE_MAX_CHARS, cut) for m in reversed(messages)]
+    # Counted lazily, a batch at a time: a long session has thousands.
+    sizes = chain.from_iterable(tokens.count_texts(newest[i : i + 128]) for i in range(0, len(newest), 128))
     kept: list[str] = []
-    left, full = budget, False
-    for start in range(0, len(newest), 128):  # counted a batch at a time: a long session has thousands
-        chunk = newest[start : start + 128]
-        for text, size in zip(chunk, tokens.count_texts(chunk), strict=True):
-            if size > left:
-                kept += [_cut_to(text, left, cut)] if left >= MIN_CUT_TOKENS else []
-                full = True
-                break
-            left -= size
-            kept.append(text)
-        if full:
+    left = budget
+    for text, size in zip(newest, sizes, strict=True):
+        if size > left:
+            kept += [_cut_to(text, left, cut)] if left >= MIN_CUT_TOKENS else []
             break
+        left -= size
+        kept.append(text)
     older, heads, left = messages[: len(messages) - len(kept)], [], budget // 2
     for message in reversed(older):
         for chars in (HEAD_CHARS, SHORT_HEAD_CHARS):
@@ -206,7 +196,7 @@ def _cut_to(text: str, budget: int, marker: str) -> str:
 def _uncut(text: str, marker: str) -> str:
     """The part of a carried message before an earlier cut marker (if it was cut)."""
     head = marker.split("{")[0]
-    return text.split(" " + head)[0] if head and (" " + head) in text else text
+    return text.split(" " + head)[0] if head else text
 
 
 def missing_user_messages(summary: str, carried: Sequence[str], lang: str) -> list[str]:
@@ -277,15 +267,15 @@ def summary_parts(
     """The summary message's parts for compacting `history` but `tail`: the model's summary, every user
     message so far (across any number of compactions) within `user_budget`, the files touched, the
     archives of earlier compactions; None when the summary is empty."""
+    summary = strip_wrapper(summary)
+    if not summary:
+        return None
     kept = {id(m) for m in tail}
     compacted = [m for m in history if id(m) not in kept]
     earlier = previous_summary(history)
     meta = (earlier.metadata or {}) if earlier else {}
     everyone = [m for m in meta.get("user_messages") or [] if isinstance(m, str)] + user_messages(compacted)
     carried, older = carried_and_older(everyone, user_budget, lang)
-    summary = strip_wrapper(summary)
-    if not summary:
-        return None
     return SummaryParts(
         summary,
         list(meta.get("archives", [])),
@@ -320,11 +310,10 @@ def summary_messages(
     text += load_prompt("summary_wrapper", lang).format(summary=body, transcript=(parts.archives or [""])[-1])
     if len(parts.archives) > 1:
         text += "\n" + words["archives_more"] + "\n" + "\n".join(f"- {a}" for a in parts.archives[-ARCHIVES_SHOWN:])
-    files = {p: {"created": r.created, "edits": r.edits, "writes": r.writes} for p, r in parts.files.items()}
     metadata = {
         SUMMARY_KEY: parts.summary,
         "archives": parts.archives,
-        "files": files,
+        "files": {path: asdict(record) for path, record in parts.files.items()},
         "user_messages": parts.user_messages,
         OLDER_KEY: parts.older_user_messages,
     }
