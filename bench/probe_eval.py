@@ -8,7 +8,8 @@ and decision probes; a judge model scores each answer on six dimensions from 0 t
                                                      DEEPSEEK_API_KEY or OPENAI_API_KEY)
   python bench/probe_eval.py [--quick]               the emulator (tests/fake_probe.py): mechanical
                                                      stand-ins, which check the harness, not a model
-  python bench/probe_eval.py --quick --llama         a llama-server started here (tests/local_model/lane.py)
+  python bench/probe_eval.py [--quick] --llama       a llama-server started here (tests/local_model/lane.py);
+                                                     --quick: one session, strategy ours
 
 Options: --sessions NAME..., --strategies NAME..., --window N (default: the smallest of 8k, 16k, ...
 that holds the session), --concurrency N (requests at once, default 4).
@@ -38,6 +39,9 @@ QUICK_SESSIONS = ["en-retry-backoff", "en-lru-leak", "zh-login-lockout", "zh-pag
 # The llama.cpp lane: one session a language, short answers: a 135M model on two CPU cores reads
 # about a thousand tokens a second at best, and every probe sends the whole compressed session.
 LLAMA_SESSIONS, LLAMA_ANSWER = ["en-lru-leak", "zh-pagination"], 200
+# --quick --llama (CI) checks the path end to end, not scores: one session, our strategy only, so that
+# it ends well within CI's time on two cores.
+LLAMA_QUICK = (["en-lru-leak"], ["ours"])
 LOSSY_KEEP = 0.2  # the emulated summarizer's knob for the row that shows the harness can fail
 
 
@@ -244,7 +248,7 @@ def options(p: Any) -> None:
     p.add_argument("--judge-model", help="the model that grades (default: --model)")
     p.add_argument("--llama", action="store_true", help="a llama-server started here (the llama.cpp lane)")
     p.add_argument("--sessions", nargs="*", help="session names (bench/probe_sessions/NAME.toml)")
-    p.add_argument("--strategies", nargs="*", choices=STRATEGIES, default=list(STRATEGIES))
+    p.add_argument("--strategies", nargs="*", choices=STRATEGIES, help="default: all of them")
     p.add_argument("--window", type=int, default=0, help="the context window (default: per session)")
     p.add_argument("--concurrency", type=int, default=4)
 
@@ -252,7 +256,10 @@ def options(p: Any) -> None:
 async def main() -> None:
     args = common.parse_args(__doc__, options)
     names = args.sessions or (LLAMA_SESSIONS if args.llama else QUICK_SESSIONS if args.quick else None)
-    sessions, strategies = all_sessions(names), args.strategies
+    strategies = args.strategies or list(STRATEGIES)
+    if args.llama and args.quick:
+        names, strategies = args.sessions or LLAMA_QUICK[0], args.strategies or LLAMA_QUICK[1]
+    sessions = all_sessions(names)
     if args.base_url:
         if not args.model:
             raise SystemExit("--model is required with --base-url")

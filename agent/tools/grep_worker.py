@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,22 +80,16 @@ async def run(
     nothing to write (agent.tools.sandbox)."""
     code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from agent.tools.grep_worker import main; main()"
     argv = [sys.executable, "-I", "-S", "-c", code]
+    job = {"pattern": pattern, "files": files, "line_cap": line_cap, "show_cap": show_cap, "max": max_matches}
+    job["deadline"] = math.ceil(timeout) + 1
     if sandbox is None:
-        return await _search_in(argv, env, pattern, files, line_cap, show_cap, max_matches, timeout)
+        job["parent"] = os.getpid()  # in a sandbox, bwrap's --die-with-parent does this job
+        return await _search_in(argv, env, job, timeout)
     with sandbox.launch(argv, sandbox.workspace, env, write=False) as launch:
-        return await _search_in(launch.argv, launch.env, pattern, files, line_cap, show_cap, max_matches, timeout)
+        return await _search_in(launch.argv, launch.env, job, timeout)
 
 
-async def _search_in(
-    argv: list[str],
-    env: dict[str, str],
-    pattern: str,
-    files: list[tuple[str, str]],
-    line_cap: int,
-    show_cap: int,
-    max_matches: int,
-    timeout: float,
-) -> Outcome:
+async def _search_in(argv: list[str], env: dict[str, str], job: dict, timeout: float) -> Outcome:
     proc = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -103,7 +99,6 @@ async def _search_in(
         limit=1 << 20,
     )
     lines: list[str] = []
-    job = {"pattern": pattern, "files": files, "line_cap": line_cap, "show_cap": show_cap, "max": max_matches}
 
     async def collect() -> None:
         assert proc.stdin is not None and proc.stdout is not None
@@ -124,8 +119,22 @@ async def _search_in(
             await proc.wait()
 
 
+def _bound_lifetime(deadline: int, parent: int | None) -> None:
+    """The worker ends on its own: an agent killed outright (SIGKILL, a closed terminal) cannot kill
+    it, and a pattern like (a+)+$ would keep a core busy for ever. Both signals keep their default
+    action, which the kernel carries out even while `re` holds the interpreter."""
+    signal.alarm(deadline)
+    if sys.platform == "linux":
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the parent
+    if parent is not None and os.getppid() != parent:  # it died before the line above
+        os._exit(1)
+
+
 def main() -> None:
     job = json.loads(sys.stdin.read())
+    _bound_lifetime(job["deadline"], job.get("parent"))
     try:
         _search(job)
     except BrokenPipeError:
