@@ -24,18 +24,9 @@ import agent.compaction.restore as restore
 import agent.compaction.watermark as watermark
 from agent import debuglog
 from agent.compaction.fit import cut_to_fit
-from agent.compaction.rebuild import (
-    cheap_tier,
-    cheap_tier_enough,
-    checkpoints_cut,
-    refuse_result,
-)
+from agent.compaction.rebuild import cheap_tier, cheap_tier_enough, checkpoints_cut, refuse_result
 from agent.compaction.request import Cached, cached, request_summary, sent_split
-from agent.compaction.summary import (
-    compaction_prompt,
-    head_end,
-    previous_summary,
-)
+from agent.compaction.summary import compaction_prompt, head_end, previous_summary
 from agent.compaction.watermark import Figures, ceiling, figures
 from agent.errors import CompactCancelled, CompactError, NothingToCompact
 from agent.events import CompactionFinished, CompactionStarted, Notice
