@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from agent.tools.process_slots import holds_slot
 
 if TYPE_CHECKING:
-    from agent.tools.sandbox.confine import Sandbox
+    from agent.tools.sandbox.confine import Launch, Sandbox
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: agent/tools/ is two folders down
 
@@ -86,10 +86,12 @@ async def run(
         job["parent"] = os.getpid()  # in a sandbox, bwrap's --die-with-parent does this job
         return await _search_in(argv, env, job, timeout)
     with sandbox.launch(argv, sandbox.workspace, env, write=False) as launch:
-        return await _search_in(launch.argv, launch.env, job, timeout)
+        return await _search_in(launch.argv, launch.env, job, timeout, launch)
 
 
-async def _search_in(argv: list[str], env: dict[str, str], job: dict, timeout: float) -> Outcome:
+async def _search_in(
+    argv: list[str], env: dict[str, str], job: dict, timeout: float, launch: Launch | None = None
+) -> Outcome:
     proc = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -97,7 +99,14 @@ async def _search_in(argv: list[str], env: dict[str, str], job: dict, timeout: f
         stderr=asyncio.subprocess.DEVNULL,
         env=env,
         limit=1 << 20,
+        # Out of the terminal's process group: Ctrl-C reaches the agent alone, which cancels the
+        # search; `re` stops on SIGINT, and a worker that ended by itself at that moment would pass
+        # its partial matches off as the answer.
+        start_new_session=True,
+        pass_fds=launch.pass_fds if launch else (),
     )
+    if launch:
+        launch.spawned()
     lines: list[str] = []
 
     async def collect() -> None:
@@ -115,6 +124,8 @@ async def _search_in(argv: list[str], env: dict[str, str], job: dict, timeout: f
         return Outcome(lines, timed_out=True)
     finally:
         if proc.returncode is None:
+            if launch:
+                await launch.kill_inside()
             proc.kill()
             await proc.wait()
 

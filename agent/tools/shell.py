@@ -15,7 +15,7 @@ from agent.tools.memory_guard import command_preexec
 from agent.tools.process_slots import holds_slot
 
 if TYPE_CHECKING:
-    from agent.tools.sandbox.confine import Sandbox
+    from agent.tools.sandbox.confine import Launch, Sandbox
 
 COMMAND_HEAD = 15_000  # bytes of output kept from the start...
 COMMAND_TAIL = 15_000  # ...and from the end
@@ -68,7 +68,7 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
         pass
 
 
-async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+async def _kill_group(proc: asyncio.subprocess.Process, launch: Launch | None) -> None:
     _signal_group(proc.pid, signal.SIGTERM)
     try:
         await asyncio.wait_for(proc.wait(), KILL_GRACE)
@@ -76,7 +76,13 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
         pass
     finally:
         # Always: children that ignored SIGTERM or outlived the shell still hold the group.
-        _signal_group(proc.pid, signal.SIGKILL)
+        await _kill_now(proc, launch)
+
+
+async def _kill_now(proc: asyncio.subprocess.Process, launch: Launch | None) -> None:
+    if launch:  # a sandbox's processes have a session of their own, out of the group's reach
+        await launch.kill_inside()
+    _signal_group(proc.pid, signal.SIGKILL)
 
 
 async def _open_output(read_fd: int) -> tuple[asyncio.StreamReader, asyncio.ReadTransport]:
@@ -97,13 +103,13 @@ async def execute(
     if sandbox is None:
         return await _run(["/bin/sh", "-c", command], cwd, timeout, env)
     with sandbox.launch(["/bin/sh", "-c", command], cwd, env) as launch:
-        output = await _run(launch.argv, cwd, timeout, launch.env)
+        output = await _run(launch.argv, cwd, timeout, launch.env, launch)
     if swapped := sandbox.swapped_links(launch.layout):
         output += f"\n[warning: the command replaced {', '.join(map(str, swapped))}, which the sandbox protects]"
     return output
 
 
-async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) -> str:
+async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str], launch: Launch | None = None) -> str:
     # Our own pipe rather than PIPE: asyncio's wait() would wait for every holder of the pipe to
     # close it, forever if the command left a background child (`server &`) behind.
     read_fd, write_fd = os.pipe()
@@ -117,17 +123,20 @@ async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) 
             stderr=write_fd,
             env=env,
             preexec_fn=command_preexec(),  # no CAP_SYS_PTRACE: our memory stays out of reach
+            pass_fds=launch.pass_fds if launch else (),
         )
     except BaseException:
         os.close(read_fd)
         raise
     finally:
         os.close(write_fd)
+        if launch:
+            launch.spawned()
     try:
         stream, transport = await _open_output(read_fd)
     except BaseException:
         # Ctrl-C can land while the output pipe is being set up, after the command has started.
-        _signal_group(proc.pid, signal.SIGKILL)
+        await _kill_now(proc, launch)
         raise
     output = HeadTail()
     reader = asyncio.create_task(_pump(stream, output))
@@ -138,10 +147,10 @@ async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str]) 
             # Background children may still write, or hold the pipe open: drain briefly, move on.
             await asyncio.wait({reader}, timeout=DRAIN_GRACE)
     except TimeoutError:
-        await _kill_group(proc)
+        await _kill_group(proc, launch)
         ending = f"[killed: timed out after {timeout:g} seconds]"
     except asyncio.CancelledError:
-        await _kill_group(proc)
+        await _kill_group(proc, launch)
         raise
     finally:
         reader.cancel()

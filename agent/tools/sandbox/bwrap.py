@@ -41,8 +41,10 @@ def _pairs(flag: str, paths: list[Path]) -> list[str]:
     return out
 
 
-def argv(program: str, layout: Layout, inner: list[str]) -> list[str]:
-    out = [program, *NAMESPACES, *([] if layout.network else ["--unshare-net"]), *SESSION, *SYSTEM, "--tmpfs", "/run"]
+def argv(program: str, layout: Layout, inner: list[str], report: int | None = None) -> list[str]:
+    """`report`: a file descriptor bubblewrap writes its first process's pid to (--info-fd)."""
+    out = [program, *(["--info-fd", str(report)] if report is not None else [])]
+    out += [*NAMESPACES, *([] if layout.network else ["--unshare-net"]), *SESSION, *SYSTEM, "--tmpfs", "/run"]
     if layout.network:
         out += ["--ro-bind-try", RESOLVER, RESOLVER]
     out += ["--bind", str(layout.tmp), "/tmp"]

@@ -7,10 +7,14 @@ gives the command line to start and cleans up after it.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +26,66 @@ from agent.tools.sandbox.policy import sandboxed_mode
 
 @dataclass
 class Launch:
+    """What to start: `argv` in `env`, with `pass_fds` kept open in it (bubblewrap's report of its
+    first process); `spawned()` once it runs, `kill_inside()` when it must stop before its end."""
+
     argv: list[str]
     env: dict[str, str]
     layout: Layout
+    pass_fds: tuple[int, ...] = ()
+    _report: int | None = field(default=None, repr=False)
+
+    def spawned(self) -> None:
+        """The process started: our copy of its end of the report goes, so the report ends when its does."""
+        for fd in self.pass_fds:
+            os.close(fd)
+        self.pass_fds = ()
+
+    async def kill_inside(self) -> None:
+        """Kill the sandbox's first process, and with it everything in the sandbox (its PID namespace).
+        Killing bubblewrap, even its process group, is not enough early on: the first process leaves
+        the group (--new-session) before it ties its life to bubblewrap's (--die-with-parent), and
+        one left behind runs the command and holds its output pipe open. bubblewrap names it before
+        letting it start; this waits for that."""
+        if self._report is None:
+            return
+        pid = await _first_process(self._report)
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+async def _first_process(fd: int, patience: float = 5.0) -> int | None:
+    """The pid bubblewrap writes to its --info-fd (read to its end), or None if it ended without one."""
+    loop = asyncio.get_running_loop()
+    os.set_blocking(fd, False)
+    data = bytearray()
+    ended = loop.create_future()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        data.extend(chunk)
+        if not chunk and not ended.done():
+            ended.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await asyncio.wait_for(ended, patience)
+    except TimeoutError:
+        pass
+    finally:
+        loop.remove_reader(fd)
+    try:
+        return int(json.loads(data)["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -41,11 +102,18 @@ class Sandbox:
             ours = frozenset(_made)
         layout = plan(self.policy, self.workspace, cwd, write, ours)
         made_here = self.mechanism.kind == "bubblewrap"
-        with _placeholders(layout, made_here), pids.cgroup(self.policy.max_processes) as procs:
-            line = _argv(self, layout, inner)
+        limit = self.policy.max_processes
+        with _placeholders(layout, made_here), pids.cgroup(limit) as procs, _report(made_here) as report:
+            line = _argv(self, layout, inner, report[1] if report else None)
             if procs is not None:  # root: the first process joins the command's pids cgroup, then runs the rest
                 line = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(procs), *line]
-            yield Launch(line, _env(self, layout, env), layout)
+            launch = Launch(line, _env(self, layout, env), layout)
+            if report:
+                launch.pass_fds, launch._report = (report[1],), report[0]
+            try:
+                yield launch
+            finally:
+                launch.spawned()
 
     def swapped_links(self, layout: Layout) -> list[Path]:
         """Protected symlinks that a command replaced (the one change the mounts cannot stop)."""
@@ -109,6 +177,19 @@ def settle() -> None:
         _cleaner.pop(0).join()
 
 
+@contextmanager
+def _report(wanted: bool) -> Iterator[tuple[int, int] | None]:
+    """A pipe for bubblewrap's --info-fd (read end, write end); the read end is closed after."""
+    if not wanted:
+        yield None
+        return
+    read_fd, write_fd = os.pipe()
+    try:
+        yield read_fd, write_fd
+    finally:
+        os.close(read_fd)
+
+
 _lock = threading.Lock()
 _live = 0
 _made: set[Path] = set()
@@ -118,13 +199,13 @@ _cleaner: list[threading.Thread] = []
 # --- each mechanism's command line -----------------------------------------------------------
 
 
-def _argv(sandbox: Sandbox, layout: Layout, inner: list[str]) -> list[str]:
+def _argv(sandbox: Sandbox, layout: Layout, inner: list[str], report: int | None) -> list[str]:
     mechanism = sandbox.mechanism
     if mechanism.kind == "bubblewrap":
         from agent.tools.sandbox import bwrap
 
         assert mechanism.program is not None
-        line = bwrap.argv(mechanism.program, layout, inner)
+        line = bwrap.argv(mechanism.program, layout, inner, report)
         limit = pids.rlimit(sandbox.policy.max_processes)
         return [mechanism.prlimit, f"--nproc={limit}:{limit}", "--", *line] if limit and mechanism.prlimit else line
     if mechanism.kind == "landlock":

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from agent.tools.grep_worker import run as grep_run
 from agent.tools.sandbox import confine, pids
 from agent.tools.shell import command_env
-from tests.sandbox_kit import bubblewrap, connect, run, tcp_server
+from tests.robustness.harness import wait_for
+from tests.sandbox_kit import bubblewrap, connect, processes_named, run, tcp_server
 
 
 def test_the_workspace_is_writable_and_the_rest_is_not(workspace, tmp_path):
@@ -139,7 +142,7 @@ def test_the_grep_worker_runs_in_it_with_nothing_to_write(workspace):
     )
     assert outcome.lines == ["a.txt:1:needle here"]
     with sandbox.launch([sys.executable, "-c", "open('w.txt', 'w')"], workspace, command_env(), write=False) as launch:
-        done = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True)
+        done = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True, pass_fds=launch.pass_fds)
     assert done.returncode != 0 and "Read-only file system" in done.stderr
     assert not (workspace / "w.txt").exists()
 
@@ -193,3 +196,58 @@ def test_a_command_beside_a_running_one_cannot_fill_its_empty_git_placeholder(wo
     confine.settle()
     assert "PLANTED" not in second, second
     assert not (workspace / ".git").exists()
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.parametrize("tool", ["grep", "run_command"])
+def test_a_tool_cancelled_while_its_sandbox_is_set_up_leaves_nothing_running(workspace, tool):
+    """bubblewrap's first process ties its life to bubblewrap's only once the sandbox is set up: a
+    Ctrl-C before then must end it all the same. It is frozen the moment it exists, so the cancel
+    lands during the set-up; left behind, it would hold the tool's output pipe (the grep's cancel
+    would never end) and then run the search or the command."""
+    from agent.tools.shell import execute
+
+    sandbox = bubblewrap(workspace)
+    (workspace / "evil.txt").write_text("a" * 45 + "!\n")
+    marker = str(workspace)  # on bubblewrap's command line, and on no other process's
+
+    def first_process() -> int | None:  # a child of bubblewrap, which is a child of ours
+        return next((pid for pid in processes_named(marker) if _parent(_parent(pid) or 0) == os.getpid()), None)
+
+    async def cancel_in_setup() -> int:
+        if tool == "grep":
+            files = [(str(workspace / "evil.txt"), "evil.txt")]
+            limits = {"line_cap": 100, "show_cap": 100, "max_matches": 10}
+            job = grep_run("(a+)+$", files, **limits, timeout=600, env=command_env(), sandbox=sandbox)
+        else:
+            job = execute("sleep 600", workspace, 600, sandbox)
+        task = asyncio.create_task(job)
+        deadline = asyncio.get_running_loop().time() + 20
+        while (first := first_process()) is None and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0)
+        assert first is not None, "bubblewrap's first process never appeared"
+        os.kill(first, signal.SIGSTOP)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 20)  # a TimeoutError instead: the cancel hung on the pipe
+        return first
+
+    try:
+        first = asyncio.run(cancel_in_setup())
+        assert wait_for(lambda: not _alive(first), 10), "the sandbox's first process outlived the cancel"
+    finally:
+        for pid in processes_named(marker):
+            os.kill(pid, signal.SIGKILL)
