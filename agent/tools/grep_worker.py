@@ -92,7 +92,7 @@ async def run(
 async def _search_in(
     argv: list[str], env: dict[str, str], job: dict, timeout: float, launch: Launch | None = None
 ) -> Outcome:
-    proc = await asyncio.create_subprocess_exec(
+    spawn = asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
@@ -105,8 +105,7 @@ async def _search_in(
         start_new_session=True,
         pass_fds=launch.pass_fds if launch else (),
     )
-    if launch:
-        launch.spawned()
+    proc = await (launch.start(spawn, lambda p: _stop(p, launch)) if launch else spawn)
     lines: list[str] = []
 
     async def collect() -> None:
@@ -124,10 +123,14 @@ async def _search_in(
         return Outcome(lines, timed_out=True)
     finally:
         if proc.returncode is None:
-            if launch:
-                await launch.kill_inside()
-            proc.kill()
-            await proc.wait()
+            await _stop(proc, launch)
+
+
+async def _stop(proc: asyncio.subprocess.Process, launch: Launch | None) -> None:
+    if launch:
+        await launch.kill_inside()
+    proc.kill()
+    await proc.wait()
 
 
 def _bound_lifetime(deadline: int, parent: int | None) -> None:

@@ -114,7 +114,7 @@ async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str], 
     # close it, forever if the command left a background child (`server &`) behind.
     read_fd, write_fd = os.pipe()
     try:
-        proc = await asyncio.create_subprocess_exec(
+        spawn = asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
             start_new_session=True,  # its own process group, so it can be killed whole
@@ -125,13 +125,12 @@ async def _run(argv: list[str], cwd: Path, timeout: float, env: dict[str, str], 
             preexec_fn=command_preexec(),  # no CAP_SYS_PTRACE: our memory stays out of reach
             pass_fds=launch.pass_fds if launch else (),
         )
+        proc = await (launch.start(spawn, lambda p: _kill_now(p, launch)) if launch else spawn)
     except BaseException:
         os.close(read_fd)
         raise
     finally:
         os.close(write_fd)
-        if launch:
-            launch.spawned()
     try:
         stream, transport = await _open_output(read_fd)
     except BaseException:

@@ -12,16 +12,19 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.config import SandboxPolicy
 from agent.tools.sandbox import detect, pids
 from agent.tools.sandbox.layout import Layout, link_of, plan
 from agent.tools.sandbox.policy import sandboxed_mode
+
+if TYPE_CHECKING:
+    from asyncio.subprocess import Process
 
 
 @dataclass
@@ -34,6 +37,21 @@ class Launch:
     layout: Layout
     pass_fds: tuple[int, ...] = ()
     _report: int | None = field(default=None, repr=False)
+
+    async def start(self, spawn: Awaitable[Process], stop: Callable[[Process], Awaitable[None]]) -> Process:
+        """`spawn` (started with `pass_fds`) awaited to its end even when cancelled meanwhile, the
+        process then ended by `stop`: a cancel inside asyncio's own start kills bubblewrap alone and
+        waits for the output pipe to close, which the sandbox's first process may hold for ever."""
+        task = asyncio.ensure_future(spawn)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            proc = await task
+            self.spawned()
+            await stop(proc)
+            raise
+        finally:
+            self.spawned()
 
     def spawned(self) -> None:
         """The process started: our copy of its end of the report goes, so the report ends when its does."""
@@ -72,7 +90,7 @@ async def _first_process(fd: int, patience: float = 5.0) -> int | None:
         except OSError:
             chunk = b""
         data.extend(chunk)
-        if not chunk and not ended.done():
+        if (not chunk or _pid_in(data) is not None) and not ended.done():
             ended.set_result(None)
 
     loop.add_reader(fd, readable)
@@ -82,6 +100,10 @@ async def _first_process(fd: int, patience: float = 5.0) -> int | None:
         pass
     finally:
         loop.remove_reader(fd)
+    return _pid_in(data)
+
+
+def _pid_in(data: bytes | bytearray) -> int | None:
     try:
         return int(json.loads(data)["child-pid"])
     except (ValueError, KeyError, TypeError):

@@ -251,3 +251,46 @@ def test_a_tool_cancelled_while_its_sandbox_is_set_up_leaves_nothing_running(wor
     finally:
         for pid in processes_named(marker):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("tool", ["grep", "run_command"])
+def test_a_tool_cancelled_while_it_is_being_started_leaves_nothing_running(workspace, tool, monkeypatch):
+    """A cancel can land inside asyncio's start of the process, after the process exists (asyncio
+    is still connecting its pipes): the start is seen to its end and the sandbox stopped whole, not
+    left running with nothing to wait for it. The start is held open until the cancel has landed."""
+    from agent.tools.shell import execute
+
+    sandbox = bubblewrap(workspace)
+    (workspace / "evil.txt").write_text("a" * 45 + "!\n")
+    marker = str(workspace)
+    real = asyncio.create_subprocess_exec
+
+    async def cancelled_while_starting() -> None:
+        started, gate = asyncio.Event(), asyncio.Event()
+
+        async def held_start(*args: object, **kwargs: object) -> asyncio.subprocess.Process:
+            proc = await real(*args, **kwargs)
+            started.set()
+            await gate.wait()
+            return proc
+
+        monkeypatch.setattr(asyncio, "create_subprocess_exec", held_start)
+        if tool == "grep":
+            files = [(str(workspace / "evil.txt"), "evil.txt")]
+            limits = {"line_cap": 100, "show_cap": 100, "max_matches": 10}
+            job = grep_run("(a+)+$", files, **limits, timeout=600, env=command_env(), sandbox=sandbox)
+        else:
+            job = execute("sleep 600", workspace, 600, sandbox)
+        task = asyncio.create_task(job)
+        await asyncio.wait_for(started.wait(), 20)
+        task.cancel()  # lands where the task waits: inside the start
+        gate.set()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 20)
+
+    try:
+        asyncio.run(cancelled_while_starting())
+        assert wait_for(lambda: not processes_named(marker), 10), "the sandbox outlived the cancel"
+    finally:
+        for pid in processes_named(marker):
+            os.kill(pid, signal.SIGKILL)
