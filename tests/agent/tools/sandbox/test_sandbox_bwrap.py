@@ -212,29 +212,32 @@ def _alive(pid: int) -> bool:
         return False
 
 
+async def _endless(tool: str, workspace: Path, sandbox: confine.Sandbox) -> object:
+    """A sandboxed grep whose regex never ends on its file, or a command that sleeps for ten minutes."""
+    from agent.tools.shell import execute
+
+    if tool != "grep":
+        return await execute("sleep 600", workspace, 600, sandbox)
+    (workspace / "evil.txt").write_text("a" * 45 + "!\n")
+    limits = {"line_cap": 100, "show_cap": 100, "max_matches": 10}
+    files = [(str(workspace / "evil.txt"), "evil.txt")]
+    return await grep_run("(a+)+$", files, **limits, timeout=600, env=command_env(), sandbox=sandbox)
+
+
 @pytest.mark.parametrize("tool", ["grep", "run_command"])
 def test_a_tool_cancelled_while_its_sandbox_is_set_up_leaves_nothing_running(workspace, tool):
     """bubblewrap's first process ties its life to bubblewrap's only once the sandbox is set up: a
     Ctrl-C before then must end it all the same. It is frozen the moment it exists, so the cancel
     lands during the set-up; left behind, it would hold the tool's output pipe (the grep's cancel
     would never end) and then run the search or the command."""
-    from agent.tools.shell import execute
-
     sandbox = bubblewrap(workspace)
-    (workspace / "evil.txt").write_text("a" * 45 + "!\n")
     marker = str(workspace)  # on bubblewrap's command line, and on no other process's
 
     def first_process() -> int | None:  # a child of bubblewrap, which is a child of ours
         return next((pid for pid in processes_named(marker) if _parent(_parent(pid) or 0) == os.getpid()), None)
 
     async def cancel_in_setup() -> int:
-        if tool == "grep":
-            files = [(str(workspace / "evil.txt"), "evil.txt")]
-            limits = {"line_cap": 100, "show_cap": 100, "max_matches": 10}
-            job = grep_run("(a+)+$", files, **limits, timeout=600, env=command_env(), sandbox=sandbox)
-        else:
-            job = execute("sleep 600", workspace, 600, sandbox)
-        task = asyncio.create_task(job)
+        task = asyncio.create_task(_endless(tool, workspace, sandbox))
         deadline = asyncio.get_running_loop().time() + 20
         while (first := first_process()) is None and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0)
@@ -258,10 +261,7 @@ def test_a_tool_cancelled_while_it_is_being_started_leaves_nothing_running(works
     """A cancel can land inside asyncio's start of the process, after the process exists (asyncio
     is still connecting its pipes): the start is seen to its end and the sandbox stopped whole, not
     left running with nothing to wait for it. The start is held open until the cancel has landed."""
-    from agent.tools.shell import execute
-
     sandbox = bubblewrap(workspace)
-    (workspace / "evil.txt").write_text("a" * 45 + "!\n")
     marker = str(workspace)
     real = asyncio.create_subprocess_exec
 
@@ -275,13 +275,7 @@ def test_a_tool_cancelled_while_it_is_being_started_leaves_nothing_running(works
             return proc
 
         monkeypatch.setattr(asyncio, "create_subprocess_exec", held_start)
-        if tool == "grep":
-            files = [(str(workspace / "evil.txt"), "evil.txt")]
-            limits = {"line_cap": 100, "show_cap": 100, "max_matches": 10}
-            job = grep_run("(a+)+$", files, **limits, timeout=600, env=command_env(), sandbox=sandbox)
-        else:
-            job = execute("sleep 600", workspace, 600, sandbox)
-        task = asyncio.create_task(job)
+        task = asyncio.create_task(_endless(tool, workspace, sandbox))
         await asyncio.wait_for(started.wait(), 20)
         task.cancel()  # lands where the task waits: inside the start
         gate.set()
