@@ -88,7 +88,7 @@ def test_ctrl_c_stops_a_regex_that_never_ends(workspace, home, live_server, monk
     assert wait_for(lambda: _grep_worker(child.pid) is not None, 20)  # the regex is being matched
     worker = _grep_worker(child.pid)
     # Out of the terminal's process group: `re` stops on SIGINT, and a worker that ended by itself
-    # just as the agent cancelled could pass its partial matches off as the answer (seen flaking here).
+    # just as the agent cancelled could pass its partial matches off as the answer.
     assert os.getpgid(worker) != os.getpgid(child.pid)
     child.sendintr()
     child.expect("Interrupted", timeout=5)

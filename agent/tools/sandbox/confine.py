@@ -67,16 +67,31 @@ class Launch:
         letting it start; this waits for that."""
         if self._report is None:
             return
-        pid = await _first_process(self._report)
-        if pid is not None:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        report = await _read_report(self._report)
+        if report is not None:
+            _kill_first(*report)
 
 
-async def _first_process(fd: int, patience: float = 5.0) -> int | None:
-    """The pid bubblewrap writes to its --info-fd (read to its end), or None if it ended without one."""
+def _kill_first(pid: int, namespace: int) -> None:
+    """SIGKILL the sandbox's first process if `pid` is still it: once it has ended, its number may be
+    another process's. Held through a pidfd, it is checked to be the init of the PID namespace
+    bubblewrap reported. No pidfd (a kernel before 5.3): not killed, rather than by number alone."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        if os.stat(f"/proc/{pid}/ns/pid").st_ino == namespace:
+            signal.pidfd_send_signal(handle, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+async def _read_report(fd: int, patience: float = 5.0) -> tuple[int, int] | None:
+    """The first process's pid and PID namespace that bubblewrap writes to its --info-fd, or None if
+    it ended without them."""
     loop = asyncio.get_running_loop()
     os.set_blocking(fd, False)
     data = bytearray()
@@ -90,7 +105,7 @@ async def _first_process(fd: int, patience: float = 5.0) -> int | None:
         except OSError:
             chunk = b""
         data.extend(chunk)
-        if (not chunk or _pid_in(data) is not None) and not ended.done():
+        if (not chunk or _parsed(data) is not None) and not ended.done():
             ended.set_result(None)
 
     loop.add_reader(fd, readable)
@@ -100,12 +115,13 @@ async def _first_process(fd: int, patience: float = 5.0) -> int | None:
         pass
     finally:
         loop.remove_reader(fd)
-    return _pid_in(data)
+    return _parsed(data)
 
 
-def _pid_in(data: bytes | bytearray) -> int | None:
+def _parsed(data: bytes | bytearray) -> tuple[int, int] | None:
     try:
-        return int(json.loads(data)["child-pid"])
+        report = json.loads(data)
+        return int(report["child-pid"]), int(report["pid-namespace"])
     except (ValueError, KeyError, TypeError):
         return None
 

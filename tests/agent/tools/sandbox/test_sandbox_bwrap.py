@@ -288,3 +288,22 @@ def test_a_tool_cancelled_while_it_is_being_started_leaves_nothing_running(works
     finally:
         for pid in processes_named(marker):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_stale_report_does_not_kill_a_process_that_took_the_number(workspace):
+    """The sandbox's first process may be gone and its pid reused by then: a process outside the
+    PID namespace bubblewrap reported is left alone."""
+    other = subprocess.Popen(["sleep", "600"])
+    try:
+        with bubblewrap(workspace).launch(["true"], workspace, command_env()) as launch:
+            ours = os.stat(f"/proc/{other.pid}/ns/pid").st_ino
+            read_fd, write_fd = os.pipe()
+            os.write(write_fd, b'{"child-pid": %d, "pid-namespace": %d}' % (other.pid, ours + 1))
+            os.close(write_fd)
+            launch._report = read_fd
+            asyncio.run(launch.kill_inside())
+            os.close(read_fd)
+        assert other.poll() is None, "an unrelated process with the reported number was killed"
+    finally:
+        other.kill()
+        other.wait()
