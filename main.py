@@ -133,7 +133,7 @@ async def on_submit(state: AppState, user_input: str, typed: str | None = None) 
     reads = ReadFileState()
     pasted = pasted_paths(user_input if typed is None else typed)
     named = [] if typed is None else [p for p in image_paths(user_input) if p not in image_paths(typed)]
-    from agent.compaction import attachments_refused, mention_room
+    from agent.turn.admission import attachments_refused, mention_room
 
     prelude, notices = await attachments(
         state, user_input, reads, pasted=pasted, named=named, room=mention_room(state, user_input)
@@ -198,7 +198,7 @@ async def submit(app, text: str, typed: str | None = None, command_prompt: bool 
 
 async def _fit_or_attach(app, text: str) -> str | None:
     """A message too large for the window is not sent unasked: the user may attach it as a file."""
-    from agent.compaction import attach, check_message
+    from agent.turn.admission import attach, check_message
 
     found = check_message(app.state, text)
     if found is None:

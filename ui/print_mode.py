@@ -23,8 +23,8 @@ OnSubmit = Callable[..., Awaitable[Any]]  # main.on_submit(state, text, typed=No
 async def run(state: AppState, view: PrintRenderer, prompt: str | None, input_format: str, on_submit: OnSubmit) -> int:
     """The exit status: 0 done, 1 failed, 2 refused before any request, 3 something declined."""
     import lifecycle
-    from agent.compaction import check_message
     from agent.tools import mcp_servers
+    from agent.turn.admission import check_message
     from agent.turn.loop import instructions
 
     instructions(state)  # the prefix the check counts (the REPL's warm-up renders it before any input)

@@ -20,7 +20,6 @@ from agent.compaction.checks import (
     before_turn,
     failed,
 )
-from agent.compaction.fit import attach, attachments_refused, check_message, mention_room
 from agent.compaction.flow import Plan, Review, compact, plan
 from agent.compaction.rebuild import cheap_tier
 from agent.compaction.summary import files_touched, head_end
@@ -28,6 +27,7 @@ from agent.compaction.undo import UndoPlan, last_summary, plan_undo, undo_compac
 from agent.compaction.watermark import (
     CompactAtOutOfRange,
     Figures,
+    ceiling,
     compact_at_range,
     compact_threshold,
     context_tokens,
@@ -40,7 +40,6 @@ from agent.compaction.watermark import (
     prefix_tokens,
     refused,
     threshold,
-    too_long,
 )
 
 __all__ = [
@@ -52,15 +51,13 @@ __all__ = [
     "Refit",
     "Review",
     "UndoPlan",
-    "attach",
-    "attachments_refused",
     "auto_limit",
     "backoff_text",
     "before_request",
     "before_turn",
     "cancel_background",
+    "ceiling",
     "cheap_tier",
-    "check_message",
     "compact",
     "compact_at_range",
     "compact_threshold",
@@ -74,13 +71,11 @@ __all__ = [
     "last_summary",
     "lower_mark",
     "measured",
-    "mention_room",
     "output_reserve",
     "plan",
     "plan_undo",
     "prefix_tokens",
     "refused",
     "threshold",
-    "too_long",
     "undo_compaction",
 ]

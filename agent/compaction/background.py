@@ -58,13 +58,8 @@ def maybe_start_background(
     if history is not None and max(figs.threshold - used, step) > room:
         debuglog.log("background_skipped", reason="the turn will outgrow the kept tail first")
         return
-    from agent.tools.memory_files import compact_instructions
-
-    prompt = compaction_prompt(
-        state.lang,
-        incremental=previous_summary(snapshot) is not None,
-        standing=compact_instructions(state.workspace, state.config.settings),
-    )
+    incremental = previous_summary(snapshot) is not None
+    prompt = compaction_prompt(state.lang, incremental=incremental, standing=state.scratch.standing)
     # Much of the snapshot never sent (a long answer, a big read): only the start the provider
     # caches is summarized, the rest follows it verbatim, unless the rest would fill more than half
     # the room it has there.
@@ -113,6 +108,8 @@ def cancel_background(state: AppState) -> None:
             debuglog.log("background_cancelled")
 
 
-def discarded(state: AppState, reason: str) -> None:
+def discarded(state: AppState, reason: str, error: BaseException | None = None) -> None:
     """Count a background summary paid for and not used, by why (/status, the bench)."""
     state.stats.background_discarded[reason] = state.stats.background_discarded.get(reason, 0) + 1
+    if error is not None:
+        debuglog.log("background_failed", error=repr(error)[:300])

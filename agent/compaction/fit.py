@@ -4,9 +4,9 @@ The thrash guard, the failure breaker and --no-auto-compact switch automatic com
 then the context would grow until the provider refuses every request. Before each request a history
 that would not fit is made to fit (`make_fit`): by a summary unless summaries are what keeps
 failing, else by leaving out the oldest messages (archived first, with a note where they were). If
-not even the current request fits, one clear error and the history as it was. A user message too
-large for any compaction to make room for is found before it is sent (`check_message`) and sent as
-a file instead (`attach`). The last resort of a request leaving out messages cannot make small enough
+not even the current request fits, one clear error and the history as it was (a user message too
+large for any compaction to make room for is found before it is sent: agent.turn.admission). The
+last resort of a request leaving out messages cannot make small enough
 (one answer larger than the window) is cutting its largest texts (`cut_to_fit`); the user's own
 words are never cut, and the archive keeps every text whole.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +30,7 @@ from agent.compaction.rebuild import (
     without_usage,
 )
 from agent.compaction.summary import OLDER_KEY, carried_and_older, head_end, older_user_count, user_messages
-from agent.compaction.watermark import SUMMARY_OVERHEAD, budgets, ceiling, history_tokens, prefix_tokens, threshold
+from agent.compaction.watermark import budgets, ceiling, history_tokens, prefix_tokens, threshold
 from agent.errors import WindowOverflow
 from agent.events import Notice
 from agent.marks import NOTE_KEY
@@ -50,7 +49,6 @@ NOTE_TOKENS, MAX_ROUNDS, HEAD_FLOOR = 40, 12, 100
 # An attachment shortened to fit keeps at least this many tokens (its first lines); the left-out
 # note's own words around the user's messages it carries.
 READ_FLOOR, NOTE_ROOM = 100, 200
-ATTACH_DIR_NAME, PREVIEW_CHARS = "attachments", 200
 
 
 async def make_fit(
@@ -229,84 +227,3 @@ def cut_to_fit(messages: Sequence[ModelMessage], budget: int) -> list[ModelMessa
             done.add((i, j))
         out[i] = _cut(out[i], j, _cuttable(out[i].parts[j]) or "", size, keep)
     return out
-
-
-# --- a user message too large for the window ---------------------------------------------------
-
-
-def check_message(state: AppState, text: str) -> str | None:
-    """The warning for a message too large for any compaction to make room for, by the server's count:
-    with the fixed prefix and the head the next compaction leaves (today's, or the one its budgets
-    would build if smaller); None when it fits."""
-    fixed = prefix_tokens(state)
-    plan, limit = budgets(state.config.context_window, threshold(state), fixed), threshold(state)
-    head = min(
-        tokens.count_messages(state.history[: head_end(state.history)]),
-        plan.summary + SUMMARY_OVERHEAD + plan.user_messages,
-    )
-    size = watermark.safe(state, tokens.count_text(text))
-    if fixed + head + size < limit:
-        return None
-    return t(
-        "message_too_large",
-        state.lang,
-        tokens=size,
-        fixed=fixed + head,
-        threshold=limit,
-        window=state.config.context_window,
-    )
-
-
-def mention_room(state: AppState, text: str) -> int:
-    """Tokens the files the user @-mentions may take whole, together: what the window (less the
-    answer's room) leaves after the fixed prefix, the head the compaction of what came before leaves
-    (as check_message counts it) and the message itself. A file that does not fit is attached in
-    parts (read_file's cap)."""
-    if "@" not in text:  # nothing mentioned: nothing to measure
-        return 0
-    fixed, limit = prefix_tokens(state), ceiling(state)
-    if state.config.auto_compact:
-        plan = budgets(state.config.context_window, threshold(state), fixed)
-        head = min(
-            tokens.count_messages(state.history[: head_end(state.history)]),
-            plan.summary + SUMMARY_OVERHEAD + plan.user_messages,
-        )
-    else:  # nothing is compacted first: what came before stays whole (the server's own count of it)
-        head = history_tokens(state, state.history)
-    # A tenth kept back: each file's read call and line numbers count too (attachments_refused's check).
-    return max(0, int((limit - fixed - head - tokens.count_text(text)) * 0.9 / watermark.ratio(state)))
-
-
-def attachments_refused(state: AppState, prelude: list, text: str) -> str | None:
-    """The line that refuses a message whose @-mentioned files, with it, would not fit the window
-    (less the answer's room) in an empty history; None when it fits. Never shown as attached and
-    then left out."""
-    if not prelude:
-        return None
-    files, size, fixed = tokens.count_messages(prelude), tokens.count_text(text), prefix_tokens(state)
-    if watermark.fits(state, fixed + files + size, ceiling(state)):
-        return None
-    return t("attachments_too_large", state.lang, files=files, tokens=size, fixed=fixed, threshold=ceiling(state))
-
-
-def attach(state: AppState, text: str) -> tuple[Path, str]:
-    """Save `text` where read_file may read it (beside the transcript archive, read-only to the tools),
-    lines longer than read_file shows split into pieces it shows whole; the file and the short
-    message sent in its place."""
-    import session
-    from agent.store.project_dirs import archive_dir
-    from agent.tools.reading import LINE_CAP
-
-    folder = archive_dir(state.workspace) / ATTACH_DIR_NAME
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = folder / f"{state.session_id}-{datetime.now():%Y%m%d-%H%M%S-%f}.txt"
-    body = "\n".join(
-        piece
-        for line in text.split("\n")
-        for piece in ([line[i : i + LINE_CAP] for i in range(0, len(line), LINE_CAP)] or [""])
-    )
-    session.write_atomic(path, body.encode())
-    preview = " ".join(text.split())[:PREVIEW_CHARS]
-    return path, t(
-        "attached_message", state.lang, path=path, chars=len(text), lines=body.count("\n") + 1, preview=preview
-    )

@@ -1,12 +1,8 @@
-"""One compaction, in the design's order: plan, one await, commit.
+"""One compaction, in the design's order: plan (pure), one await (the summary), commit.
 
-`plan` decides from values alone: nothing to do, clear old tool results, or a summary of the
-history's start keeping a tail. The one await is the summary request, or a summary written in the
-background. `commit` archives the session, builds the new history (agent.compaction.restore: the
-summary's messages, the files restored, the tail), swaps it in through the transcript and drops the
-checkpoints it passed. All before the commit can fail or be cancelled and leaves everything as it
-was; the commit is synchronous, so nothing interleaves. Every caller (agent.compaction.checks,
-compact.py) comes through `compact`.
+Everything before the commit can fail or be cancelled and leaves everything as it was; the commit
+is synchronous, so nothing interleaves. Every caller (agent.compaction.checks, compact.py) comes
+through `compact`.
 """
 
 from __future__ import annotations
@@ -27,8 +23,7 @@ from agent.compaction.fit import cut_to_fit
 from agent.compaction.rebuild import cheap_tier, cheap_tier_enough, checkpoints_cut, refuse_result
 from agent.compaction.request import Cached, cached, request_summary, sent_split
 from agent.compaction.summary import compaction_prompt, head_end, previous_summary
-from agent.compaction.watermark import Figures, ceiling, figures
-from agent.errors import CompactCancelled, CompactError, NothingToCompact
+from agent.errors import CompactError, NothingToCompact
 from agent.events import CompactionFinished, CompactionStarted, Notice
 from agent.marks import summary_text
 from agent.text.i18n import t
@@ -40,7 +35,6 @@ if TYPE_CHECKING:
     from agent.compaction.summary import SummaryReply
     from agent.state.app import AppState, Background
 
-
 # /compact preview's question: (the summary, what would be dropped) -> the summary to commit, or None.
 Review = Callable[[str, dict], Awaitable[str | None]]
 
@@ -51,7 +45,7 @@ class Plan:
 
     tier: str  # "cheap" (old tool results cleared) or "summary"
     trigger: str  # "manual", "auto", "mid-turn", "overflow", "model"; "background" for a swap
-    figs: Figures  # what it was planned with
+    figs: watermark.Figures  # what it was planned with
     before: int  # tokens of the history now
     history: list[ModelMessage]  # the history it replaces
     request: list[ModelMessage]  # what the summary is asked of; "cheap": the cleared history
@@ -64,7 +58,7 @@ class Plan:
 
 def plan(
     history: list[ModelMessage],
-    figs: Figures,
+    figs: watermark.Figures,
     seen: Cached,
     lang: str,
     *,
@@ -83,9 +77,8 @@ def plan(
     if trigger != "manual":
         cleared, saved = cheap_tier(history, figs.threshold)
         after = figs.count(cleared)
-        choice = policy.choose(
-            figs, history, cleared, before, after, cheap_tier_enough(saved, before, after, figs.threshold), keep
-        )
+        enough = cheap_tier_enough(saved, before, after, figs.threshold)
+        choice = policy.choose(figs, history, cleared, before, after, enough, keep)
         if choice.action == "clear":
             return Plan("cheap", trigger, figs, before, history, cleared, [], choice=choice, saved=saved)
     prompt = compaction_prompt(lang, extra, incremental=previous_summary(history) is not None, standing=standing)
@@ -108,59 +101,27 @@ async def compact(
     review: Review | None = None,
 ) -> CompactionFinished:
     """Compact the history, `keep` verbatim after the summary; `taken`: a summary written in the
-    background (agent.compaction.background.take) and what goes before the messages added since;
-    `review` (/compact preview): shown the summary and what would be dropped, it gives back the
-    summary to commit (edited or not), or None to cancel (CompactCancelled, nothing changed)."""
-    from agent.tools.memory_files import compact_instructions
+    background (agent.compaction.background.take) and what goes before the messages added since."""
+    from agent.tools import hooks
 
-    history, figs = list(state.history), figures(state)
+    history, figs, lang = list(state.history), watermark.figures(state), state.lang
     if taken is None:
-        p = plan(
-            history,
-            figs,
-            cached(state.scratch.recorder, history),
-            state.lang,
-            trigger=trigger,
-            keep=keep,
-            extra=extra,
-            standing=compact_instructions(state.workspace, state.config.settings),
-        )
+        seen, standing = cached(state.scratch.recorder, history), state.scratch.standing
+        p = plan(history, figs, seen, lang, trigger=trigger, keep=keep, extra=extra, standing=standing)
     else:
-        (snapshot, task), lead = (taken[0].snapshot, taken[0].task), taken[1]
-        p = Plan(
-            "summary",
-            "background",
-            figs,
-            figs.count(history),
-            history,
-            snapshot,
-            [*lead, *history[len(snapshot) :]],
-            ready=task,
-        )
+        (ready, lead), before = taken, figs.count(history)
+        tail = [*lead, *history[len(ready.snapshot) :]]
+        p = Plan("summary", "background", figs, before, history, ready.snapshot, tail, ready=ready.task)
     try:  # the archive must be writable before the summary is paid for
         state.transcript.check_archive()
     except OSError as exc:
-        raise CompactError(t("compact_no_archive", state.lang, path=exc.filename, error=exc.strerror or exc)) from exc
-    from agent.tools import hooks
-
-    kind = "manual" if trigger == "manual" else "auto"
-    said = await hooks.run(state, "PreCompact", {"trigger": kind, "custom_instructions": extra}, kind)
-    if said.blocked is not None:  # a PreCompact hook that exits 2 keeps the history as it is
-        raise CompactError(t("hook_blocked_compact", state.lang, reason=said.blocked))
+        raise CompactError(t("compact_no_archive", lang, path=exc.filename, error=exc.strerror or exc)) from exc
+    await hooks.pre_compact(state, "manual" if trigger == "manual" else "auto", extra)  # it may say no
     if p.ready is None:
         state.emit(CompactionStarted(trigger, p.before, figs.threshold))
-    if p.choice is not None:  # for /status
-        stats, c = state.stats, p.choice
-        stats.tier_mode, stats.tier_choice, stats.tier_reason = figs.mode, c.action, c.reason
-        stats.tier_clear_cost, stats.tier_summary_cost, stats.tier_currency = c.clear_cost, c.summary_cost, c.currency
-        debuglog.log(
-            "cheap_tier_decision",
-            mode=figs.mode,
-            action=c.action,
-            reason=c.reason,
-            clear=c.clear_cost,
-            summary=c.summary_cost,
-        )
+    if p.choice is not None:
+        state.stats.chose(figs.mode, p.choice)  # for /status
+        debuglog.log("cheap_tier_decision", mode=figs.mode, **dataclasses.asdict(p.choice))
     reply = None
     if p.tier == "summary":
         state.compaction.running = p.ready is None  # the check before a request must not recurse
@@ -169,17 +130,12 @@ async def compact(
         except Exception as exc:
             if p.ready is None:
                 raise
-            background.discarded(state, "failed")  # the usual compaction instead
-            debuglog.log("background_failed", error=repr(exc)[:300])
+            background.discarded(state, "failed", exc)  # the usual compaction instead
             return await compact(state, agent, trigger, keep=keep)
         finally:
             state.compaction.running = False
-    if review is not None and reply is not None:
-        rebuilt = restore.rebuilt(state, p.history, p.tail, figs, reply, "")
-        text = await review(reply.summary, restore.dropped(state, p.history, *rebuilt))
-        if text is None:
-            raise CompactCancelled(t("compact_preview_cancelled", state.lang))
-        reply = dataclasses.replace(reply, summary=text)
+    if review is not None and reply is not None:  # /compact preview: the user may edit or cancel
+        reply = await restore.reviewed(state, p.history, p.tail, figs, reply, review)
     try:
         return commit(state, p, reply)
     except Exception:
@@ -189,23 +145,15 @@ async def compact(
 
 
 def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFinished:
-    """Archive, rebuild and swap through the transcript (Transcript.replace); a result not smaller, or
-    not fitting the window, is refused with history and file as they were. Then the rest of the state."""
+    """Archive, rebuild (agent.compaction.restore) and swap through the transcript; a result not
+    smaller, or not fitting the window, is refused with history and file as they were."""
     from agent.tools import hooks
-    from agent.tools.nested_memory import kept as keep_nested_memory
 
-    figs, lang, limit, built = p.figs, state.lang, ceiling(state), []
+    figs, lang, limit, built = p.figs, state.lang, watermark.ceiling(state), []
 
     def build(archive: Path) -> list[ModelMessage]:
-        history, new_read = (
-            (p.request, state.read_file_state)
-            if reply is None
-            else restore.rebuilt(state, p.history, p.tail, figs, reply, str(archive))
-        )
-        # A subfolder's AGENTS.md / CLAUDE.md the model loaded stays loaded.
-        history = keep_nested_memory(p.history, history, state.workspace, lang, at=head_end(history))
-        after = figs.count(history)
-        if refusal := refuse_result(p.before, after, figs.threshold, watermark.room(state, limit)):
+        history, new_read = restore.new_history(state, p.history, p.request, p.tail, figs, reply, str(archive))
+        if refusal := refuse_result(p.before, after := figs.count(history), figs.threshold, figs.room(limit)):
             raise CompactError(t(refusal, lang, before=p.before, after=after, threshold=figs.threshold, window=limit))
         built[:] = [history, new_read, after]
         return history
@@ -217,24 +165,17 @@ def commit(state: AppState, p: Plan, reply: SummaryReply | None) -> CompactionFi
     # Only now, with the new file safely on disk, does the rest of the state change.
     if cut:
         state.file_history.drop_from(cut[0])
-    (history, new_read, after), stats = built, state.stats
+    (history, new_read, after), cleared = built, p.saved if reply is None else 0
     report = restore.dropped(state, p.history, history, new_read)
     summary = next((text for m in history if (text := summary_text(m)) is not None), "") if reply else ""
     state.scratch.recorder.forget()  # its messages are the old history's: free them
     state.read_file_state = new_read
-    stats.compactions, stats.last_archive, stats.last_dropped = stats.compactions + 1, archive, report
-    if reply is None:
-        debuglog.log("cheap_tier", before=p.before, after=after, saved=p.saved)
-        stats.cheap_tier_saved += p.saved
-        stats.cheap_tier_spared_calls += 1
-    else:
-        stats.summary_tier_saved += p.before - after
-        stats.background_used += p.ready is not None
+    state.stats.compacted(archive, report, cleared, p.before - after, p.ready is not None)
+    if cleared:
+        debuglog.log("cheap_tier", before=p.before, after=after, saved=cleared)
     debuglog.log("compacted", trigger=p.trigger, tier=p.tier, before=p.before, after=after, archive=archive)
-    done = CompactionFinished(
-        p.trigger, p.before, after, archive, p.tier, reply.left_out if reply else 0, summary, report
-    )
-    state.emit(done)
+    left_out = reply.left_out if reply else 0
+    state.emit(done := CompactionFinished(p.trigger, p.before, after, archive, p.tier, left_out, summary, report))
     if after > figs.threshold:  # a target: a summary that fits the window is kept, and the user told
         state.emit(Notice(t("compact_over_target", lang, after=after, threshold=figs.threshold), level="warn"))
     hooks.compacted(state, p.trigger, p.before, after, archive, report)  # PostCompact, SessionStart "compact"

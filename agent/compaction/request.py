@@ -31,6 +31,7 @@ from agent.errors import CompactError
 from agent.events import Notice
 from agent.provider.prefix import PrefixMismatch, RequestContext, RequestRecorder, SentRequest, starts_with
 from agent.provider.prefix import settings as prefix_settings
+from agent.provider.server_errors import is_too_long
 from agent.text.i18n import t
 from agent.text.prompts import load_prompt
 from agent.tokens import count as tokens
@@ -152,7 +153,7 @@ async def request_summary(
             responses = await _call(agent, state, messages, prompt)
             break
         except Exception as exc:
-            if not watermark.too_long(exc) or attempt == MAX_FIT_RETRIES:
+            if not is_too_long(exc) or attempt == MAX_FIT_RETRIES:
                 raise
             watermark.refused(state, history_tokens(state, messages) + tokens.count_text(prompt), exc)
             smaller, left_out = fit_request(state, history, prompt, limit)

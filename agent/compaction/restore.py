@@ -12,16 +12,17 @@ which the tail holds too) counts as one of the five and is registered as read, b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent.compaction.rebuild import compacted_history, is_cleared, task_gaps, task_section
 from agent.compaction.rebuild import dropped as dropped_report
-from agent.compaction.summary import files_touched, summary_messages, summary_parts
+from agent.compaction.summary import files_touched, head_end, summary_messages, summary_parts
 from agent.compaction.watermark import RESTORE_MAX_FILES, Figures
-from agent.errors import CompactError
+from agent.errors import CompactCancelled, CompactError
 from agent.marks import is_error_text
 from agent.state.file_state import ReadFileState
 from agent.state.pins import is_pins, pins_message, pins_of
@@ -149,6 +150,42 @@ def rebuilt(
         # Over the target: the files go first (they can be read again), never the user's words.
         return compacted_history(carried, pinned, head, tail), ReadFileState()
     return new, new_read
+
+
+def new_history(
+    state: AppState,
+    history: list[ModelMessage],
+    cleared: list[ModelMessage],
+    kept: list[ModelMessage],
+    figs: Figures,
+    reply: SummaryReply | None,
+    archive: str,
+) -> tuple[list[ModelMessage], ReadFileState]:
+    """What replaces `history`: the cheap tier's `cleared` copy without a `reply`, else the history
+    `rebuilt` with it; with a subfolder's AGENTS.md / CLAUDE.md the model loaded still loaded."""
+    from agent.tools.nested_memory import kept as keep_nested_memory
+
+    new, read = (
+        (cleared, state.read_file_state) if reply is None else rebuilt(state, history, kept, figs, reply, archive)
+    )
+    return keep_nested_memory(history, new, state.workspace, state.lang, at=head_end(new)), read
+
+
+async def reviewed(
+    state: AppState,
+    history: list[ModelMessage],
+    kept: list[ModelMessage],
+    figs: Figures,
+    reply: SummaryReply,
+    review: Callable[[str, dict], Awaitable[str | None]],
+) -> SummaryReply:
+    """/compact preview: `review` is shown the summary and what the rebuilt history would drop; it
+    gives back the summary to commit (edited or not), or None to cancel (CompactCancelled)."""
+    if (
+        text := await review(reply.summary, dropped(state, history, *rebuilt(state, history, kept, figs, reply, "")))
+    ) is None:
+        raise CompactCancelled(t("compact_preview_cancelled", state.lang))
+    return dataclasses.replace(reply, summary=text)
 
 
 def _pinned(state: AppState, history: Sequence[ModelMessage]) -> list[ModelMessage]:

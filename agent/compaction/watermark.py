@@ -10,20 +10,20 @@ compacts at ~6.3k rather than at a negative number, and a 1M model at ~771k rath
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent import debuglog
 from agent.config import DEFAULT_WINDOW, Prices
 from agent.marks import is_summary
 from agent.provider import prices
 from agent.provider.model import answer_room
+from agent.provider.server_errors import prompt_count
 from agent.tokens import count as tokens
+from agent.tokens.chat_template import tool_definitions
 
 if TYPE_CHECKING:
-    from pydantic_ai import Tool
     from pydantic_ai.messages import ModelMessage
 
     from agent.state.app import AppState
@@ -103,6 +103,11 @@ class Budgets:
     restore: int
     tail: int  # messages kept verbatim after the summary
 
+    @property
+    def head(self) -> int:
+        """The most a rebuilt history's head takes: the summary, its message's own text, the user's words."""
+        return self.summary + SUMMARY_OVERHEAD + self.user_messages
+
 
 def budgets(window: int, threshold: int, fixed: int) -> Budgets:
     """The budgets for a window, its threshold and the fixed prefix (tokens)."""
@@ -148,8 +153,11 @@ class Figures:
     def count(self, messages: Sequence[ModelMessage]) -> int:
         return request_tokens(messages, self.fixed)
 
+    def safe(self, estimate: int) -> int:
+        return safe_estimate(estimate, self.ratio)
+
     def fits(self, estimate: int, limit: int) -> bool:
-        return safe_estimate(estimate, self.ratio) <= limit
+        return self.safe(estimate) <= limit
 
     def room(self, limit: int) -> int:
         return int(limit / self.ratio)
@@ -208,21 +216,6 @@ def fixed_prefix_tokens(state: AppState) -> int:
 def prefix_tokens(state: AppState) -> int:
     """The fixed prefix with the MCP servers' tool definitions, which ride in it too."""
     return fixed_prefix_tokens(state) + state.mcp.definition_tokens()
-
-
-def tool_definitions(tools: Iterable[Tool[Any]]) -> list[dict]:
-    """The tools as OpenAI sends them (the agent's own Tool objects: the definitions pydantic-ai sends)."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": tool.tool_def.name,
-                "description": tool.tool_def.description or "",
-                "parameters": tool.tool_def.parameters_json_schema,
-            },
-        }
-        for tool in tools
-    ]
 
 
 def calibrate_prefix(state: AppState, history: Sequence[ModelMessage], input_tokens: int) -> None:
@@ -297,15 +290,6 @@ MIN_SAMPLE = 512
 # Without figures the margin grows by REFUSAL_GROW each refusal. A ratio of 2 means the server does
 # not count like us at all: never beyond it.
 REFUSAL_PAD, REFUSAL_GROW, MAX_RATIO = 1.02, 1.10, 2.0
-# "you requested 19170 tokens (19170 in the messages, 0 in the completion)" (OpenAI, DeepSeek,
-# vLLM), "your messages resulted in 19170 tokens" (OpenAI), "n_prompt_tokens": 19170 (llama.cpp).
-_COUNTS = (
-    re.compile(r"\((\d+) in the messages"),
-    re.compile(r"messages resulted in (\d+) tokens"),
-    re.compile(r"requested (\d+) tokens"),
-    re.compile(r"n_prompt_tokens\W+(\d+)"),
-    re.compile(r"prompt (?:is|has|contains) (\d+) tokens"),
-)
 
 
 def ratio(state: AppState) -> float:
@@ -338,10 +322,10 @@ def observe(state: AppState, estimate: int, server: int) -> None:
 
 
 def refused(state: AppState, estimate: int, exc: BaseException) -> int | None:
-    """Learn from a request refused as too long (`too_long`): from the server's own figures when the
+    """Learn from a request refused as too long (agent.provider.server_errors): from the server's own figures when the
     error has them, else by a fixed step. Returns the server's count of the request, if it said."""
     state.stats.refused_requests += 1
-    counted = server_count(exc)
+    counted = prompt_count(exc)
     if counted is not None and estimate > 0:
         _raise_to(state, counted / estimate * REFUSAL_PAD, "refused", estimate, counted)
     else:
@@ -354,19 +338,3 @@ def _raise_to(state: AppState, value: float, why: str, estimate: int, server: in
     if value > state.stats.count_ratio:
         debuglog.log("margin", why=why, estimate=estimate, server=server, ratio=round(value, 4))
         state.stats.count_ratio = value
-
-
-def too_long(exc: BaseException) -> bool:
-    """A request the server refused for its length (agent/provider/server_errors.py has the wordings)."""
-    from agent.provider.server_errors import is_too_long
-
-    return is_too_long(exc)
-
-
-def server_count(exc: BaseException) -> int | None:
-    """The server's count of the refused request's prompt, from its error, if it gave one."""
-    text = f"{getattr(exc, 'body', None) or ''} {getattr(exc, 'message', '') or ''} {exc}"
-    for pattern in _COUNTS:
-        if match := pattern.search(text):
-            return int(match.group(1))
-    return None

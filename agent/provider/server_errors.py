@@ -29,6 +29,16 @@ _N_CTX = (
     re.compile(r"context length of only (\d+)", re.I),
     re.compile(r"exceeds context length (\d+)", re.I),
 )
+# The refused prompt's size: "you requested 19170 tokens (19170 in the messages, 0 in the completion)"
+# (OpenAI, DeepSeek, vLLM), "your messages resulted in 19170 tokens" (OpenAI), "n_prompt_tokens": 19170
+# (llama.cpp).
+_PROMPT = (
+    re.compile(r"\((\d+) in the messages"),
+    re.compile(r"messages resulted in (\d+) tokens"),
+    re.compile(r"requested (\d+) tokens"),
+    re.compile(r"n_prompt_tokens\W+(\d+)"),
+    re.compile(r"prompt (?:is|has|contains) (\d+) tokens"),
+)
 
 
 def error_text(exc: BaseException) -> str:
@@ -53,5 +63,14 @@ def server_window(exc: BaseException) -> int | None:
     for pattern in _N_CTX:
         match = pattern.search(text)
         if match and int(match.group(1)) > 0:
+            return int(match.group(1))
+    return None
+
+
+def prompt_count(exc: BaseException) -> int | None:
+    """The server's count of the refused request's prompt, if its error gives one."""
+    text = f"{error_text(exc)} {exc}"
+    for pattern in _PROMPT:
+        if match := pattern.search(text):
             return int(match.group(1))
     return None

@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.config import Config
 from agent.events import Emit, Event
@@ -90,6 +90,22 @@ class Stats:
         self.last_input_tokens, self.last_cache_hit_tokens = usage.input_tokens, hits
         return hits
 
+    def chose(self, mode: str, choice: Any) -> None:
+        """The cost policy's decision (agent.compaction.policy.Choice) under --cheap-tier `mode`."""
+        self.tier_mode, self.tier_choice, self.tier_reason = mode, choice.action, choice.reason
+        self.tier_clear_cost, self.tier_summary_cost = choice.clear_cost, choice.summary_cost
+        self.tier_currency = choice.currency
+
+    def compacted(self, archive: str, dropped: dict, cleared: int, summarized: int, background: bool) -> None:
+        """One compaction committed: `cleared` tokens by the cheap tier, else `summarized` by a summary."""
+        self.compactions, self.last_archive, self.last_dropped = self.compactions + 1, archive, dropped
+        if cleared:
+            self.cheap_tier_saved += cleared
+            self.cheap_tier_spared_calls += 1
+        else:
+            self.summary_tier_saved += summarized
+            self.background_used += background
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
@@ -167,6 +183,9 @@ class Scratch:
     agent: Agent[AppState, str] | None = None
     # The agent's instructions (system prompt) as sent; byte-stable for the session (agent.turn.loop.instructions).
     instructions: str = ""
+    # What every compaction is told besides its prompt (the memory files' and settings' compact
+    # instructions), read with the instructions and as stable.
+    standing: str = ""
     # Tokens of the tool definitions + instructions, measured once (they never change).
     fixed_prefix_tokens: int | None = None
     # Whether fixed_prefix_tokens is the server's own figure (agent.compaction.watermark.calibrate_prefix).

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pydantic_ai import Tool
     from pydantic_ai.messages import ModelMessage
 
 # Marker token ids of DeepSeek's vocabulary (tokenizer.json "added_tokens").
@@ -233,3 +234,18 @@ def openai_messages(msg: ModelMessage) -> list[dict[str, Any]]:
         one = _response_message(msg)
         return [one] if one else []
     return _request_messages(msg)
+
+
+def tool_definitions(tools: Iterable[Tool[Any]]) -> list[dict]:
+    """The tools as OpenAI sends them (the agent's own Tool objects: the definitions pydantic-ai sends)."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.tool_def.name,
+                "description": tool.tool_def.description or "",
+                "parameters": tool.tool_def.parameters_json_schema,
+            },
+        }
+        for tool in tools
+    ]

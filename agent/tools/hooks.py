@@ -304,6 +304,15 @@ def session_start(state: Any, source: str) -> None:
     _background(state, start)
 
 
+async def pre_compact(state: Any, trigger: str, extra: str) -> None:
+    """Before a compaction ("manual" or "auto"): a PreCompact hook that exits 2 keeps the history as it is."""
+    from agent.errors import CompactError
+
+    said = await run(state, "PreCompact", {"trigger": trigger, "custom_instructions": extra}, trigger)
+    if said.blocked is not None:
+        raise CompactError(t("hook_blocked_compact", state.lang, reason=said.blocked))
+
+
 def compacted(state: Any, trigger: str, before: int, after: int, archive: str, dropped: dict | None = None) -> None:
     """After a compaction: PostCompact (with what it dropped), then SessionStart with source
     "compact" (to put rules back)."""

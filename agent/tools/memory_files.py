@@ -115,12 +115,13 @@ def _real(path: Path) -> Path:
         return path
 
 
-def instructions(workspace: Path, lang: str) -> str:
+def instructions(workspace: Path, lang: str, found: list[MemoryFile] | None = None) -> str:
     """The system prompt with the memory files (AGENTS.md / CLAUDE.md from the repository's root
-    down, and the user's) after it: what every request of the session is instructed with."""
+    down, and the user's; `found`: as `load` read them) after it: what every request of the session
+    is instructed with."""
     from agent.text.prompts import system_prompt
 
-    found = load(workspace)
+    found = load(workspace) if found is None else found
     return system_prompt(workspace, lang, "\n\n".join(section(memory) for memory in found))
 
 
@@ -130,11 +131,11 @@ def section(memory: MemoryFile) -> str:
     return f"{head}\n\n{memory.text}"
 
 
-def compact_instructions(workspace: Path, settings: Any = None) -> str:
+def compact_instructions(workspace: Path, settings: Any = None, files: list[MemoryFile] | None = None) -> str:
     """What every compaction is told besides its own prompt: each memory file's `## Compact
     Instructions` (or `## 压缩说明`) section, then the settings files' `compactInstructions`."""
     found = []
-    for memory in load(workspace):
+    for memory in load(workspace) if files is None else files:
         for heading in _COMPACT_HEADING.finditer(memory.text):
             rest = memory.text[heading.end() :]
             end = _NEXT_HEADING.search(rest)

@@ -57,11 +57,11 @@ class Guard:
     async def on_model_request_error(self, ctx: Any, *, request_context: Any, error: Exception) -> Any:
         from pydantic_ai.exceptions import RetryModelRequest
 
-        from agent.compaction import history_tokens, refused, too_long
-        from agent.provider.server_errors import server_window
+        from agent.compaction import history_tokens, refused
+        from agent.provider.server_errors import is_too_long, server_window
 
         state: AppState = ctx.deps
-        if not too_long(error) or self.refits >= MAX_REFITS:
+        if not is_too_long(error) or self.refits >= MAX_REFITS:
             raise error  # the next capability's (agent.provider.retries), else the turn's
         named = server_window(error)
         if named is not None and named < state.config.context_window:

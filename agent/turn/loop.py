@@ -67,11 +67,14 @@ def _build_agent(state: AppState) -> None:
 
 def instructions(state: AppState) -> str:
     """The agent's instructions (the system prompt with the memory files), rendered once: byte-stable
-    for the session, so every request shares one cacheable prefix; the compaction reads them."""
+    for the session, so every request shares one cacheable prefix; the compaction reads them, and
+    the compact instructions read from the same files (`scratch.standing`)."""
     if not state.scratch.instructions:
-        from agent.tools.memory_files import instructions as with_memory_files
+        from agent.tools import memory_files
 
-        state.scratch.instructions = with_memory_files(state.workspace, state.lang)
+        found = memory_files.load(state.workspace)
+        state.scratch.instructions = memory_files.instructions(state.workspace, state.lang, found)
+        state.scratch.standing = memory_files.compact_instructions(state.workspace, state.config.settings, found)
     return state.scratch.instructions
 
 

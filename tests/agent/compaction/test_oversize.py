@@ -7,8 +7,8 @@ import session
 
 
 def test_attached_long_lines_are_split_so_read_file_shows_them_whole(make_state) -> None:
-    from agent.compaction.fit import attach
     from agent.tools.reading import LINE_CAP
+    from agent.turn.admission import attach
 
     text = "short\n" + "x" * (2 * LINE_CAP + 500) + "\nend"
     path, message = attach(make_state(), text)
@@ -34,10 +34,10 @@ def test_a_message_that_fits_only_an_empty_history_is_caught(make_state, tmp_pat
     """The fuzzer's 16k seed 19: after a compaction, its head (the carried user messages and the
     summary) stays whatever compacts next; a paste that fits beside the instructions alone but not
     beside that head passed the check, and every request of its turn was refused."""
-    from agent.compaction.fit import check_message
     from agent.compaction.summary import SummaryParts, summary_messages
     from agent.compaction.watermark import fixed_prefix_tokens, threshold
     from agent.tokens import count as tokens
+    from agent.turn.admission import check_message
 
     state = make_state(context_window=16_384)
     head = summary_messages(SummaryParts("what happened so far, at length. " * 300, []), "en")[1]

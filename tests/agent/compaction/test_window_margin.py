@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import session
-from agent.compaction import watermark as margin
 from agent.events import Notice
+from agent.provider.server_errors import is_too_long, prompt_count
 from main import on_submit
 from tests.fake_openai import Text
 from tests.test_main import run_main
@@ -131,5 +131,5 @@ def test_the_figures_of_a_refusal_are_read():
             }
         },
     )
-    assert margin.too_long(openai) and margin.server_count(openai) == 19170
-    assert margin.too_long(llama) and margin.server_count(llama) == 17001
+    assert is_too_long(openai) and prompt_count(openai) == 19170
+    assert is_too_long(llama) and prompt_count(llama) == 17001
