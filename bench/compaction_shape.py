@@ -4,7 +4,8 @@ compaction runs.
     python bench/compaction_shape.py
 
 Modules and lines: every .py file of agent/compaction/ (the package), and beside it the top-level
-entry point compact.py (and midturn.py, while it exists). Functions: `sys.settrace` records every
+entry point compact.py (and midturn.py, while it exists); each split into code, docstrings, comments
+and blank lines. Functions: `sys.settrace` records every
 function of the project's own source (not tests/, bench/ or installed packages; module bodies,
 comprehensions counted apart) that runs during one compaction against the emulator
 (tests/fake_openai.py) at a 16k window: the pre-turn check's automatic compaction of a session
@@ -38,6 +39,29 @@ def lines_of(path: Path) -> int:
 def package_size() -> tuple[int, int]:
     files = sorted(PACKAGE.glob("*.py"))
     return len(files), sum(lines_of(p) for p in files)
+
+
+def line_kinds(path: Path) -> list[int]:
+    """A file's lines by kind: code, docstrings, comments, blank (`ruff format` puts two between
+    top-level definitions)."""
+    import ast
+
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    docs: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                docs.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    blank = sum(1 for line in lines if not line.strip())
+    comments = sum(1 for i, line in enumerate(lines, 1) if line.strip().startswith("#") and i not in docs)
+    return [len(lines) - len(docs) - comments - blank, len(docs), comments, blank]
 
 
 def own_source(filename: str) -> bool:
@@ -111,10 +135,11 @@ def summarize(seen: set[tuple[str, int, str]]) -> tuple[int, int, int]:
 async def one(kind: str) -> tuple[set[tuple[str, int, str]], str]:
     import compact
     from agent.events import CompactionFinished
+    from tests.fake_openai import Text
 
     with common.workdir("compaction-shape-") as ws, common.server() as server:
         state = await grown_session(server, ws)
-        server.script(common.summary_text(words=600))
+        server.script(Text(common.summary_text(words=600)))
         if kind == "auto":
             seen, _ = await traced(lambda: compact.auto_compact_if_needed(state))
         else:
@@ -130,8 +155,11 @@ async def run(listing: bool) -> None:
     report.note((__doc__ or "").strip())
     modules, lines = package_size()
     entry = [(name, lines_of(ROOT / name)) for name in ENTRY_POINTS if (ROOT / name).exists()]
-    rows = [["agent/compaction/", modules, lines]] + [[name, 1, n] for name, n in entry]
-    report.table(["part", "modules", "lines"], rows, title="size")
+    kinds = [sum(column) for column in zip(*(line_kinds(p) for p in sorted(PACKAGE.glob("*.py"))), strict=True)]
+    rows = [["agent/compaction/", modules, lines, *kinds]]
+    rows += [[name, 1, n, *line_kinds(ROOT / name)] for name, n in entry]
+    rows += [[f"  {p.name}", 1, lines_of(p), *line_kinds(p)] for p in sorted(PACKAGE.glob("*.py"))]
+    report.table(["part", "modules", "lines", "code", "docstrings", "comments", "blank"], rows, title="size")
     results = {kind: await one(kind) for kind in ("auto", "manual")}
     table = []
     for kind, (seen, tier) in results.items():
@@ -143,6 +171,10 @@ async def run(listing: bool) -> None:
     )
     report.figure("compaction_package_modules", modules, "", f"<= {MAX_MODULES}", modules <= MAX_MODULES)
     report.figure("compaction_package_lines", lines, "", f"<= {MAX_LINES:,}", lines <= MAX_LINES)
+    report.figure("compaction_package_code_lines", kinds[0], "")
+    report.figure(
+        "compaction_flow_lines", lines_of(PACKAGE / "flow.py"), "", "<= ~150", lines_of(PACKAGE / "flow.py") <= 150
+    )
     report.figure("compaction_entry_point_lines", sum(n for _name, n in entry), "")
     auto_functions = summarize(results["auto"][0])[0]
     report.figure(
