@@ -169,6 +169,19 @@ async def run(listing: bool) -> None:
         table,
         title=f"one compaction at a {WINDOW:,}-token window (sys.settrace, the project's own functions)",
     )
+    by_part: dict[str, int] = {}
+    for filename, _line, name in results["auto"][0]:
+        if name.rsplit(".", 1)[-1] not in COMPREHENSIONS:
+            parts = Path(filename).relative_to(ROOT).parts
+            part = "/".join(parts[:2]) + "/" if len(parts) > 2 else f"{parts[0]}/*.py" if len(parts) == 2 else parts[0]
+            by_part[part] = by_part.get(part, 0) + 1
+    report.table(
+        ["folder or module", "distinct functions"],
+        sorted(by_part.items(), key=lambda item: -item[1]),
+        title="where the functions of one automatic compaction are",
+    )
+    outside = sum(n for part, n in by_part.items() if part != "agent/compaction/")
+    report.figure("functions_per_automatic_compaction_outside_the_package", outside, "")
     report.figure("compaction_package_modules", modules, "", f"<= {MAX_MODULES}", modules <= MAX_MODULES)
     report.figure("compaction_package_lines", lines, "", f"<= {MAX_LINES:,}", lines <= MAX_LINES)
     report.figure("compaction_package_code_lines", kinds[0], "")
