@@ -181,9 +181,8 @@ async def reviewed(
 ) -> SummaryReply:
     """/compact preview: `review` is shown the summary and what the rebuilt history would drop; it
     gives back the summary to commit (edited or not), or None to cancel (CompactCancelled)."""
-    if (
-        text := await review(reply.summary, dropped(state, history, *rebuilt(state, history, kept, figs, reply, "")))
-    ) is None:
+    would_drop = dropped(state, history, *rebuilt(state, history, kept, figs, reply, ""))
+    if (text := await review(reply.summary, would_drop)) is None:
         raise CompactCancelled(t("compact_preview_cancelled", state.lang))
     return dataclasses.replace(reply, summary=text)
 
