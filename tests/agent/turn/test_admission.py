@@ -1,4 +1,5 @@
-"""Issue 13, item 5: one message larger than the window is caught before it is sent."""
+"""What a user message may bring into the window (agent.turn.admission): one message larger than
+the window is caught before it is sent, and sent as a file instead."""
 
 from __future__ import annotations
 
@@ -48,17 +49,3 @@ def test_a_message_that_fits_only_an_empty_history_is_caught(make_state, tmp_pat
     assert check_message(state, paste) is None  # an empty history has room for it
     state.transcript.update([head])
     assert tokens.count_message(head) > 200 and check_message(state, paste) is not None
-
-
-def test_a_refit_that_rebuilds_equal_messages_is_the_same_request() -> None:
-    """The fuzzer's 16k seed 19: a refit that rebuilt the messages into equal copies sent the refused
-    summary request four times."""
-    import dataclasses
-
-    from pydantic_ai.messages import ModelRequest, UserPromptPart
-
-    from agent.compaction.request import _same
-
-    messages = [ModelRequest(parts=[UserPromptPart("a")]), ModelRequest(parts=[UserPromptPart("b")])]
-    assert _same([dataclasses.replace(m) for m in messages], messages)
-    assert not _same([messages[0], ModelRequest(parts=[UserPromptPart("c")])], messages)
