@@ -67,8 +67,8 @@ async def test_the_gauge_matches_the_servers_count_of_the_next_request(local_sta
     state = local_state(4096)
     await on_submit(state, "Say hi.")
     text = "Summarize @notes.txt in one sentence."
-    from agent.compaction import mention_room
     from agent.tools.mentions import build_mention_messages, find_mentions
+    from agent.turn.admission import mention_room
 
     # As on_submit attaches it: whole when it fits (mention_room).
     prelude, _ = build_mention_messages(find_mentions(text), state, room=mention_room(state, text))
