@@ -106,7 +106,7 @@ async def one(server: Any, ws: Path, s: Any, scenario: str, window: int) -> dict
     server.script(Text(common.summary_text()))
     buckets: dict[str, float] = defaultdict(float)
     spec = [
-        (flow, "figures", "before: the figures"),
+        (watermark, "figures", "before: the figures"),
         (watermark, "request_tokens", "count: before and after"),
         (request, "fit_request", "fit request (count history)"),
         (request, "_call", "request call"),
