@@ -4,7 +4,7 @@ compaction runs.
     python bench/compaction_shape.py
 
 Modules and lines: every .py file of agent/compaction/ (the package), and beside it the top-level
-entry point compact.py (and midturn.py, while it exists); each split into code, docstrings, comments
+entry point compact.py; each split into code, docstrings, comments
 and blank lines. Functions: `sys.settrace` records every
 function of the project's own source (not tests/, bench/ or installed packages; module bodies,
 comprehensions counted apart) that runs during one compaction against the emulator
@@ -26,7 +26,7 @@ from bench import common  # noqa: E402
 
 ROOT = common.ROOT
 PACKAGE = ROOT / "agent" / "compaction"
-ENTRY_POINTS = ("compact.py", "midturn.py")
+ENTRY_POINTS = ("compact.py",)
 WINDOW = 16_384
 MAX_MODULES, MAX_LINES, MAX_FUNCTIONS = 12, 2_000, 120
 COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")

@@ -5,7 +5,7 @@ loaded from disk: parse @-mentions and build the pending input, the watermark ch
 (compaction.context_tokens), the checkpoint (file_history.make_checkpoint), the session append
 (loop.sync_history after each of the turn's 4 messages), the toolbar text (ui.app.App.toolbar), and
 the mid-turn guard before each of the turn's 2 model requests (agent.turn.guard's ContextGuard, running
-midturn's hook). The turn's messages (a tool call, a ~200-token tool result, an answer) are appended
+compact.before_request). The turn's messages (a tool call, a ~200-token tool result, an answer) are appended
 with realistic usage, so the next turn's check anchors on the newest usage as in a live session.
 
 Baseline: recounting the whole history each turn with no per-message cache (the DeepSeek

@@ -15,7 +15,7 @@ PACKAGES = ("agent", "ui")
 NOT_SOURCE = ("tests", "bench")
 
 # Below agent/ only session.py (it stores): the loop, the tools and the tokens never reach up to the
-# compaction layer (compact.py, midturn.py), the controller, ui/ or main.py; they get what they need
+# compaction layer (compact.py), the controller, ui/ or main.py; they get what they need
 # from above as parameters (e.g. the loop's before-request hook, agent.turn.guard).
 AGENT_MAY_IMPORT = ("agent", "session")
 

@@ -150,7 +150,7 @@ def test_the_oracle_does_not_import_the_agent():
         tree = ast.parse((here / name).read_text(encoding="utf-8"))
         imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        assert not {m for m in imported if m.split(".")[0] in ("agent", "compact", "midturn", "main", "session")}
+        assert not {m for m in imported if m.split(".")[0] in ("agent", "compact", "main", "session")}
 
 
 def test_a_message_never_sent_is_declined_if_the_user_was_told_and_lost_if_not():
