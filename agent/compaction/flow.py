@@ -116,7 +116,7 @@ async def compact(
         state.transcript.check_archive()
     except OSError as exc:
         raise CompactError(t("compact_no_archive", lang, path=exc.filename, error=exc.strerror or exc)) from exc
-    await hooks.pre_compact(state, "manual" if trigger == "manual" else "auto", extra)  # it may say no
+    await hooks.pre_compact(state, trigger, extra)  # it may say no
     if p.ready is None:
         state.emit(CompactionStarted(trigger, p.before, figs.threshold))
     if p.choice is not None:

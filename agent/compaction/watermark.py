@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent import debuglog
+from agent.compaction.summary import head_end
 from agent.config import DEFAULT_WINDOW, Prices
 from agent.marks import is_summary
 from agent.provider import prices
@@ -153,11 +154,8 @@ class Figures:
     def count(self, messages: Sequence[ModelMessage]) -> int:
         return request_tokens(messages, self.fixed)
 
-    def safe(self, estimate: int) -> int:
-        return safe_estimate(estimate, self.ratio)
-
     def fits(self, estimate: int, limit: int) -> bool:
-        return self.safe(estimate) <= limit
+        return safe_estimate(estimate, self.ratio) <= limit
 
     def room(self, limit: int) -> int:
         return int(limit / self.ratio)
@@ -196,6 +194,13 @@ def threshold(state: AppState) -> int:
 
 def lower_mark(state: AppState) -> int:
     return int(threshold(state) * LOWER_MARK)
+
+
+def next_head(state: AppState) -> int:
+    """Tokens of the head the next compaction leaves: today's, or the one its budgets would build if
+    smaller (what a user message must fit beside, with the fixed prefix)."""
+    plan = budgets(state.config.context_window, threshold(state), prefix_tokens(state))
+    return min(tokens.count_messages(state.history[: head_end(state.history)]), plan.head)
 
 
 def fixed_prefix_tokens(state: AppState) -> int:
@@ -322,8 +327,9 @@ def observe(state: AppState, estimate: int, server: int) -> None:
 
 
 def refused(state: AppState, estimate: int, exc: BaseException) -> int | None:
-    """Learn from a request refused as too long (agent.provider.server_errors): from the server's own figures when the
-    error has them, else by a fixed step. Returns the server's count of the request, if it said."""
+    """Learn from a request refused as too long (agent.provider.server_errors): from the server's own
+    figures when the error has them, else by a fixed step. Returns the server's count of the request,
+    if it said."""
     state.stats.refused_requests += 1
     counted = prompt_count(exc)
     if counted is not None and estimate > 0:

@@ -305,10 +305,11 @@ def session_start(state: Any, source: str) -> None:
 
 
 async def pre_compact(state: Any, trigger: str, extra: str) -> None:
-    """Before a compaction ("manual" or "auto"): a PreCompact hook that exits 2 keeps the history as it is."""
+    """Before a compaction: a PreCompact hook that exits 2 keeps the history as it is."""
     from agent.errors import CompactError
 
-    said = await run(state, "PreCompact", {"trigger": trigger, "custom_instructions": extra}, trigger)
+    kind = "manual" if trigger == "manual" else "auto"
+    said = await run(state, "PreCompact", {"trigger": kind, "custom_instructions": extra}, kind)
     if said.blocked is not None:
         raise CompactError(t("hook_blocked_compact", state.lang, reason=said.blocked))
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.compaction import Figures, ceiling, figures, head_end, history_tokens
+from agent.compaction import ceiling, fits, history_tokens, next_head, prefix_tokens, ratio, safe, threshold
 from agent.text.i18n import t
 from agent.tokens import count as tokens
 
@@ -20,20 +20,15 @@ if TYPE_CHECKING:
 ATTACH_DIR_NAME, PREVIEW_CHARS = "attachments", 200
 
 
-def _next_head(state: AppState, figs: Figures) -> int:
-    """The head the next compaction leaves: today's, or the one its budgets would build if smaller."""
-    return min(tokens.count_messages(state.history[: head_end(state.history)]), figs.budgets.head)
-
-
 def check_message(state: AppState, text: str) -> str | None:
     """The warning for a message too large for any compaction to make room for: with the fixed prefix
     and the head the next compaction leaves; None when it fits."""
-    figs = figures(state)
-    head, size = _next_head(state, figs), figs.safe(tokens.count_text(text))
-    if figs.fixed + head + size < figs.threshold:
+    fixed, limit = prefix_tokens(state) + next_head(state), threshold(state)
+    size = safe(state, tokens.count_text(text))
+    if fixed + size < limit:
         return None
-    fixed, window = figs.fixed + head, figs.window
-    return t("message_too_large", state.lang, tokens=size, fixed=fixed, threshold=figs.threshold, window=window)
+    window = state.config.context_window
+    return t("message_too_large", state.lang, tokens=size, fixed=fixed, threshold=limit, window=window)
 
 
 def mention_room(state: AppState, text: str) -> int:
@@ -42,11 +37,11 @@ def mention_room(state: AppState, text: str) -> int:
     and the message itself. A file that does not fit is attached in parts (read_file's cap)."""
     if "@" not in text:  # nothing mentioned: nothing to measure
         return 0
-    figs = figures(state)
     # Without automatic compaction what came before stays whole (the server's own count of it).
-    head = _next_head(state, figs) if state.config.auto_compact else history_tokens(state, state.history)
+    head = next_head(state) if state.config.auto_compact else history_tokens(state, state.history)
+    room = ceiling(state) - prefix_tokens(state) - head - tokens.count_text(text)
     # A tenth kept back: each file's read call and line numbers count too (attachments_refused's check).
-    return max(0, int((ceiling(state) - figs.fixed - head - tokens.count_text(text)) * 0.9 / figs.ratio))
+    return max(0, int(room * 0.9 / ratio(state)))
 
 
 def attachments_refused(state: AppState, prelude: list, text: str) -> str | None:
@@ -55,11 +50,15 @@ def attachments_refused(state: AppState, prelude: list, text: str) -> str | None
     then left out."""
     if not prelude:
         return None
-    figs, limit = figures(state), ceiling(state)
-    files, size = tokens.count_messages(prelude), tokens.count_text(text)
-    if figs.fits(figs.fixed + files + size, limit):
+    files, size, fixed, limit = (
+        tokens.count_messages(prelude),
+        tokens.count_text(text),
+        prefix_tokens(state),
+        ceiling(state),
+    )
+    if fits(state, fixed + files + size, limit):
         return None
-    return t("attachments_too_large", state.lang, files=files, tokens=size, fixed=figs.fixed, threshold=limit)
+    return t("attachments_too_large", state.lang, files=files, tokens=size, fixed=fixed, threshold=limit)
 
 
 def attach(state: AppState, text: str) -> tuple[Path, str]:
