@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+PREFIX = "coding-agent-"  # then the process number that made the folder
 USER_COUNT_TTL = 5.0  # seconds a count of the user's tasks is reused (a scan of /proc costs milliseconds)
 _numbers = itertools.count()
 _counted: tuple[float, int] | None = None
@@ -99,24 +101,52 @@ def cgroup_parent() -> Path | None:
 @contextmanager
 def cgroup(allowance: int) -> Iterator[Path | None]:
     """A pids cgroup for one command (its `cgroup.procs`, which the command's first process joins),
-    removed after; None where none can be made."""
-    for old in list(_left):
-        _remove(old)
+    removed after; None where none can be made. Where one can be made but this one cannot, OSError:
+    the command does not run without the limit the policy asks for."""
     parent = cgroup_parent()
     if parent is None:
         yield None
         return
-    folder = parent / f"coding-agent-{os.getpid()}-{next(_numbers)}"
+    _sweep(parent)
+    # A random part: a dead run's folder may carry our process number and still be busy.
+    folder = parent / f"{PREFIX}{os.getpid()}-{next(_numbers)}-{secrets.token_hex(4)}"
     try:
         folder.mkdir()
         (folder / "pids.max").write_text(str(allowance))
-    except OSError:
-        yield None
-        return
+    except OSError as exc:
+        _remove(folder)
+        raise OSError(exc.errno, f"the sandbox's process limit cannot be set in {folder}: {exc.strerror}") from exc
     try:
         yield folder / "cgroup.procs"
     finally:
         _remove(folder)
+
+
+def _sweep(parent: Path) -> None:
+    """Remove the folders that ended commands left: ours, and those of runs that are gone (a
+    folder whose processes are still exiting cannot be removed at once, and `-p` exits at once)."""
+    for old in list(_left):
+        _remove(old)
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        owner = entry.name.removeprefix(PREFIX).split("-", 1)[0]
+        if entry.name.startswith(PREFIX) and owner.isdigit() and not _alive(int(owner)):
+            _remove(Path(entry.path))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
 
 
 def _remove(folder: Path) -> None:
