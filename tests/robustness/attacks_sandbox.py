@@ -93,6 +93,8 @@ def _bomb(place: Place, result: str) -> list[str]:
     from agent.tools.sandbox import pids
 
     stopped = [line for line in result.splitlines() if line.startswith("stopped at")]
+    if "process limit cannot be set" in result and "forked" not in result:
+        return []  # held: with no limit to put on it, the command did not run
     if not stopped:
         if os.geteuid() == 0 and pids.cgroup_parent() is None:
             return [harness_skip("root, and no pids cgroup can be made here: no process limit to play against")]
